@@ -1,0 +1,325 @@
+"""Load a domain pack from disk into typed, cross-checked objects.
+
+A pack folder holds ``domain.yaml`` and ``facts/*.yaml`` (plus CSV tables that families name).
+:func:`load_pack` parses every file, expands families, and checks what spans files: unique ids,
+known sections and products, supersession targets, no supersession cycle, supersession forward in
+time, every date inside the pack's history. Any problem raises :class:`~taugen.errors.InputError`
+pointing at ``file:line``.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import jinja2
+import networkx as nx
+from pydantic import BaseModel, ValidationError
+
+from taugen.authoring.models import DomainConfig, Fact, FactFamily, FactFile
+from taugen.authoring.yaml_lines import LineDict, LineList, line_for_location, load_yaml
+from taugen.errors import InputError
+
+_TEMPLATES = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False)
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """Where an item was written: a file and a 1-based line."""
+
+    file: Path
+    line: int | None
+
+
+@dataclass
+class Pack:
+    """A loaded domain pack.
+
+    Attributes:
+        directory: the pack folder.
+        config: the parsed ``domain.yaml``.
+        facts: every atomic fact by id, in file order (families expanded in place).
+        sources: where each fact (and each family, by family id) was written.
+        source_files: every file read, sorted; their sha256 go into ``bundle.json``.
+        supersession: directed graph old fact id → newer fact id.
+    """
+
+    directory: Path
+    config: DomainConfig
+    facts: dict[str, Fact]
+    sources: dict[str, SourceLocation]
+    source_files: list[Path]
+    supersession: nx.DiGraph = field(repr=False)
+
+    @property
+    def now(self) -> dt.datetime:
+        """The world's fixed clock."""
+        return self.config.now
+
+    def fact(self, fact_id: str) -> Fact:
+        """The fact with ``fact_id``; raises ``KeyError`` with the id when unknown."""
+        return self.facts[fact_id]
+
+    def superseded_by(self, fact_id: str) -> str | None:
+        """Id of the fact that replaces ``fact_id``, or None."""
+        successors = list(self.supersession.successors(fact_id))
+        return successors[0] if successors else None
+
+    def is_current(self, fact_id: str) -> bool:
+        """True when the fact is in force at the world's ``now``: effective, and not replaced by an
+        effective successor."""
+        fact = self.facts[fact_id]
+        if fact.effective_from > self.now.date():
+            return False
+        newer = self.superseded_by(fact_id)
+        return newer is None or self.facts[newer].effective_from > self.now.date()
+
+    def current_facts(self) -> list[Fact]:
+        """Facts in force at ``now``, in pack order."""
+        return [fact for fact in self.facts.values() if self.is_current(fact.id)]
+
+    def arcs(self) -> list[list[str]]:
+        """Supersession arcs: chains of fact ids from the oldest version to the newest, longest first
+        then by first id. Facts never superseded and superseding nothing are not arcs."""
+        chains = []
+        for start in sorted(node for node in self.supersession if self.supersession.in_degree(node) == 0):
+            if self.supersession.out_degree(start) == 0:
+                continue
+            chain = [start]
+            while (nxt := self.superseded_by(chain[-1])) is not None:
+                chain.append(nxt)
+            chains.append(chain)
+        return sorted(chains, key=lambda chain: (-len(chain), chain[0]))
+
+    def sha256_by_file(self) -> dict[str, str]:
+        """``{relative path: sha256 hex}`` of every source file of the pack."""
+        return {path.relative_to(self.directory).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+                for path in self.source_files}
+
+    def location(self, item_id: str) -> SourceLocation | None:
+        """Where ``item_id`` (a fact or family id) was written, if known."""
+        return self.sources.get(item_id)
+
+
+def _validate(model: type[BaseModel], data: Any, path: Path, item_id: str | None = None) -> Any:
+    """Validate ``data`` into ``model``; report the first error at its YAML line."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        location = tuple(error["loc"])
+        line = line_for_location(data, location)
+        where = ".".join(str(part) for part in location if not str(part).startswith("function-"))
+        if error["type"] == "extra_forbidden":
+            message = f"unknown key '{location[-1]}'"
+        elif error["type"] == "missing":
+            message = f"missing required key '{where}'"
+        else:
+            reason = error["msg"].removeprefix("Value error, ")
+            message = f"{where}: {reason}" if where else reason
+        raise InputError(message, path, line, item_id) from None
+
+
+def _require_mapping(data: Any, path: Path, what: str) -> LineDict:
+    if not isinstance(data, LineDict):
+        raise InputError(f"{what} must be a YAML mapping", path, getattr(data, "line", 1))
+    return data
+
+
+def load_domain_config(directory: Path) -> DomainConfig:
+    """Parse ``domain.yaml`` of the pack at ``directory``."""
+    path = directory / "domain.yaml"
+    if not path.is_file():
+        raise InputError("not a domain pack: domain.yaml is missing", directory)
+    data = _require_mapping(load_yaml(path), path, "domain.yaml")
+    return _validate(DomainConfig, data, path, data.get("domain") if isinstance(data.get("domain"), str) else None)
+
+
+def _render(template: str, row: dict[str, Any], path: Path, line: int | None, family: str) -> str:
+    try:
+        return _TEMPLATES.from_string(template).render(**row).strip()
+    except jinja2.TemplateSyntaxError as exc:
+        raise InputError(f"template error: {exc.message}", path, line, family) from None
+    except jinja2.UndefinedError as exc:
+        raise InputError(f"template error: {exc.message}", path, line, family) from None
+
+
+def _render_tree(value: Any, row: dict[str, Any], path: Path, line: int | None, family: str) -> Any:
+    if isinstance(value, str):
+        return _render(value, row, path, line, family)
+    if isinstance(value, dict):
+        return {key: _render_tree(item, row, path, line, family) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_render_tree(item, row, path, line, family) for item in value]
+    return value
+
+
+def _family_rows(family: FactFamily, data: LineDict, path: Path) -> Iterable[tuple[dict[str, Any], int | None]]:
+    if family.rows is not None:
+        rows = data["rows"]
+        for index, row in enumerate(rows):
+            yield dict(row), rows.item_lines[index] if isinstance(rows, LineList) else data.line
+        return
+    table = path.parent / str(family.table)
+    if not table.is_file():
+        raise InputError(f"family table '{family.table}' not found", path, data.line_of("table"), family.family)
+    with table.open(newline="", encoding="utf-8") as handle:
+        for index, row in enumerate(csv.DictReader(handle)):
+            if None in row or any(value is None for value in row.values()):
+                raise InputError("row has a different number of cells than the header", table, index + 2,
+                                 family.family)
+            yield {key.strip(): value.strip() for key, value in row.items()}, index + 2
+
+
+def _expand_family(data: LineDict, path: Path, default_section: str | None) -> Iterable[tuple[dict[str, Any], int | None]]:
+    data = _require_mapping(data, path, "a family")
+    if default_section and "section" not in data:
+        data = _with_default(data, "section", default_section)
+    family = _validate(FactFamily, data, path, data.get("family"))
+    table_source = path.parent / family.table if family.table else path
+    for row, line in _family_rows(family, data, path):
+        row_path = table_source
+        if family.skip_if and str(row.get(family.skip_if, "")).strip().lower() in {"1", "true", "yes"}:
+            continue
+        context = {**row, "row": row}
+        fact: dict[str, Any] = {
+            "id": _render(family.id, context, row_path, line, family.family),
+            "section": family.section,
+            "category": family.category,
+            "statement": _render(family.statement, context, row_path, line, family.family),
+            "applies_to": _render_tree(family.applies_to, context, row_path, line, family.family),
+            "effective_from": str(row.get("effective_from") or family.effective_from),
+            "holder": row.get("holder") or family.holder,
+            "tags": list(family.tags),
+            "family": family.family,
+        }
+        if family.subject:
+            fact["subject"] = _render(family.subject, context, row_path, line, family.family)
+        if family.value is not None:
+            fact["value"] = _render_tree(family.value, context, row_path, line, family.family)
+        if row.get("supersedes"):
+            fact["supersedes"] = row["supersedes"]
+        yield fact, line, row_path
+
+
+def _with_default(data: LineDict, key: str, value: Any) -> LineDict:
+    copy = LineDict(data)
+    copy.line = data.line
+    copy.key_lines = dict(getattr(data, "key_lines", {}))
+    copy[key] = value
+    return copy
+
+
+def load_pack(directory: str | Path) -> Pack:
+    """Load and check the domain pack in ``directory``.
+
+    Returns:
+        a :class:`Pack` whose facts are all valid and mutually consistent.
+
+    Raises:
+        InputError: the first problem found, as ``file:line: id: what is wrong``.
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise InputError("pack folder not found", directory)
+    config = load_domain_config(directory)
+    fact_dir = directory / "facts"
+    files = sorted(fact_dir.glob("*.yaml")) if fact_dir.is_dir() else []
+    if not files:
+        raise InputError("no fact files: facts/*.yaml is empty", directory)
+    facts: dict[str, Fact] = {}
+    sources: dict[str, SourceLocation] = {}
+    source_files = [directory / "domain.yaml", *files]
+    section_ids = {section.id for section in config.sections}
+    product_ids = {product.id for product in config.products}
+
+    def add(raw: dict[str, Any], path: Path, line: int | None) -> None:
+        fact_id = raw.get("id") if isinstance(raw.get("id"), str) else None
+        fact = _validate(Fact, raw, path, fact_id)
+        if fact.id in facts:
+            first = sources[fact.id]
+            raise InputError(f"duplicate fact id (first defined at {first.file.name}:{first.line})", path, line, fact.id)
+        if fact.section not in section_ids:
+            raise InputError(f"unknown section '{fact.section}' (domain.yaml declares: {', '.join(sorted(section_ids))})",
+                             path, _key_line(raw, "section", line), fact.id)
+        unknown = [p for p in fact.applies_to if product_ids and p not in product_ids]
+        if unknown:
+            raise InputError(f"applies_to names unknown product '{unknown[0]}'", path, _key_line(raw, "applies_to", line),
+                             fact.id)
+        facts[fact.id] = fact
+        sources[fact.id] = SourceLocation(path, line)
+
+    for path in files:
+        data = _require_mapping(load_yaml(path), path, "a fact file")
+        fact_file = _validate(FactFile, data, path)
+        raw_facts = data.get("facts", LineList())
+        for index, raw in enumerate(raw_facts):
+            line = raw_facts.item_lines[index] if isinstance(raw_facts, LineList) else data.line
+            raw = _require_mapping(raw, path, "a fact")
+            if fact_file.section and "section" not in raw:
+                raw = _with_default(raw, "section", fact_file.section)
+            add(raw, path, line)
+        for family_data in data.get("families", LineList()):
+            family_line = getattr(family_data, "line", data.line)
+            family_id = family_data.get("family") if isinstance(family_data, dict) else None
+            if family_id:
+                sources[f"family:{family_id}"] = SourceLocation(path, family_line)
+            for raw, line, row_path in _expand_family(family_data, path, fact_file.section):
+                add(raw, row_path, line)
+                if row_path != path and row_path not in source_files:
+                    source_files.append(row_path)
+
+    graph = _supersession_graph(facts, sources, config)
+    return Pack(directory=directory, config=config, facts=facts, sources=sources,
+                source_files=sorted(set(source_files)), supersession=graph)
+
+
+def _key_line(raw: Any, key: str, default: int | None) -> int | None:
+    return raw.line_of(key) if isinstance(raw, LineDict) else default
+
+
+def _supersession_graph(facts: dict[str, Fact], sources: dict[str, SourceLocation], config: DomainConfig) -> nx.DiGraph:
+    graph = nx.DiGraph()
+    graph.add_nodes_from(facts)
+    for fact in facts.values():
+        where = sources[fact.id]
+        if fact.effective_from > config.snapshot_date:
+            raise InputError(f"effective_from {fact.effective_from} is after the snapshot date {config.snapshot_date}",
+                             where.file, where.line, fact.id)
+        if fact.effective_from < config.history_start:
+            raise InputError(f"effective_from {fact.effective_from} is before history_start {config.history_start}",
+                             where.file, where.line, fact.id)
+        if fact.decided_on and fact.decided_on > fact.effective_from:
+            raise InputError("decided_on is after effective_from", where.file, where.line, fact.id)
+        if fact.supersedes is None:
+            continue
+        if fact.supersedes not in facts:
+            raise InputError(f"supersedes unknown fact '{fact.supersedes}'", where.file, where.line, fact.id)
+        if fact.supersedes == fact.id:
+            raise InputError("a fact cannot supersede itself", where.file, where.line, fact.id)
+        if graph.out_degree(fact.supersedes):
+            other = next(iter(graph.successors(fact.supersedes)))
+            raise InputError(f"'{fact.supersedes}' is already superseded by '{other}'", where.file, where.line, fact.id)
+        graph.add_edge(fact.supersedes, fact.id)
+    try:
+        cycle = nx.find_cycle(graph)
+    except nx.NetworkXNoCycle:
+        cycle = None
+    if cycle:
+        first = cycle[0][1]
+        where = sources[first]
+        names = " -> ".join([edge[0] for edge in cycle] + [cycle[0][0]])
+        raise InputError(f"supersession cycle: {names}", where.file, where.line, first)
+    for old, new in graph.edges:
+        if facts[new].effective_from <= facts[old].effective_from:
+            where = sources[new]
+            raise InputError(f"supersedes '{old}' but is not later (effective {facts[new].effective_from} vs "
+                             f"{facts[old].effective_from})", where.file, where.line, new)
+        if facts[new].section != facts[old].section:
+            where = sources[new]
+            raise InputError(f"supersedes '{old}' from another section", where.file, where.line, new)
+    return graph

@@ -1,0 +1,335 @@
+"""Typed fact values and the surface forms by which a record may state them.
+
+A fact's ``value`` is one of the models below, told apart by its ``type`` key. Each value knows
+
+* ``canonical()``: the one form used in canonical statements (``$35.00``, ``60 days``, ``3%``);
+* ``surface_forms()``: every accepted way a rendition may state it (``$35``, ``35.00 USD``,
+  ``thirty-five dollars``, ...). The placement validator accepts a rendition when any surface form
+  appears in the owner artifact's text, compared after :func:`normalise_text`;
+* ``voiced_forms()``: the spoken or casual forms generators may use in voiced renditions.
+
+Money follows ISO 4217 currency codes; durations distinguish calendar and business days because
+Regulation E and Regulation Z count them differently (12 CFR 1005.11, 12 CFR 1026.13).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from decimal import Decimal
+from typing import Annotated, Literal, Union
+
+from num2words import num2words
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
+CURRENCY_WORDS = {"USD": ("dollar", "dollars", "cent", "cents"), "EUR": ("euro", "euros", "cent", "cents"),
+                  "GBP": ("pound", "pounds", "penny", "pence")}
+
+
+class _Value(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    def canonical(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def surface_forms(self) -> list[str]:
+        return [self.canonical()]
+
+    def voiced_forms(self) -> list[str]:
+        return self.surface_forms()
+
+    def numbers(self) -> list[Decimal]:
+        """Numbers this value contains (used by consistency checks); empty when not numeric."""
+        return []
+
+
+def _words(number: Decimal | int) -> str:
+    return num2words(number, lang="en").replace(",", "")
+
+
+def _plain_number(number: Decimal) -> str:
+    """``35`` for 35.00, ``2.5`` for 2.50."""
+    text = format(number.normalize(), "f")
+    return text
+
+
+def _grouped(number: Decimal, places: int) -> str:
+    return f"{number:,.{places}f}"
+
+
+class MoneyValue(_Value):
+    """An amount of money. ``{type: money, amount: 35.00, currency: USD}``."""
+
+    type: Literal["money"] = "money"
+    amount: Decimal = Field(ge=0, description="Amount in major units (dollars), at most 2 decimals.")
+    currency: str = Field(default="USD", pattern=r"^[A-Z]{3}$", description="ISO 4217 code.")
+
+    @field_validator("amount")
+    @classmethod
+    def _two_places(cls, amount: Decimal) -> Decimal:
+        if amount.as_tuple().exponent < -2:
+            raise ValueError("money has at most 2 decimal places")
+        return amount
+
+    def canonical(self) -> str:
+        symbol = CURRENCY_SYMBOLS.get(self.currency)
+        text = _grouped(self.amount, 2)
+        return f"{symbol}{text}" if symbol else f"{text} {self.currency}"
+
+    def surface_forms(self) -> list[str]:
+        symbol = CURRENCY_SYMBOLS.get(self.currency, "")
+        forms = {self.canonical()}
+        for number in {_grouped(self.amount, 2), f"{self.amount:.2f}"}:
+            forms |= {f"{number} {self.currency}", f"{self.currency} {number}"}
+            if symbol:
+                forms.add(f"{symbol}{number}")
+        if self.amount == self.amount.to_integral_value():
+            whole = int(self.amount)
+            for number in {f"{whole:,}", str(whole)}:
+                if symbol:
+                    forms.add(f"{symbol}{number}")
+                forms.add(f"{number} {self.currency}")
+        forms |= set(self.voiced_forms())
+        return sorted(forms)
+
+    def voiced_forms(self) -> list[str]:
+        unit, units, sub, subs = CURRENCY_WORDS.get(self.currency, ("unit", "units", "cent", "cents"))
+        whole = int(self.amount)
+        cents = int((self.amount - whole) * 100)
+        whole_words = f"{_words(whole)} {unit if whole == 1 else units}"
+        if cents == 0:
+            spoken = whole_words
+        elif whole == 0:
+            spoken = f"{_words(cents)} {sub if cents == 1 else subs}"
+        else:
+            spoken = f"{whole_words} and {_words(cents)} {sub if cents == 1 else subs}"
+        return [spoken]
+
+    def numbers(self) -> list[Decimal]:
+        return [self.amount]
+
+
+class PercentValue(_Value):
+    """A rate in percent. ``{type: percent, value: 3}`` means 3%."""
+
+    type: Literal["percent"] = "percent"
+    value: Decimal = Field(ge=0, le=1000)
+
+    def canonical(self) -> str:
+        return f"{_plain_number(self.value)}%"
+
+    def surface_forms(self) -> list[str]:
+        plain = _plain_number(self.value)
+        forms = {f"{plain}%", f"{plain} percent", f"{plain} per cent", f"{self.value:.2f}%", f"{self.value:.1f}%"}
+        forms |= set(self.voiced_forms())
+        return sorted(forms)
+
+    def voiced_forms(self) -> list[str]:
+        return [f"{_words(self.value)} percent"]
+
+    def numbers(self) -> list[Decimal]:
+        return [self.value]
+
+
+DurationUnit = Literal["minutes", "hours", "days", "calendar_days", "business_days", "weeks", "months", "years"]
+_UNIT_WORDS: dict[str, tuple[str, str]] = {
+    "minutes": ("minute", "minutes"), "hours": ("hour", "hours"), "days": ("day", "days"),
+    "calendar_days": ("calendar day", "calendar days"), "business_days": ("business day", "business days"),
+    "weeks": ("week", "weeks"), "months": ("month", "months"), "years": ("year", "years"),
+}
+_UNIT_ALIASES = {"business_days": ["working day", "banking day"], "calendar_days": []}
+
+
+class DurationValue(_Value):
+    """A span of time. ``{type: duration, amount: 10, unit: business_days}``."""
+
+    type: Literal["duration"] = "duration"
+    amount: int = Field(ge=0)
+    unit: DurationUnit
+
+    def _unit_words(self) -> list[str]:
+        singular, plural = _UNIT_WORDS[self.unit]
+        word = singular if self.amount == 1 else plural
+        words = [word]
+        for alias in _UNIT_ALIASES.get(self.unit, []):
+            words.append(alias if self.amount == 1 else alias + "s")
+        return words
+
+    def canonical(self) -> str:
+        return f"{self.amount} {self._unit_words()[0]}"
+
+    def surface_forms(self) -> list[str]:
+        forms: set[str] = set()
+        for word in self._unit_words():
+            forms |= {f"{self.amount} {word}", f"{self.amount}-{word.replace(' ', '-')}",
+                      f"{_words(self.amount)} {word}", f"{_words(self.amount)} ({self.amount}) {word}"}
+            forms.add(f"{_words(self.amount)}-{word.replace(' ', '-')}")
+        return sorted(forms)
+
+    def voiced_forms(self) -> list[str]:
+        return [f"{_words(self.amount)} {word}" for word in self._unit_words()]
+
+    def days(self) -> int | None:
+        """The span in calendar days when the unit allows it exactly, else None."""
+        return {"days": self.amount, "calendar_days": self.amount, "weeks": self.amount * 7}.get(self.unit)
+
+    def numbers(self) -> list[Decimal]:
+        return [Decimal(self.amount)]
+
+
+class CountValue(_Value):
+    """A whole number of things. ``{type: count, value: 4, unit: withdrawals}``."""
+
+    type: Literal["count"] = "count"
+    value: int = Field(ge=0)
+    unit: str | None = Field(default=None, description="Plural noun counted, e.g. 'withdrawals'.")
+
+    def canonical(self) -> str:
+        return f"{self.value} {self.unit}" if self.unit else str(self.value)
+
+    def surface_forms(self) -> list[str]:
+        numbers = {str(self.value), _words(self.value)}
+        if self.unit:
+            return sorted({f"{number} {self.unit}" for number in numbers})
+        return sorted(numbers)
+
+    def voiced_forms(self) -> list[str]:
+        return [f"{_words(self.value)} {self.unit}" if self.unit else _words(self.value)]
+
+    def numbers(self) -> list[Decimal]:
+        return [Decimal(self.value)]
+
+
+class CapValue(_Value):
+    """An upper limit per period. ``{type: cap, amount: 500, currency: USD, per: day}``.
+
+    Without ``currency`` the cap counts things (``unit``), e.g. six withdrawals per month.
+    """
+
+    type: Literal["cap"] = "cap"
+    amount: Decimal = Field(ge=0)
+    currency: str | None = Field(default=None, pattern=r"^[A-Z]{3}$")
+    unit: str | None = None
+    per: str | None = Field(default=None, description="Period: day, month, statement cycle, transaction ...")
+
+    def _inner(self) -> _Value:
+        if self.currency:
+            return MoneyValue(amount=self.amount, currency=self.currency)
+        return CountValue(value=int(self.amount), unit=self.unit)
+
+    def canonical(self) -> str:
+        return self._inner().canonical()
+
+    def surface_forms(self) -> list[str]:
+        return self._inner().surface_forms()
+
+    def voiced_forms(self) -> list[str]:
+        return self._inner().voiced_forms()
+
+    def numbers(self) -> list[Decimal]:
+        return [self.amount]
+
+
+class DateValue(_Value):
+    """A calendar date. ``{type: date, value: 2026-04-01}``."""
+
+    type: Literal["date"] = "date"
+    value: dt.date
+
+    def canonical(self) -> str:
+        return f"{self.value:%B} {self.value.day}, {self.value.year}"
+
+    def surface_forms(self) -> list[str]:
+        day = self.value
+        return sorted({self.canonical(), day.isoformat(), f"{day.month}/{day.day}/{day.year}",
+                       f"{day.month:02d}/{day.day:02d}/{day.year}", f"{day.day} {day:%B} {day.year}",
+                       f"{day:%b} {day.day}, {day.year}"})
+
+    def voiced_forms(self) -> list[str]:
+        return [f"{self.value:%B} {num2words(self.value.day, to='ordinal')}"]
+
+
+class EnumValue(_Value):
+    """One choice from a closed set. ``{type: enum, value: branch_only, options: [...], labels: {...}}``.
+
+    ``labels`` maps the chosen value to the phrases that state it ("in a branch", "at a branch").
+    """
+
+    type: Literal["enum"] = "enum"
+    value: str
+    options: list[str] = Field(default_factory=list)
+    labels: dict[str, list[str]] = Field(default_factory=dict)
+
+    def canonical(self) -> str:
+        return self.labels.get(self.value, [self.value.replace("_", " ")])[0]
+
+    def surface_forms(self) -> list[str]:
+        return sorted(set(self.labels.get(self.value, [])) | {self.value.replace("_", " ")})
+
+
+class BooleanValue(_Value):
+    """A yes/no rule. ``{type: boolean, value: false, key_terms: ["not available", "no longer offer"]}``.
+
+    A boolean has no number to find, so ``key_terms`` lists the phrases that state it.
+    """
+
+    type: Literal["boolean"] = "boolean"
+    value: bool
+    key_terms: list[str] = Field(min_length=1)
+
+    def canonical(self) -> str:
+        return self.key_terms[0]
+
+    def surface_forms(self) -> list[str]:
+        return sorted(set(self.key_terms))
+
+
+class TextValue(_Value):
+    """A rule with no number (a procedure step). ``key_terms`` are the phrases that must appear."""
+
+    type: Literal["text"] = "text"
+    key_terms: list[str] = Field(min_length=1)
+
+    def canonical(self) -> str:
+        return self.key_terms[0]
+
+    def surface_forms(self) -> list[str]:
+        return sorted(set(self.key_terms))
+
+
+FactValue = Annotated[
+    Union[MoneyValue, PercentValue, DurationValue, CountValue, CapValue, DateValue, EnumValue, BooleanValue, TextValue],
+    Field(discriminator="type"),
+]
+"""Any typed fact value; YAML picks the kind with ``type:``."""
+
+
+_SPACE = re.compile(r"\s+")
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-",
+                         "\u00a0": " "})
+
+
+def normalise_text(text: str) -> str:
+    """Lower-case, straighten quotes and dashes, fold white space: the form placement compares in."""
+    return _SPACE.sub(" ", text.translate(_QUOTES)).strip().lower()
+
+
+def find_surface_form(value: _Value, text: str) -> str | None:
+    """Return the first accepted surface form of ``value`` found in ``text``, or None.
+
+    Numbers must stand alone: ``$35`` does not match inside ``$350``.
+    """
+    haystack = normalise_text(text)
+    for form in sorted(value.surface_forms(), key=len, reverse=True):
+        needle = normalise_text(form)
+        if not needle:
+            continue
+        pattern = re.escape(needle)
+        if needle[0].isalnum() or needle[0] in "$€£":
+            pattern = r"(?<![\w.,$€£])" + pattern
+        if needle[-1].isalnum():
+            pattern = pattern + r"(?![\w]|[.,]\d)"
+        if re.search(pattern, haystack):
+            return form
+    return None

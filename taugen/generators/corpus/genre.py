@@ -1,0 +1,220 @@
+"""The genre plug-in interface: plan → render → extract text → validate.
+
+A genre turns an :class:`ArtifactPlan` (which facts it owns, with the exact rendition text, its dates
+and its seed) into a :class:`RenderedArtifact`: the delivered files (bytes) plus an author-side text
+source. ``extract_text`` reads the delivered files back (email parser, openpyxl, PDF text, SVG text,
+the audio's author transcript) so that the placement validator checks what a reader of the delivered
+file would see. ``validate`` checks the genre's own structure (headers, reply chains, turn numbers).
+
+Genres register themselves with :func:`register_genre`; third-party genres can also be exposed through
+the ``taugen.genres`` entry-point group, so adding one needs no edit to taugen's core.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Literal
+
+import jinja2
+from faker import Faker
+
+if TYPE_CHECKING:
+    from taugen.authoring.models import DomainConfig, Fact
+    from taugen.validators.findings import Finding
+
+Register = Literal["canonical", "voiced"]
+RenditionStatus = Literal["current", "superseded"]
+
+
+@dataclass
+class Rendition:
+    """How one artifact states one fact.
+
+    Attributes:
+        fact_id: the fact stated.
+        text: the exact words placed in the artifact (a sentence; for tables, the row as
+            ``label | value`` cells joined by `` | ``). The placement validator looks for it.
+        value_form: the surface form of the fact's value used in ``text`` ('' for facts with no value).
+        register: ``canonical`` (the statement's wording) or ``voiced`` (paraphrased, spoken).
+        status: ``current`` for the rule in force; ``superseded`` for an older version shown as history.
+        date: the in-world date on which the artifact states it.
+    """
+
+    fact_id: str
+    text: str
+    value_form: str
+    register: Register
+    status: RenditionStatus
+    date: dt.date
+
+
+@dataclass
+class ArtifactPlan:
+    """What one artifact must contain, decided by the corpus planner.
+
+    Attributes:
+        artifact_id: stable author-side id, ``<genre>_<NNN>`` (never delivered).
+        genre: registered genre name.
+        topic: the section id the artifact is about (fillers have one too).
+        topic_title: human title of that section.
+        start: first in-world timestamp (first email, call start).
+        end: last in-world timestamp; never after the snapshot date.
+        renditions: facts this artifact owns (empty for a filler).
+        facts: the Fact objects for those renditions, by id.
+        seed: the artifact's own seed (derived from the build seed and the artifact id).
+        variant: a genre-specific sub-kind (``chat`` / ``phone``; ``handbook`` / ``slides``; ...).
+    """
+
+    artifact_id: str
+    genre: str
+    topic: str
+    topic_title: str
+    start: dt.datetime
+    end: dt.datetime
+    renditions: list[Rendition]
+    facts: dict[str, "Fact"]
+    seed: int
+    variant: str = ""
+
+    @property
+    def is_carrier(self) -> bool:
+        """True when the artifact owns at least one fact."""
+        return bool(self.renditions)
+
+    def rng(self, purpose: str = "") -> random.Random:
+        """A random generator seeded from this artifact and ``purpose`` (never the global one)."""
+        return random.Random(stable_seed(self.seed, self.artifact_id, purpose))
+
+    def faker(self, locale: str = "en_US", purpose: str = "") -> Faker:
+        """A Faker seeded from this artifact and ``purpose``."""
+        fake = Faker(locale)
+        fake.seed_instance(stable_seed(self.seed, self.artifact_id, "faker", purpose))
+        return fake
+
+
+@dataclass
+class RenderedFile:
+    """One delivered file: its extension (with dot, e.g. ``.eml``) and bytes."""
+
+    suffix: str
+    data: bytes
+    role: str = "main"
+
+
+@dataclass
+class RenderedArtifact:
+    """A rendered artifact.
+
+    Attributes:
+        plan: the plan it was rendered from.
+        files: delivered files; the bundle names each by the digest of its bytes.
+        author_text: author-side text source (a transcript, DOT source, slide text); never delivered.
+        renditions: the renditions as actually placed (normally ``plan.renditions``).
+        timestamps: every in-world timestamp the artifact carries, in document order (message
+            dates, turn times); the chronology validator checks them.
+        metadata: genre-specific facts for validators (thread message ids, speakers, page facts ...).
+    """
+
+    plan: ArtifactPlan
+    files: list[RenderedFile]
+    author_text: str
+    renditions: list[Rendition] = field(default_factory=list)
+    timestamps: list[dt.datetime] = field(default_factory=list)
+    metadata: dict = field(default_factory=dict)
+
+
+@dataclass
+class RenderContext:
+    """Everything a genre may read while rendering, shared by all artifacts of a build."""
+
+    config: "DomainConfig"
+    templates: jinja2.Environment
+    build_seed: int
+    tier: str
+
+
+class Genre(ABC):
+    """Base class of a genre plug-in.
+
+    Class attributes:
+        name: registry name (snake_case), e.g. ``email_thread``.
+        label: human name for reports.
+        max_facts: most facts one artifact of this genre may own.
+        categories: fact categories the genre is suited to (empty = any).
+        variants: sub-kinds the planner may ask for (first is the default).
+        binary: True when delivered files are not text (an author-side text source is then kept).
+    """
+
+    name: str = ""
+    label: str = ""
+    max_facts: int = 4
+    categories: tuple[str, ...] = ()
+    variants: tuple[str, ...] = ("",)
+    binary: bool = False
+
+    def accepts(self, fact: "Fact") -> bool:
+        """Whether a fact may be owned by this genre (default: by category)."""
+        return not self.categories or fact.category in self.categories
+
+    @abstractmethod
+    def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
+        """Render the plan into delivered files. Must be deterministic for a given plan."""
+
+    @abstractmethod
+    def extract_text(self, files: list[RenderedFile], author_text: str) -> str:
+        """Read the delivered files back into plain text, using the format's own reader.
+
+        ``author_text`` is the author-side source; only genres whose delivered file has no readable
+        text (audio) may return it, and they must say so in their docstring.
+        """
+
+    def validate(self, artifact: RenderedArtifact) -> list["Finding"]:
+        """Structural checks of one rendered artifact (default: none)."""
+        return []
+
+
+_REGISTRY: dict[str, Genre] = {}
+
+
+def register_genre(genre_class: type[Genre]) -> type[Genre]:
+    """Class decorator: register a genre under ``genre_class.name``.
+
+    Raises:
+        ValueError: the name is empty or already taken by another class.
+    """
+    if not genre_class.name:
+        raise ValueError(f"{genre_class.__name__} has no name")
+    existing = _REGISTRY.get(genre_class.name)
+    if existing is not None and type(existing) is not genre_class:
+        raise ValueError(f"genre '{genre_class.name}' is already registered by {type(existing).__name__}")
+    _REGISTRY[genre_class.name] = genre_class()
+    return genre_class
+
+
+def genres() -> dict[str, Genre]:
+    """All registered genres by name (built-ins plus ``taugen.genres`` entry points)."""
+    import taugen.generators.corpus.genres  # noqa: F401  (registers the built-ins)
+
+    for entry in entry_points(group="taugen.genres"):
+        if entry.name not in _REGISTRY:
+            register_genre(entry.load())
+    return dict(sorted(_REGISTRY.items()))
+
+
+def get_genre(name: str) -> Genre:
+    """The registered genre ``name``; raises ``KeyError`` naming the known genres."""
+    known = genres()
+    if name not in known:
+        raise KeyError(f"unknown genre '{name}' (known: {', '.join(known)})")
+    return known[name]
+
+
+def stable_seed(*parts: object) -> int:
+    """A 63-bit seed from any parts, stable across runs and Python versions (sha256, not hash())."""
+    digest = hashlib.sha256("\x1f".join(str(part) for part in parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1

@@ -1,0 +1,59 @@
+"""The code half of a domain pack: world, tools and problems, found by module name.
+
+``domain.yaml`` names a Python module in ``environment:``; that module exposes ``DOMAIN``, a
+:class:`DomainDefinition`. taugen imports it by name, so a new domain needs no edit to taugen.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+from pydantic import BaseModel
+
+from taugen.authoring.models import DomainConfig
+from taugen.errors import InputError
+from taugen.generators.environment import Toolkit
+from taugen.generators.problems import Problem
+
+
+@dataclass(frozen=True)
+class DomainDefinition:
+    """What a domain's code provides.
+
+    Attributes:
+        name: the domain id (equals ``domain.yaml``'s ``domain``).
+        toolkit: the environment class (tools over ``toolkit.db_model``).
+        build_world: ``(config, seed) -> database``: the seeded initial world.
+        opening: the problem every task starts with (identity verification).
+        problems: the composable problems.
+        personas: persona name → paragraph (or None) for the user simulator.
+        policy_preamble: policy text that is not a fact (how the agent works, tool etiquette).
+        customer_table: the database table whose keys are the tasks' customers.
+    """
+
+    name: str
+    toolkit: type[Toolkit]
+    build_world: Callable[[DomainConfig, int], BaseModel]
+    opening: type[Problem]
+    problems: tuple[type[Problem], ...]
+    personas: dict[str, str | None] = field(default_factory=dict)
+    policy_preamble: str = ""
+    customer_table: str = "customers"
+
+
+def load_domain(config: DomainConfig, pack_file: str = "domain.yaml") -> DomainDefinition:
+    """Import the module named by ``config.environment`` and return its ``DOMAIN``.
+
+    Raises:
+        InputError: the module cannot be imported or has no ``DOMAIN`` of the right type.
+    """
+    try:
+        module = importlib.import_module(config.environment)
+    except ImportError as exc:
+        raise InputError(f"environment module '{config.environment}' cannot be imported: {exc}", pack_file) from None
+    definition = getattr(module, "DOMAIN", None)
+    if not isinstance(definition, DomainDefinition):
+        raise InputError(f"module '{config.environment}' has no DOMAIN (a DomainDefinition)", pack_file)
+    return definition

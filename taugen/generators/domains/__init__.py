@@ -1,0 +1,1 @@
+"""Built-in domains' code (world, tools, problems). Each subpackage exposes ``DOMAIN``."""

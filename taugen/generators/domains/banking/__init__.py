@@ -1,0 +1,39 @@
+"""The banking domain's code: Cedar Ridge Bank's world, tools and problem functions."""
+
+from taugen.generators.domain import DomainDefinition
+from taugen.generators.domains.banking.problems import PROBLEMS, IdentityVerification
+from taugen.generators.domains.banking.tools import BankingTools
+from taugen.generators.domains.banking.world import build_world
+
+PERSONAS: dict[str, str | None] = {
+    "None": None,
+    "Plain": ("You are a 38-year-old project coordinator. You use online banking every week, answer questions "
+              "directly and expect the agent to be efficient."),
+    "Demanding": ("You are a 71-year-old retired machinist who is uneasy with computers and phones. You are "
+                  "irritated that you had to call, you interrupt when you feel ignored, you ask the agent to repeat "
+                  "numbers, and you do not know banking terms unless they are explained."),
+}
+
+POLICY_PREAMBLE = """You are a customer service agent for {brand}. You help customers with their accounts,
+cards, fees, disputes, wires and statements over chat and phone.
+
+- Verify the caller's identity before discussing or changing anything on an account.
+- Use the tools to look up customers, accounts, cards, transactions and disputes; never invent an id,
+  an amount or a date.
+- Before any change to an account, explain what you will do (including any fee) and get the customer's
+  explicit yes.
+- Make one tool call at a time, and do not respond to the user while you are making a tool call.
+- Transfer the caller to a human team with transfer_to_human_agents only when policy sends the case
+  there, naming the department; then tell the caller they are being transferred.
+- The current time is {now}.
+"""
+
+DOMAIN = DomainDefinition(
+    name="banking",
+    toolkit=BankingTools,
+    build_world=build_world,
+    opening=IdentityVerification,
+    problems=PROBLEMS,
+    personas=PERSONAS,
+    policy_preamble=POLICY_PREAMBLE,
+)

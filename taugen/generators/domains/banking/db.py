@@ -1,0 +1,142 @@
+"""The banking database: customers, accounts, cards, transactions and the records tools write.
+
+Every table is a dict keyed by id (never a list), so a task's setup can be expressed as a tau2
+``initialization_data`` deep-merge patch (dicts merge; lists would be replaced whole). Amounts are in
+US dollars as floats rounded to cents, as tau2's airline and retail databases keep them; dates are
+ISO 8601 strings.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Address(_Record):
+    street: str
+    city: str
+    state: str
+    zip_code: str
+
+
+class Customer(_Record):
+    customer_id: str
+    first_name: str
+    last_name: str
+    date_of_birth: str
+    ssn_last4: str
+    email: str
+    phone: str
+    address: Address
+    address_changed_on: str | None = None
+    customer_since: str
+    account_ids: list[str] = Field(default_factory=list)
+
+
+class Account(_Record):
+    account_id: str
+    customer_id: str
+    product: str
+    kind: Literal["checking", "savings", "credit_card"]
+    opened_on: str
+    status: Literal["open", "closed", "frozen"] = "open"
+    balance: float
+    statement_delivery: Literal["paper", "electronic"] = "electronic"
+    closure_fee_charged: float | None = None
+    closed_on: str | None = None
+
+
+class Card(_Record):
+    card_id: str
+    account_id: str
+    customer_id: str
+    kind: Literal["debit", "credit"]
+    last4: str
+    status: Literal["active", "lost", "stolen", "closed"] = "active"
+    replaced_by: str | None = None
+    shipping: Literal["standard", "expedited"] | None = None
+    issued_on: str
+
+
+class Transaction(_Record):
+    transaction_id: str
+    account_id: str
+    posted_on: str
+    description: str
+    amount: float = Field(description="Signed: negative for money leaving the account.")
+    kind: Literal["purchase", "atm_withdrawal", "fee", "deposit", "transfer", "check", "wire", "credit"]
+    fee_type: str | None = None
+    statement_date: str | None = None
+    country: str = "US"
+
+
+class FeeRefund(_Record):
+    refund_id: str
+    account_id: str
+    transaction_id: str
+    amount: float
+    reason: Literal["courtesy", "atm_rebate", "bank_error"]
+    refunded_on: str
+
+
+class Dispute(_Record):
+    dispute_id: str
+    account_id: str
+    transaction_id: str
+    regulation: Literal["reg_e", "reg_z"]
+    reason: Literal["unauthorized", "billing_error"]
+    opened_on: str
+    status: Literal["open", "resolved"] = "open"
+    provisional_credit: float = 0.0
+
+
+class StopPayment(_Record):
+    stop_id: str
+    account_id: str
+    check_number: str
+    amount: float
+    fee: float
+    placed_on: str
+
+
+class Wire(_Record):
+    wire_id: str
+    account_id: str
+    beneficiary_name: str
+    routing_number: str
+    beneficiary_account: str
+    amount: float
+    fee: float
+    sent_on: str
+
+
+class Verification(_Record):
+    verification_id: str
+    customer_id: str
+    verified_at: str
+
+
+class HumanTransfer(_Record):
+    transfer_id: str
+    customer_id: str | None
+    department: Literal["disputes", "fraud", "wire_desk", "general"]
+
+
+class BankDB(_Record):
+    """The whole bank. Table names are what tools and tasks refer to."""
+
+    customers: dict[str, Customer] = Field(default_factory=dict)
+    accounts: dict[str, Account] = Field(default_factory=dict)
+    cards: dict[str, Card] = Field(default_factory=dict)
+    transactions: dict[str, Transaction] = Field(default_factory=dict)
+    fee_refunds: dict[str, FeeRefund] = Field(default_factory=dict)
+    disputes: dict[str, Dispute] = Field(default_factory=dict)
+    stop_payments: dict[str, StopPayment] = Field(default_factory=dict)
+    wires: dict[str, Wire] = Field(default_factory=dict)
+    verifications: dict[str, Verification] = Field(default_factory=dict)
+    human_transfers: dict[str, HumanTransfer] = Field(default_factory=dict)

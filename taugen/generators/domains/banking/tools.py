@@ -1,0 +1,357 @@
+"""Banking tools: what an agent can read and change at Cedar Ridge Bank.
+
+Tools enforce only mechanical preconditions (ids exist, a fee is a fee, a card is not already closed,
+the caller's identity was verified before any write). Policy (which fee applies, whether a refund
+is allowed) is not enforced by tools: the agent must know it from the policy or the records, which is
+what the benchmark measures. Fees are passed in by the agent and recorded as charged, so a wrong fee
+is visible in the database hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from taugen.generators.domains.banking.db import (
+    Account, BankDB, Card, Dispute, FeeRefund, HumanTransfer, StopPayment, Transaction, Verification, Wire,
+)
+from taugen.generators.environment import Toolkit, ToolError, tool
+
+
+def derived_id(prefix: str, *parts: object) -> str:
+    """A deterministic id ``PREFIX-XXXXXXXX`` from the parts (sha256), so gold replays agree."""
+    digest = hashlib.sha256("|".join(str(part) for part in parts).encode()).hexdigest()[:8].upper()
+    return f"{prefix}-{digest}"
+
+
+def _cents(amount: float) -> float:
+    return round(float(amount) + 0.0, 2)
+
+
+class BankingTools(Toolkit):
+    """Tools over a :class:`BankDB` at the world's fixed ``now``."""
+
+    db_model = BankDB
+    db: BankDB
+
+    # ----------------------------------------------------------------- helpers (not tools)
+    def _today(self) -> str:
+        return self.now.date().isoformat()
+
+    def _customer(self, customer_id: str):
+        customer = self.db.customers.get(customer_id)
+        if customer is None:
+            raise ToolError(f"customer {customer_id} not found")
+        return customer
+
+    def _account(self, account_id: str) -> Account:
+        account = self.db.accounts.get(account_id)
+        if account is None:
+            raise ToolError(f"account {account_id} not found")
+        return account
+
+    def _card(self, card_id: str) -> Card:
+        card = self.db.cards.get(card_id)
+        if card is None:
+            raise ToolError(f"card {card_id} not found")
+        return card
+
+    def _transaction(self, transaction_id: str) -> Transaction:
+        transaction = self.db.transactions.get(transaction_id)
+        if transaction is None:
+            raise ToolError(f"transaction {transaction_id} not found")
+        return transaction
+
+    def _require_verified(self, customer_id: str) -> None:
+        if not any(v.customer_id == customer_id for v in self.db.verifications.values()):
+            raise ToolError("the customer's identity has not been verified in this conversation")
+
+    def _require_open(self, account: Account) -> None:
+        if account.status != "open":
+            raise ToolError(f"account {account.account_id} is {account.status}")
+
+    def _post(self, account: Account, description: str, amount: float, kind: str, fee_type: str | None,
+              *id_parts: object) -> Transaction:
+        transaction = Transaction(
+            transaction_id=derived_id("TX", account.account_id, description, amount, *id_parts),
+            account_id=account.account_id, posted_on=self._today(), description=description,
+            amount=_cents(amount), kind=kind, fee_type=fee_type)
+        if transaction.transaction_id in self.db.transactions:
+            raise ToolError("this transaction was already posted")
+        self.db.transactions[transaction.transaction_id] = transaction
+        # Deposit balances hold money the customer has; card balances hold what the customer owes.
+        account.balance = _cents(account.balance - amount if account.kind == "credit_card" else account.balance + amount)
+        return transaction
+
+    # ----------------------------------------------------------------- read tools
+    @tool("read")
+    def get_current_time(self) -> str:
+        """Return the current date and time at the bank (ISO 8601 with UTC offset)."""
+        return self.now.isoformat()
+
+    @tool("read")
+    def find_customer_by_phone(self, phone: str) -> dict[str, Any]:
+        """Find a customer by phone number (digits and separators as stored, e.g. 312-555-0147).
+
+        Returns the customer id and name only; raises if no customer has that number.
+        """
+        wanted = "".join(ch for ch in phone if ch.isdigit())
+        for customer in self.db.customers.values():
+            if "".join(ch for ch in customer.phone if ch.isdigit()) == wanted:
+                return {"customer_id": customer.customer_id, "first_name": customer.first_name,
+                        "last_name": customer.last_name}
+        raise ToolError(f"no customer with phone {phone}")
+
+    @tool("read")
+    def find_customer_by_name(self, first_name: str, last_name: str) -> list[dict[str, Any]]:
+        """Find customers by first and last name (case-insensitive). Returns ids, names and cities."""
+        found = [{"customer_id": c.customer_id, "first_name": c.first_name, "last_name": c.last_name,
+                  "city": c.address.city}
+                 for c in self.db.customers.values()
+                 if c.first_name.lower() == first_name.lower() and c.last_name.lower() == last_name.lower()]
+        if not found:
+            raise ToolError(f"no customer named {first_name} {last_name}")
+        return found
+
+    @tool("read")
+    def get_customer(self, customer_id: str) -> dict[str, Any]:
+        """Return a customer's profile (contact details, address, accounts). Identity data used for
+        verification (date of birth, SSN digits) is never returned."""
+        customer = self._customer(customer_id)
+        return customer.model_dump(mode="json", exclude={"date_of_birth", "ssn_last4"})
+
+    @tool("read")
+    def get_account(self, account_id: str) -> dict[str, Any]:
+        """Return an account: product, kind, status, opening date, balance, statement delivery."""
+        return self._account(account_id).model_dump(mode="json")
+
+    @tool("read")
+    def list_transactions(self, account_id: str) -> list[dict[str, Any]]:
+        """Return every transaction of an account, oldest first (amounts signed: negative = debit)."""
+        self._account(account_id)
+        rows = [t for t in self.db.transactions.values() if t.account_id == account_id]
+        return [t.model_dump(mode="json") for t in sorted(rows, key=lambda t: (t.posted_on, t.transaction_id))]
+
+    @tool("read")
+    def list_cards(self, customer_id: str) -> list[dict[str, Any]]:
+        """Return the customer's cards with status and the account each draws on."""
+        self._customer(customer_id)
+        return [c.model_dump(mode="json") for c in sorted(self.db.cards.values(), key=lambda c: c.card_id)
+                if c.customer_id == customer_id]
+
+    @tool("read")
+    def list_fee_refunds(self, account_id: str) -> list[dict[str, Any]]:
+        """Return the fee refunds already given on an account, with reason and date."""
+        self._account(account_id)
+        return [r.model_dump(mode="json") for r in sorted(self.db.fee_refunds.values(), key=lambda r: r.refund_id)
+                if r.account_id == account_id]
+
+    @tool("read")
+    def get_dispute(self, dispute_id: str) -> dict[str, Any]:
+        """Return a dispute (claim) with its status and any provisional credit."""
+        dispute = self.db.disputes.get(dispute_id)
+        if dispute is None:
+            raise ToolError(f"dispute {dispute_id} not found")
+        return dispute.model_dump(mode="json")
+
+    @tool("read")
+    def list_disputes(self, account_id: str) -> list[dict[str, Any]]:
+        """Return the disputes opened on an account."""
+        self._account(account_id)
+        return [d.model_dump(mode="json") for d in sorted(self.db.disputes.values(), key=lambda d: d.dispute_id)
+                if d.account_id == account_id]
+
+    # ----------------------------------------------------------------- write tools
+    @tool("write")
+    def verify_identity(self, customer_id: str, date_of_birth: str, ssn_last4: str) -> str:
+        """Verify a caller as the customer: date of birth (YYYY-MM-DD) and the last four SSN digits
+        must both match. Records the verification; required before any change to the customer's
+        accounts."""
+        customer = self._customer(customer_id)
+        if customer.date_of_birth != date_of_birth.strip() or customer.ssn_last4 != ssn_last4.strip():
+            raise ToolError("verification failed: details do not match our records")
+        verification_id = derived_id("VER", customer_id, self.now.isoformat())
+        self.db.verifications[verification_id] = Verification(
+            verification_id=verification_id, customer_id=customer_id, verified_at=self.now.isoformat())
+        return f"identity verified ({verification_id})"
+
+    @tool("write")
+    def refund_fee(self, transaction_id: str, reason: str) -> dict[str, Any]:
+        """Refund a fee transaction in full. ``reason`` is one of courtesy, atm_rebate, bank_error."""
+        fee = self._transaction(transaction_id)
+        account = self._account(fee.account_id)
+        self._require_verified(account.customer_id)
+        if fee.kind != "fee":
+            raise ToolError(f"transaction {transaction_id} is not a fee")
+        if reason not in ("courtesy", "atm_rebate", "bank_error"):
+            raise ToolError("reason must be courtesy, atm_rebate or bank_error")
+        if any(r.transaction_id == transaction_id for r in self.db.fee_refunds.values()):
+            raise ToolError(f"fee {transaction_id} was already refunded")
+        refund_id = derived_id("RF", transaction_id)
+        self.db.fee_refunds[refund_id] = FeeRefund(refund_id=refund_id, account_id=account.account_id,
+                                                   transaction_id=transaction_id, amount=-fee.amount,
+                                                   reason=reason, refunded_on=self._today())
+        self._post(account, f"Fee refund: {fee.description}", -fee.amount, "credit", None, refund_id)
+        return {"refund_id": refund_id, "amount": -fee.amount}
+
+    @tool("write")
+    def report_card_lost(self, card_id: str) -> str:
+        """Mark a card lost or stolen: it is blocked at once and cannot be used again."""
+        card = self._card(card_id)
+        self._require_verified(card.customer_id)
+        if card.status != "active":
+            raise ToolError(f"card {card_id} is already {card.status}")
+        card.status = "lost"
+        return f"card {card_id} blocked"
+
+    @tool("write")
+    def order_replacement_card(self, card_id: str, shipping: str, fee: float) -> dict[str, Any]:
+        """Order a replacement for a lost or damaged card. ``shipping`` is standard or expedited;
+        ``fee`` is the replacement fee in dollars the customer is charged (0 when none applies)."""
+        card = self._card(card_id)
+        self._require_verified(card.customer_id)
+        if shipping not in ("standard", "expedited"):
+            raise ToolError("shipping must be standard or expedited")
+        if card.replaced_by:
+            raise ToolError(f"card {card_id} was already replaced by {card.replaced_by}")
+        if fee < 0:
+            raise ToolError("fee cannot be negative")
+        account = self._account(card.account_id)
+        new_id = derived_id("CRD", card_id, "replacement")
+        last4 = str(int(hashlib.sha256(new_id.encode()).hexdigest()[:8], 16) % 10000).zfill(4)
+        self.db.cards[new_id] = card.model_copy(update={"card_id": new_id, "last4": last4, "status": "active",
+                                                         "replaced_by": None, "shipping": shipping,
+                                                         "issued_on": self._today()})
+        card.replaced_by = new_id
+        if card.status == "active":
+            card.status = "closed"
+        if fee > 0:
+            self._post(account, f"Card replacement fee ({shipping})", -fee, "fee", "card_replacement", new_id)
+        return {"new_card_id": new_id, "shipping": shipping, "fee": _cents(fee)}
+
+    @tool("write")
+    def place_stop_payment(self, account_id: str, check_number: str, amount: float, fee: float) -> dict[str, Any]:
+        """Place a stop payment on a check not yet paid. ``fee`` is the stop payment fee charged."""
+        account = self._account(account_id)
+        self._require_verified(account.customer_id)
+        self._require_open(account)
+        if account.kind != "checking":
+            raise ToolError("stop payments apply to checking accounts only")
+        if any(t.kind == "check" and t.description.endswith(f"#{check_number}")
+               for t in self.db.transactions.values() if t.account_id == account_id):
+            raise ToolError(f"check #{check_number} has already been paid")
+        stop_id = derived_id("SP", account_id, check_number)
+        if stop_id in self.db.stop_payments:
+            raise ToolError(f"a stop payment already exists for check #{check_number}")
+        self.db.stop_payments[stop_id] = StopPayment(stop_id=stop_id, account_id=account_id,
+                                                     check_number=check_number, amount=_cents(amount),
+                                                     fee=_cents(fee), placed_on=self._today())
+        if fee > 0:
+            self._post(account, f"Stop payment fee, check #{check_number}", -fee, "fee", "stop_payment", stop_id)
+        return {"stop_id": stop_id}
+
+    @tool("write")
+    def open_dispute(self, transaction_id: str, reason: str) -> dict[str, Any]:
+        """Open a dispute on a debit or credit card transaction. ``reason`` is unauthorized
+        (Regulation E, deposit accounts) or billing_error (Regulation Z, credit cards)."""
+        transaction = self._transaction(transaction_id)
+        account = self._account(transaction.account_id)
+        self._require_verified(account.customer_id)
+        if reason not in ("unauthorized", "billing_error"):
+            raise ToolError("reason must be unauthorized or billing_error")
+        if transaction.amount >= 0:
+            raise ToolError("only money leaving the account can be disputed")
+        if any(d.transaction_id == transaction_id for d in self.db.disputes.values()):
+            raise ToolError(f"transaction {transaction_id} is already disputed")
+        regulation = "reg_z" if account.kind == "credit_card" else "reg_e"
+        dispute_id = derived_id("DSP", transaction_id)
+        self.db.disputes[dispute_id] = Dispute(dispute_id=dispute_id, account_id=account.account_id,
+                                               transaction_id=transaction_id, regulation=regulation,
+                                               reason=reason, opened_on=self._today())
+        return {"dispute_id": dispute_id, "regulation": regulation}
+
+    @tool("write")
+    def issue_provisional_credit(self, dispute_id: str) -> dict[str, Any]:
+        """Credit the disputed amount to the account while the investigation continues."""
+        dispute = self.db.disputes.get(dispute_id)
+        if dispute is None:
+            raise ToolError(f"dispute {dispute_id} not found")
+        account = self._account(dispute.account_id)
+        self._require_verified(account.customer_id)
+        if dispute.status != "open":
+            raise ToolError("the dispute is not open")
+        if dispute.provisional_credit:
+            raise ToolError("provisional credit was already issued")
+        amount = -self.db.transactions[dispute.transaction_id].amount
+        dispute.provisional_credit = _cents(amount)
+        self._post(account, f"Provisional credit, claim {dispute_id}", amount, "credit", None, dispute_id)
+        return {"dispute_id": dispute_id, "credited": _cents(amount)}
+
+    @tool("write")
+    def set_statement_delivery(self, account_id: str, delivery: str) -> str:
+        """Switch an account's statements to paper or electronic delivery."""
+        account = self._account(account_id)
+        self._require_verified(account.customer_id)
+        if delivery not in ("paper", "electronic"):
+            raise ToolError("delivery must be paper or electronic")
+        if account.statement_delivery == delivery:
+            raise ToolError(f"statements are already {delivery}")
+        account.statement_delivery = delivery
+        return f"statements for {account_id} are now {delivery}"
+
+    @tool("write")
+    def close_account(self, account_id: str, closure_fee: float) -> dict[str, Any]:
+        """Close a deposit account. ``closure_fee`` (dollars, 0 when none applies) is deducted and the
+        remaining balance is mailed to the customer by check."""
+        account = self._account(account_id)
+        self._require_verified(account.customer_id)
+        self._require_open(account)
+        if account.kind == "credit_card":
+            raise ToolError("credit card accounts are closed by the card team")
+        if closure_fee < 0 or closure_fee > account.balance:
+            raise ToolError("closure fee must be between 0 and the balance")
+        if closure_fee > 0:
+            self._post(account, "Early account closure fee", -closure_fee, "fee", "early_closure", "closure")
+        payout = account.balance
+        if payout > 0:
+            self._post(account, "Closing balance mailed by check", -payout, "transfer", None, "payout")
+        account.status = "closed"
+        account.closed_on = self._today()
+        account.closure_fee_charged = _cents(closure_fee)
+        return {"account_id": account_id, "closure_fee": _cents(closure_fee), "check_amount": _cents(payout)}
+
+    @tool("write")
+    def send_wire(self, account_id: str, beneficiary_name: str, routing_number: str, beneficiary_account: str,
+                  amount: float, fee: float) -> dict[str, Any]:
+        """Send an outgoing domestic wire from a checking account. ``fee`` is the wire fee charged."""
+        account = self._account(account_id)
+        self._require_verified(account.customer_id)
+        self._require_open(account)
+        if len(routing_number) != 9 or not routing_number.isdigit():
+            raise ToolError("routing number must be 9 digits")
+        if amount <= 0 or amount + fee > account.balance:
+            raise ToolError("insufficient funds for the wire and its fee")
+        wire_id = derived_id("WR", account_id, beneficiary_account, amount)
+        if wire_id in self.db.wires:
+            raise ToolError("an identical wire was already sent today")
+        self.db.wires[wire_id] = Wire(wire_id=wire_id, account_id=account_id, beneficiary_name=beneficiary_name,
+                                      routing_number=routing_number, beneficiary_account=beneficiary_account,
+                                      amount=_cents(amount), fee=_cents(fee), sent_on=self._today())
+        self._post(account, f"Outgoing wire to {beneficiary_name}", -amount, "wire", None, wire_id)
+        if fee > 0:
+            self._post(account, "Outgoing domestic wire fee", -fee, "fee", "wire", wire_id)
+        return {"wire_id": wire_id}
+
+    # ----------------------------------------------------------------- generic
+    @tool("generic")
+    def transfer_to_human_agents(self, department: str, summary: str) -> str:
+        """Transfer the caller to a human team: disputes, fraud, wire_desk or general. ``summary``
+        tells the team what the caller needs. Use it only when policy sends the caller there."""
+        if department not in ("disputes", "fraud", "wire_desk", "general"):
+            raise ToolError("department must be disputes, fraud, wire_desk or general")
+        verified = sorted(v.customer_id for v in self.db.verifications.values())
+        customer_id = verified[0] if verified else None
+        transfer_id = derived_id("HT", customer_id, department)
+        self.db.human_transfers[transfer_id] = HumanTransfer(transfer_id=transfer_id, customer_id=customer_id,
+                                                             department=department)
+        return "Transfer successful"

@@ -1,0 +1,194 @@
+"""Environments: deterministic tools over a pydantic database.
+
+A domain subclasses :class:`Toolkit`, holds its database model in ``self.db`` and marks public
+methods with :func:`tool`. Calls go through :meth:`Toolkit.call`, which validates the tool name,
+records the call and turns domain :class:`ToolError` into a result the caller can inspect.
+
+The database hash follows tau2's rule (``tau2.utils.get_dict_hash``): sha256 of
+``json.dumps(db.model_dump(), sort_keys=True, default=str)``, so a gold replay in taugen and in tau2's
+evaluator agree on what "same state" means.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import hashlib
+import inspect
+import json
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Literal
+
+from pydantic import BaseModel
+
+ToolKind = Literal["read", "write", "generic"]
+
+
+class ToolError(Exception):
+    """A tool refused the call (bad id, precondition not met). The message is shown to the agent."""
+
+
+def tool(kind: ToolKind) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark a toolkit method as a tool the agent may call.
+
+    ``read`` tools must not change the database; ``write`` tools may; ``generic`` tools (transfer,
+    think) are neither. The method's docstring is the description agents see.
+    """
+
+    def mark(function: Callable[..., Any]) -> Callable[..., Any]:
+        function.__taugen_tool__ = kind  # type: ignore[attr-defined]
+        return function
+
+    return mark
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool as agents see it: name, kind, parameters (name → annotation text), description."""
+
+    name: str
+    kind: ToolKind
+    parameters: dict[str, str]
+    required: tuple[str, ...]
+    description: str
+
+    def as_openai_function(self) -> dict[str, Any]:
+        """The tool in OpenAI function-calling form (as tau2 exposes tools to agents)."""
+        types = {"str": "string", "int": "integer", "float": "number", "bool": "boolean"}
+        properties = {name: {"type": types.get(annotation, "string")} for name, annotation in self.parameters.items()}
+        return {"type": "function", "function": {"name": self.name, "description": self.description,
+                                                  "parameters": {"type": "object", "properties": properties,
+                                                                 "required": list(self.required)}}}
+
+
+@dataclass
+class ToolResult:
+    """The outcome of one call: ``output`` (JSON-able) or ``error`` (the ToolError message)."""
+
+    name: str
+    arguments: dict[str, Any]
+    output: Any = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class Toolkit:
+    """Base class of a domain environment.
+
+    Subclasses set ``db_model`` (a pydantic model class) and define tools with :func:`tool`.
+
+    Args:
+        db: the database (an instance of ``db_model``); the toolkit owns and mutates it.
+        now: the world's fixed clock; tools never read the wall clock.
+    """
+
+    db_model: ClassVar[type[BaseModel]]
+
+    def __init__(self, db: BaseModel, now: dt.datetime) -> None:
+        self.db = db
+        self.now = now
+        self.calls: list[ToolResult] = []
+
+    @classmethod
+    def tool_specs(cls) -> dict[str, ToolSpec]:
+        """Every tool of this toolkit by name, sorted."""
+        specs: dict[str, ToolSpec] = {}
+        for name, member in inspect.getmembers(cls, predicate=inspect.isfunction):
+            kind = getattr(member, "__taugen_tool__", None)
+            if kind is None:
+                continue
+            signature = inspect.signature(member)
+            parameters = {}
+            required = []
+            for parameter in list(signature.parameters.values())[1:]:
+                annotation = parameter.annotation
+                parameters[parameter.name] = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "str")
+                if parameter.default is inspect.Parameter.empty:
+                    required.append(parameter.name)
+            specs[name] = ToolSpec(name, kind, parameters, tuple(required), inspect.getdoc(member) or "")
+        return dict(sorted(specs.items()))
+
+    def call(self, name: str, **arguments: Any) -> ToolResult:
+        """Call tool ``name`` with keyword ``arguments``; never raises for tool-level problems.
+
+        An unknown tool, wrong arguments or a :class:`ToolError` become ``ToolResult.error``.
+        """
+        specs = self.tool_specs()
+        result = ToolResult(name=name, arguments=dict(arguments))
+        if name not in specs:
+            result.error = f"unknown tool '{name}'"
+        else:
+            spec = specs[name]
+            missing = [key for key in spec.required if key not in arguments]
+            unknown = [key for key in arguments if key not in spec.parameters]
+            if missing or unknown:
+                result.error = f"bad arguments: missing {missing} unknown {unknown}"
+            else:
+                try:
+                    result.output = getattr(self, name)(**arguments)
+                except ToolError as exc:
+                    result.error = str(exc)
+        self.calls.append(result)
+        return result
+
+    def db_json(self) -> dict[str, Any]:
+        """The database as JSON-able data (``model_dump(mode="json")``)."""
+        return self.db.model_dump(mode="json")
+
+    def db_hash(self) -> str:
+        """sha256 of the database, computed as tau2's ``get_dict_hash`` does."""
+        return dict_hash(self.db.model_dump())
+
+    def snapshot(self) -> BaseModel:
+        """A deep copy of the database, for :meth:`restore`."""
+        return self.db.model_copy(deep=True)
+
+    def restore(self, snapshot: BaseModel) -> None:
+        """Put the database back to ``snapshot`` (a copy is taken, the snapshot stays reusable)."""
+        self.db = snapshot.model_copy(deep=True)
+        self.calls = []
+
+
+def dict_hash(data: Any) -> str:
+    """sha256 hex of ``json.dumps(data, sort_keys=True, default=str)`` (tau2's ``get_dict_hash``)."""
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def deep_merge(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """Merge ``patch`` into a copy of ``base`` the way tau2 applies ``initialization_data``.
+
+    tau2 (``update_pydantic_model_with_dict``) uses ``addict.Dict.update``: dicts merge recursively,
+    every other value (lists included) replaces the old one.
+    """
+    merged = copy.deepcopy(base)
+    for key, value in patch.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def diff_patch(before: dict[str, Any], after: dict[str, Any], path: str = "") -> dict[str, Any]:
+    """The smallest patch ``p`` with ``deep_merge(before, p) == after``.
+
+    Raises:
+        ValueError: ``after`` lacks a key that ``before`` has (a merge patch cannot delete).
+    """
+    patch: dict[str, Any] = {}
+    for key in before:
+        if key not in after:
+            raise ValueError(f"setup deleted '{path}{key}', which an initialization patch cannot express")
+    for key, value in after.items():
+        if key not in before:
+            patch[key] = copy.deepcopy(value)
+        elif isinstance(value, dict) and isinstance(before[key], dict):
+            inner = diff_patch(before[key], value, f"{path}{key}.")
+            if inner:
+                patch[key] = inner
+        elif value != before[key]:
+            patch[key] = copy.deepcopy(value)
+    return patch
