@@ -1,0 +1,556 @@
+"""The PDF genre: a staff handbook excerpt or a landscape slide deck, written with reportlab.
+
+Variants:
+
+* ``handbook``: a portrait (US Letter) excerpt of the staff reference: a title page (issue date, owner,
+  version), numbered headings, each current rendition as its own paragraph under a heading for its
+  category, generic handling notes, and a revision table at the end that lists superseded rules with
+  the date they stopped applying.
+* ``slides``: a 16:9 landscape deck: a title slide, an agenda, content slides (a heading and bullets,
+  at most :data:`MAX_PER_SLIDE` renditions per slide), a "What changed" slide for superseded rules and
+  a closing slide. ``metadata["page_facts"]`` maps each 1-based page number to the fact ids it states.
+
+Text stays extractable: only the standard PDF fonts (Helvetica, Times), no text drawn as images,
+left-aligned paragraphs, hyphenation and long-word splitting off, and each rendition paragraph is
+never split across pages, so ``pypdf`` returns each rendition verbatim after white-space
+normalisation. Determinism: reportlab's ``invariant`` mode, a document signature seeded from the plan,
+and creation/modification dates fixed to ``plan.end``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import io
+import math
+from typing import TYPE_CHECKING
+from xml.sax.saxutils import escape
+
+from pypdf import PdfReader
+from reportlab.lib import colors
+from reportlab.lib.enums import TA_LEFT
+from reportlab.lib.pagesizes import LETTER
+from reportlab.lib.styles import ParagraphStyle
+from reportlab.lib.units import inch
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.platypus import (
+    BaseDocTemplate,
+    Flowable,
+    Frame,
+    KeepInFrame,
+    PageBreak,
+    PageTemplate,
+    Paragraph,
+    Spacer,
+    Table,
+    TableStyle,
+)
+
+from taugen.generators.corpus.genre import (
+    ArtifactPlan,
+    Genre,
+    RenderContext,
+    RenderedArtifact,
+    RenderedFile,
+    register_genre,
+)
+from taugen.validators.findings import Finding, error
+
+if TYPE_CHECKING:
+    from taugen.authoring.models import Fact
+
+SUFFIX = ".pdf"
+MAX_PER_SLIDE = 3
+SLIDE_SIZE = (960.0, 540.0)  # 13.333 x 7.5 inches, 16:9
+_INK = colors.HexColor("#1F2A37")
+_ACCENT = colors.HexColor("#1F4E79")
+_MUTED = colors.HexColor("#5B6775")
+_TEAMS = ("Deposit Operations", "Card Services", "Payments Operations", "Retail Banking", "Compliance Office",
+          "Customer Care", "Product Management")
+_HEADINGS = {
+    "fee": "Fees and charges", "fees": "Fees and charges", "limit": "Limits", "limits": "Limits",
+    "deadline": "Time frames", "deadlines": "Time frames", "eligibility": "Eligibility",
+    "procedure": "Procedure", "procedures": "Procedure", "rate": "Rates", "threshold": "Thresholds",
+}
+
+
+def _style(name: str, **kwargs) -> ParagraphStyle:
+    """A paragraph style with hyphenation and long-word splitting switched off."""
+    base = {"fontName": "Helvetica", "fontSize": 10.5, "leading": 14, "textColor": _INK, "alignment": TA_LEFT,
+            "hyphenationLang": "", "embeddedHyphenation": 0, "splitLongWords": 0, "uriWasteReduce": 0}
+    base.update(kwargs)
+    return ParagraphStyle(name, **base)
+
+
+_H = {
+    "brand": _style("brand", fontName="Helvetica-Bold", fontSize=14, leading=18, textColor=_ACCENT),
+    "kicker": _style("kicker", fontSize=12, leading=16, textColor=_MUTED),
+    "title": _style("title", fontName="Helvetica-Bold", fontSize=26, leading=32, spaceBefore=6, spaceAfter=18),
+    "h1": _style("h1", fontName="Helvetica-Bold", fontSize=15, leading=19, spaceBefore=14, spaceAfter=6,
+                 textColor=_ACCENT),
+    "h2": _style("h2", fontName="Helvetica-Bold", fontSize=12, leading=15, spaceBefore=10, spaceAfter=4),
+    "body": _style("body", fontName="Times-Roman", fontSize=11, leading=15, spaceAfter=7),
+    "rule": _style("rule", fontName="Times-Roman", fontSize=11, leading=15, spaceAfter=2, leftIndent=10,
+                   borderPadding=0),
+    "applies": _style("applies", fontName="Helvetica-Oblique", fontSize=9, leading=12, leftIndent=10,
+                      spaceAfter=8, textColor=_MUTED),
+    "bullet": _style("bullet", fontName="Times-Roman", fontSize=11, leading=15, leftIndent=14, bulletIndent=2,
+                     spaceAfter=3),
+    "cell": _style("cell", fontName="Helvetica", fontSize=9, leading=12),
+    "cell_head": _style("cell_head", fontName="Helvetica-Bold", fontSize=9, leading=12, textColor=colors.white),
+    "slide_title": _style("slide_title", fontName="Helvetica-Bold", fontSize=38, leading=44, textColor=_INK),
+    "slide_sub": _style("slide_sub", fontSize=20, leading=26, textColor=_MUTED, spaceBefore=10),
+    "slide_meta": _style("slide_meta", fontSize=14, leading=20, textColor=_MUTED, spaceBefore=4),
+    "slide_h": _style("slide_h", fontName="Helvetica-Bold", fontSize=28, leading=34, textColor=_ACCENT,
+                      spaceAfter=16),
+    "slide_bullet": _style("slide_bullet", fontSize=19, leading=25, leftIndent=26, bulletIndent=4,
+                           bulletFontName="Helvetica", bulletFontSize=19, spaceAfter=12),
+    "slide_note": _style("slide_note", fontName="Helvetica-Oblique", fontSize=14, leading=18, leftIndent=26,
+                         textColor=_MUTED, spaceBefore=-8, spaceAfter=12),
+}
+
+
+class _Atomic(Paragraph):
+    """A paragraph that is never split across frames (it moves whole to the next page)."""
+
+    def split(self, availWidth, availHeight):
+        return []
+
+
+def _para(text: str, style: str, fact_ids: tuple[str, ...] = (), atomic: bool = False, **kwargs) -> Paragraph:
+    """A paragraph of plain ``text`` (escaped for reportlab's markup), optionally tagged with fact ids."""
+    keep_with_next = kwargs.pop("keepWithNext", None)
+    flowable = (_Atomic if atomic else Paragraph)(escape(" ".join(text.split())), _H[style], **kwargs)
+    if keep_with_next is not None:
+        flowable.keepWithNext = keep_with_next
+    if fact_ids:
+        flowable._fact_ids = list(fact_ids)
+    return flowable
+
+
+def _blocks(text: str) -> list[tuple[str, str]]:
+    """Parse rendered template text: ``## `` headings, ``- `` bullets, other lines joined into
+    paragraphs that blank lines separate. Returns ``[(kind, text)]`` with kind heading/bullet/para."""
+    blocks: list[tuple[str, str]] = []
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if paragraph:
+            blocks.append(("para", " ".join(paragraph)))
+            paragraph.clear()
+
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            flush()
+        elif line.startswith("## "):
+            flush()
+            blocks.append(("heading", line[3:].strip()))
+        elif line.startswith("- "):
+            flush()
+            blocks.append(("bullet", line[2:].strip()))
+        else:
+            paragraph.append(line)
+    flush()
+    return blocks
+
+
+def _long_date(day: dt.date) -> str:
+    return f"{day:%B} {day.day}, {day.year}"
+
+
+def _lower_first(title: str) -> str:
+    return title if title[:2].isupper() else title[:1].lower() + title[1:]
+
+
+def _successor(plan: ArtifactPlan, fact_id: str) -> Fact | None:
+    for fact in plan.facts.values():
+        if fact.supersedes == fact_id:
+            return fact
+    return None
+
+
+def _heading_for(fact: Fact) -> str:
+    return _HEADINGS.get(fact.category, fact.category.replace("_", " ").capitalize())
+
+
+def _products(fact: Fact, context: RenderContext) -> str:
+    labels = {product.id: product.label for product in context.config.products}
+    return ", ".join(labels.get(pid, pid.replace("_", " ").title()) for pid in fact.applies_to)
+
+
+def _pdf_date(when: dt.datetime) -> str:
+    offset = when.utcoffset() or dt.timedelta(0)
+    minutes = int(offset.total_seconds() // 60)
+    sign = "+" if minutes >= 0 else "-"
+    minutes = abs(minutes)
+    return f"D:{when:%Y%m%d%H%M%S}{sign}{minutes // 60:02d}'{minutes % 60:02d}'"
+
+
+def _canvas_maker(plan: ArtifactPlan, producer: str):
+    """A Canvas class in invariant mode whose dates are ``plan.end`` and whose document id derives from
+    the plan (not from the clock or ``SOURCE_DATE_EPOCH``)."""
+    stamp = _pdf_date(plan.end)
+    seed = f"{plan.artifact_id}\x1f{plan.seed}".encode()
+
+    class _FixedCanvas(Canvas):
+        def __init__(self, *args, **kwargs):
+            kwargs["invariant"] = 1
+            super().__init__(*args, **kwargs)
+            signature = hashlib.md5(usedforsecurity=False)
+            signature.update(seed)
+            self._doc.signature = signature
+            self.setDateFormatter(lambda *_parts: stamp)
+            self.setProducer(producer)
+
+    return _FixedCanvas
+
+
+class _Doc(BaseDocTemplate):
+    """Records, for every flowable tagged with ``_fact_ids``, the page it lands on."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.page_facts: dict[int, list[str]] = {}
+
+    def afterFlowable(self, flowable: Flowable) -> None:
+        for fact_id in getattr(flowable, "_fact_ids", []):
+            page = self.page_facts.setdefault(self.page, [])
+            if fact_id not in page:
+                page.append(fact_id)
+
+
+def _pages_text(data: bytes) -> list[str]:
+    """Text of each page via pypdf. reportlab encodes U+2022 (bullet) in the standard fonts at code 127,
+    which pypdf decodes as DEL; it is mapped back to the bullet."""
+    reader = PdfReader(io.BytesIO(data))
+    return [(page.extract_text() or "").replace("\x7f", "\u2022") for page in reader.pages]
+
+
+@register_genre
+class PdfDocumentGenre(Genre):
+    """A PDF staff handbook excerpt or slide deck; see the module docstring."""
+
+    name = "pdf_document"
+    label = "PDF handbook / slide deck"
+    max_facts = 9
+    categories = ()
+    variants = ("handbook", "slides")
+    binary = True
+
+    # ---------------------------------------------------------------------------------------------
+    def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
+        """Write the PDF for ``plan.variant`` (``handbook`` by default).
+
+        Raises:
+            KeyError: a rendition names a fact missing from ``plan.facts``.
+            jinja2.TemplateNotFound: the ``pdf_document/*.j2`` templates are not installed.
+        """
+        variant = plan.variant if plan.variant in self.variants else self.variants[0]
+        rng = plan.rng("pdf_document")
+        team = rng.choice(_TEAMS)
+        author = plan.faker(context.config.locale, "author").name()
+        style = rng.randint(0, 1)
+        span = max((plan.end.date() - plan.start.date()).days, 0)
+        reviewed = plan.start.date() + dt.timedelta(days=rng.randint(0, span))
+        values = {"brand": context.config.brand, "topic": _lower_first(plan.topic_title), "team": team,
+                  "style": style}
+        builder = self._handbook if variant == "handbook" else self._slides
+        story, page_size, margins, on_page, title, extra = builder(plan, context, values, reviewed, rng)
+
+        buffer = io.BytesIO()
+        left, right, top, bottom = margins
+        doc = _Doc(buffer, pagesize=page_size, leftMargin=left, rightMargin=right, topMargin=top,
+                   bottomMargin=bottom, title=title, author=author, subject=plan.topic_title,
+                   creator=f"{context.config.brand} {team}", producer="ReportLab PDF Library", keywords="",
+                   invariant=1, pageCompression=1, lang="en-US")
+        frame = Frame(left, bottom, page_size[0] - left - right, page_size[1] - top - bottom, id="body",
+                      leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
+        doc.addPageTemplates([PageTemplate(id="page", frames=[frame], onPageEnd=on_page, pagesize=page_size)])
+        doc.build(story, canvasmaker=_canvas_maker(plan, "ReportLab PDF Library"))
+        data = buffer.getvalue()
+
+        pages = len(PdfReader(io.BytesIO(data)).pages)
+        reviewed_at = dt.datetime.combine(reviewed, dt.time(9, 0), tzinfo=plan.end.tzinfo)
+        reviewed_at = min(max(reviewed_at, plan.start), plan.end)
+        metadata = {"variant": variant, "page_count": pages, "page_facts": dict(sorted(doc.page_facts.items())),
+                    "owner": team, "author": author, "title": title, **extra}
+        author_text = "\n\n".join(f"[page {i}]\n{text}" for i, text in enumerate(_pages_text(data), start=1))
+        return RenderedArtifact(plan=plan, files=[RenderedFile(SUFFIX, data, "main")], author_text=author_text,
+                                renditions=list(plan.renditions), timestamps=[reviewed_at, plan.end],
+                                metadata=metadata)
+
+    # ---------------------------------------------------------------------------------------------
+    def _handbook(self, plan: ArtifactPlan, context: RenderContext, values: dict, reviewed: dt.date, rng):
+        brand = context.config.brand
+        issued = plan.end.date()
+        version = f"{rng.randint(2, 6)}.{rng.randint(0, 9)}"
+        title = f"{brand} staff reference: {plan.topic_title}"
+        story: list[Flowable] = [
+            Spacer(1, 1.4 * inch),
+            _para(brand, "brand"),
+            _para("Staff reference \u2013 excerpt", "kicker"),
+            _para(plan.topic_title, "title"),
+        ]
+        info = [["Issued", _long_date(issued)], ["Last reviewed", _long_date(reviewed)], ["Owner", values["team"]],
+                ["Version", version], ["Classification", "Internal use only"]]
+        info_table = Table(info, colWidths=[1.5 * inch, 3.5 * inch], hAlign="LEFT")
+        info_table.setStyle(TableStyle([
+            ("FONT", (0, 0), (0, -1), "Helvetica-Bold", 10), ("FONT", (1, 0), (1, -1), "Helvetica", 10),
+            ("TEXTCOLOR", (0, 0), (-1, -1), _INK), ("LINEBELOW", (0, 0), (-1, -1), 0.25, colors.lightgrey),
+            ("BOTTOMPADDING", (0, 0), (-1, -1), 5), ("TOPPADDING", (0, 0), (-1, -1), 5),
+        ]))
+        story += [info_table, PageBreak()]
+        templates = context.templates
+        current = [r for r in plan.renditions if r.status == "current"]
+        superseded = [r for r in plan.renditions if r.status != "current"]
+        headings: list[str] = []
+        if not plan.renditions:
+            number = 0
+            for kind, text in _blocks(templates.get_template("pdf_document/handbook_filler.j2").render(**values)):
+                if kind == "heading":
+                    number += 1
+                    headings.append(text)
+                    story.append(_para(f"{number}  {text}", "h1", keepWithNext=1))
+                elif kind == "bullet":
+                    story.append(_para(text, "bullet", bulletText="\u2022"))
+                else:
+                    story.append(_para(text, "body"))
+        else:
+            section = 1
+            story.append(_para(f"{section}  Purpose and scope", "h1", keepWithNext=1))
+            headings.append("Purpose and scope")
+            for _kind, text in _blocks(templates.get_template("pdf_document/handbook_intro.j2").render(**values)):
+                story.append(_para(text, "body"))
+            if current:
+                section += 1
+                story.append(_para(f"{section}  Rules in force", "h1", keepWithNext=1))
+                headings.append("Rules in force")
+                groups: dict[str, list] = {}
+                for rendition in current:
+                    groups.setdefault(_heading_for(plan.facts[rendition.fact_id]), []).append(rendition)
+                for sub, (heading, members) in enumerate(groups.items(), start=1):
+                    story.append(_para(f"{section}.{sub}  {heading}", "h2", keepWithNext=1))
+                    headings.append(heading)
+                    for rendition in members:
+                        fact = plan.facts[rendition.fact_id]
+                        story.append(_para(rendition.text, "rule", (rendition.fact_id,), atomic=True,
+                                           keepWithNext=1 if fact.applies_to else 0))
+                        if fact.applies_to:
+                            story.append(_para(f"Applies to: {_products(fact, context)}.", "applies"))
+                        else:
+                            story.append(Spacer(1, 6))
+            section += 1
+            story.append(_para(f"{section}  Handling notes", "h1", keepWithNext=1))
+            headings.append("Handling notes")
+            for _kind, text in _blocks(templates.get_template("pdf_document/handbook_handling.j2").render(**values)):
+                story.append(_para(text, "body"))
+        # revision table: a header row then one single-row table per entry (each tagged with its facts)
+        story.append(_para("Revision table", "h1", keepWithNext=1))
+        headings.append("Revision table")
+        widths = [1.35 * inch, 1.75 * inch, 3.4 * inch]
+        rows: list[tuple[dt.date, int, list, tuple[str, ...]]] = [
+            (issued, 10**6, [_long_date(issued), "Excerpt reissued", "Layout and wording reviewed"], ())]
+        for order, rendition in enumerate(superseded):
+            newer = _successor(plan, rendition.fact_id)
+            until = newer.effective_from if newer is not None else None
+            if until is None:
+                change = "Replaced; no longer in force"
+            elif issued < until:
+                change = f"Changes on {_long_date(until)}; this wording applies until then"
+            else:
+                change = f"Replaced; previous rule in force until {_long_date(until)}"
+            rows.append((until or issued, order, [_long_date(until) if until else "", change, rendition.text],
+                         (rendition.fact_id,)))
+        story.append(self._table_row(["Date", "Change", "Previous wording"], widths, header=True))
+        for _day, _order, cells, fact_ids in sorted(rows, key=lambda row: row[:2]):
+            story.append(self._table_row(cells, widths, fact_ids=fact_ids))
+
+        footer = f"{brand} | Staff reference: {plan.topic_title} | Internal use only"
+
+        def on_page(canvas: Canvas, doc: BaseDocTemplate) -> None:
+            if doc.page == 1:
+                canvas.saveState()
+                canvas.setFillColor(_ACCENT)
+                canvas.rect(0, LETTER[1] - 0.35 * inch, LETTER[0], 0.35 * inch, stroke=0, fill=1)
+                canvas.restoreState()
+                return
+            canvas.saveState()
+            canvas.setFont("Helvetica", 8)
+            canvas.setFillColor(_MUTED)
+            canvas.drawString(inch, 0.6 * inch, footer)
+            canvas.drawRightString(LETTER[0] - inch, 0.6 * inch, f"Page {doc.page}")
+            canvas.restoreState()
+
+        extra = {"headings": headings, "version": version, "issued": issued.isoformat()}
+        return story, LETTER, (inch, inch, inch, inch), on_page, title, extra
+
+    @staticmethod
+    def _table_row(cells: list[str], widths: list[float], header: bool = False,
+                   fact_ids: tuple[str, ...] = ()) -> Table:
+        style = "cell_head" if header else "cell"
+        row = [_para(cell, style) for cell in cells]
+        table = Table([row], colWidths=widths, hAlign="LEFT")
+        commands = [("VALIGN", (0, 0), (-1, -1), "TOP"), ("GRID", (0, 0), (-1, -1), 0.4, colors.grey),
+                    ("TOPPADDING", (0, 0), (-1, -1), 4), ("BOTTOMPADDING", (0, 0), (-1, -1), 4)]
+        if header:
+            commands.append(("BACKGROUND", (0, 0), (-1, -1), _ACCENT))
+        table.setStyle(TableStyle(commands))
+        if fact_ids:
+            table._fact_ids = list(fact_ids)
+        return table
+
+    # ---------------------------------------------------------------------------------------------
+    def _slides(self, plan: ArtifactPlan, context: RenderContext, values: dict, reviewed: dt.date, rng):
+        brand = context.config.brand
+        width, height = SLIDE_SIZE
+        margins = (56.0, 56.0, 70.0, 50.0)
+        frame_w, frame_h = width - margins[0] - margins[1], height - margins[2] - margins[3]
+        presenter = plan.faker(context.config.locale, "presenter").name()
+        title = f"{plan.topic_title}: team briefing"
+        slides: list[tuple[str, list[Flowable], tuple[str, ...]]] = []  # (heading, bullets, fact ids)
+
+        def bullet(text: str, fact_id: str | None = None) -> Paragraph:
+            return _para(text, "slide_bullet", (fact_id,) if fact_id else (), bulletText="\u2022")
+
+        current = [r for r in plan.renditions if r.status == "current"]
+        superseded = [r for r in plan.renditions if r.status != "current"]
+        if not plan.renditions:
+            heading, items = "", []
+            for kind, text in _blocks(context.templates.get_template("pdf_document/slides_filler.j2").render(**values)):
+                if kind == "heading":
+                    if heading:
+                        slides.append((heading, items, ()))
+                    heading, items = text, []
+                else:
+                    items.append(bullet(text))
+            if heading:
+                slides.append((heading, items, ()))
+        groups: dict[str, list] = {}
+        for rendition in current:
+            groups.setdefault(_heading_for(plan.facts[rendition.fact_id]), []).append(rendition)
+        for heading, members in groups.items():
+            chunks = math.ceil(len(members) / MAX_PER_SLIDE)
+            size = math.ceil(len(members) / chunks)
+            for part in range(chunks):
+                chunk = members[part * size:(part + 1) * size]
+                items: list[Flowable] = []
+                for rendition in chunk:
+                    items.append(bullet(rendition.text, rendition.fact_id))
+                    fact = plan.facts[rendition.fact_id]
+                    if fact.applies_to:
+                        items.append(_para(f"Applies to: {_products(fact, context)}", "slide_note"))
+                label = heading if part == 0 else f"{heading} (continued)"
+                slides.append((label, items, tuple(r.fact_id for r in chunk)))
+        for part in range(math.ceil(len(superseded) / MAX_PER_SLIDE)):
+            chunk = superseded[part * MAX_PER_SLIDE:(part + 1) * MAX_PER_SLIDE]
+            items = []
+            for rendition in chunk:
+                newer = _successor(plan, rendition.fact_id)
+                if newer is None:
+                    lead = "Previous rule, no longer in force:"
+                elif plan.end.date() < newer.effective_from:
+                    lead = f"Applies only until {_long_date(newer.effective_from)}:"
+                else:
+                    lead = f"Previous rule, until {_long_date(newer.effective_from)}:"
+                items.append(bullet(f"{lead} {rendition.text}", rendition.fact_id))
+            slides.append(("What changed" if part == 0 else "What changed (continued)", items,
+                           tuple(r.fact_id for r in chunk)))
+
+        closing_heading, closing_items = "Questions and help", []
+        for kind, text in _blocks(context.templates.get_template("pdf_document/slides_closing.j2").render(**values)):
+            if kind == "heading":
+                closing_heading = text
+            else:
+                closing_items.append(bullet(text))
+        agenda = list(dict.fromkeys(heading.replace(" (continued)", "") for heading, _items, _ids in slides))
+        agenda.append(closing_heading)
+
+        story: list[Flowable] = [
+            Spacer(1, 90),
+            _para(plan.topic_title, "slide_title"),
+            _para("Team briefing", "slide_sub"),
+            Spacer(1, 30),
+            _para(brand, "slide_meta"),
+            _para(f"{presenter}, {values['team']}", "slide_meta"),
+            _para(f"Presented {_long_date(plan.end.date())}", "slide_meta"),
+            PageBreak(),
+        ]
+        all_slides = [("Agenda", [bullet(item) for item in agenda], ())] + slides + \
+                     [(closing_heading, closing_items, ())]
+        for index, (heading, items, fact_ids) in enumerate(all_slides):
+            content = [_para(heading, "slide_h")] + items
+            box = KeepInFrame(frame_w, frame_h, content, mode="shrink", name=heading)
+            if fact_ids:
+                box._fact_ids = list(fact_ids)
+            story.append(box)
+            if index < len(all_slides) - 1:
+                story.append(PageBreak())
+
+        footer = f"{brand} | {plan.topic_title} | Team briefing"
+
+        def on_page(canvas: Canvas, doc: BaseDocTemplate) -> None:
+            canvas.saveState()
+            if doc.page == 1:
+                canvas.setFillColor(_ACCENT)
+                canvas.rect(0, 0, 22, height, stroke=0, fill=1)
+                canvas.rect(0, height - 14, width, 14, stroke=0, fill=1)
+            else:
+                canvas.setFillColor(_ACCENT)
+                canvas.rect(0, height - 10, width, 10, stroke=0, fill=1)
+                canvas.setFont("Helvetica", 10)
+                canvas.setFillColor(_MUTED)
+                canvas.drawString(margins[0], 22, footer)
+                canvas.drawRightString(width - margins[1], 22, str(doc.page))
+            canvas.restoreState()
+
+        extra = {"slide_headings": ["Title"] + [heading for heading, _items, _ids in all_slides],
+                 "presenter": presenter}
+        return story, SLIDE_SIZE, margins, on_page, title, extra
+
+    # ---------------------------------------------------------------------------------------------
+    def extract_text(self, files: list[RenderedFile], author_text: str) -> str:
+        """The text of every page of every PDF, read with ``pypdf``; pages separated by a blank line.
+        ``author_text`` is not used."""
+        texts: list[str] = []
+        for file in files:
+            if file.suffix == SUFFIX:
+                texts.extend(_pages_text(file.data))
+        return "\n\n".join(texts)
+
+    def validate(self, artifact: RenderedArtifact) -> list[Finding]:
+        """Structure: one PDF with a ``%PDF`` header and an ``%%EOF`` trailer that pypdf opens; at least
+        two pages; text on every page; for slides, at most :data:`MAX_PER_SLIDE` facts on any page
+        (from ``metadata['page_facts']``, whose keys may be ints or strings) and no page number beyond
+        the page count."""
+        subject = artifact.plan.artifact_id
+        pdfs = [file for file in artifact.files if file.suffix == SUFFIX]
+        if len(pdfs) != 1:
+            return [error("structure", "pdf_missing", subject, f"expected one PDF, found {len(pdfs)}")]
+        data = pdfs[0].data
+        findings: list[Finding] = []
+        if not data.startswith(b"%PDF-"):
+            return [error("structure", "pdf_header", subject, "the file does not start with %PDF-", data[:16].hex())]
+        if b"%%EOF" not in data[-1024:]:
+            findings.append(error("structure", "pdf_truncated", subject, "the PDF has no %%EOF trailer (truncated?)"))
+        try:
+            texts = _pages_text(data)
+        except Exception as exc:  # noqa: BLE001 - any reader failure is the finding
+            return findings + [error("structure", "pdf_unreadable", subject, "pypdf cannot read the PDF", str(exc))]
+        if len(texts) < 2:
+            findings.append(error("structure", "too_few_pages", subject, f"the PDF has {len(texts)} page(s); needs 2"))
+        for number, text in enumerate(texts, start=1):
+            if not text.strip():
+                findings.append(error("structure", "page_without_text", subject, f"page {number} has no text"))
+        page_facts = artifact.metadata.get("page_facts", {})
+        for page, fact_ids in page_facts.items():
+            number = int(page)
+            if (artifact.metadata.get("variant") or artifact.plan.variant) == "slides" and len(fact_ids) > MAX_PER_SLIDE:
+                findings.append(error("structure", "slide_overloaded", subject,
+                                      f"slide {number} states {len(fact_ids)} rules; at most {MAX_PER_SLIDE}",
+                                      ", ".join(fact_ids)))
+            if not 1 <= number <= max(len(texts), 1):
+                findings.append(error("structure", "page_out_of_range", subject,
+                                      f"page_facts names page {number} of {len(texts)}"))
+        return findings
+

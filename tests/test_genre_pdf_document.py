@@ -1,0 +1,242 @@
+"""The pdf_document genre: handbook excerpt and slide deck, text extractable by pypdf and pdftotext."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import io
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import jinja2
+import pytest
+import yaml
+from pypdf import PdfReader
+from reportlab.pdfgen.canvas import Canvas
+
+from taugen.authoring.models import DomainConfig, Fact
+from taugen.authoring.values import find_surface_form, normalise_text
+from taugen.generators.corpus.genre import ArtifactPlan, RenderContext, RenderedFile, Rendition, get_genre
+from taugen.generators.corpus.genres.pdf_document import MAX_PER_SLIDE
+
+PACK = Path(__file__).resolve().parents[1] / "taugen" / "facts" / "banking" / "domain.yaml"
+TZ = dt.timezone(dt.timedelta(hours=-6))
+FORBIDDEN = re.compile(r"\b(fact|facts|rendition|renditions|carrier|filler|answer key|distractor|taugen)\b",
+                       re.IGNORECASE)
+LONG = ("When a customer reports a non-sufficient-funds return on a pre-authorized ACH debit from a "
+        "third-party biller, waive the returned-item fee of $35.00 once per rolling twelve-month period, "
+        "provided that the account has been open for at least ninety days, the customer confirms the "
+        "biller's name and the disputed amount, and no other courtesy refund has been granted on the same "
+        "statement cycle.")
+
+
+def make_context() -> RenderContext:
+    env = jinja2.Environment(loader=jinja2.PackageLoader("taugen", "templates"), undefined=jinja2.StrictUndefined,
+                             autoescape=False, trim_blocks=True, lstrip_blocks=True)
+    return RenderContext(config=DomainConfig(**yaml.safe_load(PACK.read_text())), templates=env, build_seed=5,
+                         tier="standard")
+
+
+def make_facts() -> list[Fact]:
+    return [
+        Fact(id="overdraft_fee_old", section="overdraft", category="fee", subject="overdraft item fee",
+             statement="Each overdraft item paid on Everyday Checking costs $34.00.",
+             value={"type": "money", "amount": "34.00"}, applies_to=["everyday_checking"],
+             effective_from=dt.date(2024, 1, 1)),
+        Fact(id="overdraft_fee_new", section="overdraft", category="fee", subject="overdraft item fee",
+             statement="Each overdraft item paid on Everyday Checking costs $29.00.",
+             value={"type": "money", "amount": "29.00"}, applies_to=["everyday_checking"],
+             effective_from=dt.date(2025, 6, 1), supersedes="overdraft_fee_old"),
+        Fact(id="returned_item_waiver", section="overdraft", category="fee", subject="returned item fee waiver",
+             statement=LONG, value={"type": "money", "amount": "35.00"}, applies_to=["everyday_checking"],
+             effective_from=dt.date(2024, 1, 1)),
+        Fact(id="cash_advance_rate", section="fees", category="rate", subject="cash advance fee",
+             statement="A cash advance on the Platinum Visa Credit Card carries a fee of 4% of the amount advanced.",
+             value={"type": "percent", "value": 4}, applies_to=["platinum_credit_card"],
+             effective_from=dt.date(2024, 1, 1)),
+        Fact(id="provisional_credit_window", section="error_resolution", category="deadline",
+             subject="provisional credit",
+             statement="If the investigation is not finished within 10 business days, give the customer "
+                       "provisional credit for the disputed amount.",
+             value={"type": "duration", "amount": 10, "unit": "business_days"}, applies_to=["debit_card"],
+             effective_from=dt.date(2024, 1, 1)),
+    ]
+
+
+def extra_fee_facts(count: int) -> list[Fact]:
+    return [Fact(id=f"misc_fee_{i}", section="fees", category="fee", subject=f"service item {i}",
+                 statement=f"Service item number {i} for Basic Savings costs ${i + 1}.00 per request.",
+                 value={"type": "money", "amount": f"{i + 1}.00"}, applies_to=["basic_savings"],
+                 effective_from=dt.date(2024, 1, 1)) for i in range(count)]
+
+
+def make_plan(variant: str, carrier: bool = True, extra: int = 0) -> ArtifactPlan:
+    facts = {fact.id: fact for fact in (make_facts() + extra_fee_facts(extra))} if carrier else {}
+    renditions = [Rendition(fact_id=fact.id, text=fact.statement, value_form=fact.value.canonical(),
+                            register="canonical", status="superseded" if fact.id == "overdraft_fee_old" else "current",
+                            date=dt.date(2025, 12, 9)) for fact in facts.values()]
+    return ArtifactPlan(artifact_id="pdf_document_004", genre="pdf_document", topic="overdraft",
+                        topic_title="Overdraft and courtesy refunds", start=dt.datetime(2025, 11, 20, 8, tzinfo=TZ),
+                        end=dt.datetime(2026, 2, 27, 15, 45, tzinfo=TZ), renditions=renditions, facts=facts,
+                        seed=2026, variant=variant)
+
+
+@pytest.fixture(scope="module")
+def genre():
+    return get_genre("pdf_document")
+
+
+@pytest.fixture(scope="module")
+def context():
+    return make_context()
+
+
+@pytest.fixture(scope="module", params=["handbook", "slides"])
+def rendered(request, genre, context):
+    plan = make_plan(request.param)
+    return plan, genre.render(plan, context)
+
+
+def test_render_is_byte_identical(genre, context, rendered):
+    plan, artifact = rendered
+    again = genre.render(make_plan(plan.variant), context)
+    assert [f.data for f in artifact.files] == [f.data for f in again.files]
+    assert artifact.files[0].data.startswith(b"%PDF-")
+
+
+def test_renditions_recovered_by_pypdf(genre, rendered):
+    plan, artifact = rendered
+    text = genre.extract_text(artifact.files, "")
+    flat = normalise_text(text)
+    assert artifact.renditions == plan.renditions
+    for rendition in artifact.renditions:
+        assert normalise_text(rendition.text) in flat, rendition.fact_id
+        assert find_surface_form(plan.facts[rendition.fact_id].value, text) is not None
+    assert normalise_text(LONG) in flat  # long sentence with hyphenated words survives line wrapping
+
+
+def test_pdftotext_reads_the_file(tmp_path, rendered):
+    if shutil.which("pdftotext") is None:
+        pytest.skip("poppler pdftotext is not installed")
+    plan, artifact = rendered
+    path = tmp_path / "doc.pdf"
+    path.write_bytes(artifact.files[0].data)
+    out = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True).stdout
+    current = next(r for r in plan.renditions if r.fact_id == "overdraft_fee_new")
+    assert normalise_text(current.text) in normalise_text(out)
+
+
+def test_page_facts_match_page_text(rendered):
+    plan, artifact = rendered
+    reader = PdfReader(io.BytesIO(artifact.files[0].data))
+    assert len(reader.pages) == artifact.metadata["page_count"] >= 2
+    placed = set()
+    for page, fact_ids in artifact.metadata["page_facts"].items():
+        page_text = normalise_text(reader.pages[page - 1].extract_text().replace("\x7f", "\u2022"))
+        for fact_id in fact_ids:
+            rendition = next(r for r in plan.renditions if r.fact_id == fact_id)
+            assert normalise_text(rendition.text) in page_text
+            placed.add(fact_id)
+    assert placed == set(plan.facts)
+
+
+def test_superseded_rule_only_as_history(genre, rendered):
+    plan, artifact = rendered
+    text = normalise_text(genre.extract_text(artifact.files, ""))
+    old = normalise_text(plan.facts["overdraft_fee_old"].statement)
+    assert text.count(old) == 1
+    marker = "revision table" if plan.variant == "handbook" else "what changed"
+    assert text.index(old) > text.index(marker)
+    if plan.variant == "slides":
+        assert f"previous rule, until june 1, 2025: {old}" in text
+    else:
+        assert "previous rule in force until june 1, 2025" in text
+
+
+def test_slides_at_most_three_per_slide(genre, context):
+    plan = make_plan("slides", extra=4)  # 9 renditions, 7 of them fees
+    artifact = genre.render(plan, context)
+    page_facts = artifact.metadata["page_facts"]
+    assert all(len(ids) <= MAX_PER_SLIDE for ids in page_facts.values())
+    assert sum(len(ids) for ids in page_facts.values()) == len(plan.renditions)
+    assert len(page_facts) >= 4
+    assert [f for f in genre.validate(artifact) if f.severity == "error"] == []
+    text = genre.extract_text(artifact.files, "")
+    for rendition in plan.renditions:
+        assert normalise_text(rendition.text) in normalise_text(text)
+
+
+def test_validate_clean_and_broken(genre, context, rendered):
+    _plan, artifact = rendered
+    assert [f for f in genre.validate(artifact) if f.severity == "error"] == []
+
+    data = artifact.files[0].data
+    truncated = dataclasses.replace(artifact, files=[RenderedFile(".pdf", data[: len(data) // 2])])
+    assert any(f.severity == "error" for f in genre.validate(truncated))
+
+    not_pdf = dataclasses.replace(artifact, files=[RenderedFile(".pdf", b"hello" + data)])
+    assert any(f.code == "pdf_header" for f in genre.validate(not_pdf))
+
+    overloaded = dataclasses.replace(artifact, metadata={**artifact.metadata, "variant": "slides",
+                                                         "page_facts": {"2": ["a", "b", "c", "d"]}})
+    assert any(f.code == "slide_overloaded" for f in genre.validate(overloaded))
+
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, invariant=1)
+    canvas.drawString(72, 720, "One page only")
+    canvas.showPage()
+    canvas.showPage()  # a second, blank page
+    canvas.save()
+    thin = dataclasses.replace(artifact, files=[RenderedFile(".pdf", buffer.getvalue())])
+    assert any(f.code == "page_without_text" for f in genre.validate(thin))
+
+
+@pytest.mark.parametrize("variant", ["handbook", "slides"])
+def test_filler_has_no_policy_values(genre, context, variant):
+    artifact = genre.render(make_plan(variant, carrier=False), context)
+    text = genre.extract_text(artifact.files, "")
+    assert artifact.renditions == [] and artifact.metadata["page_facts"] == {}
+    assert "$" not in text and "%" not in text
+    assert not re.search(r"\b\d+\s+(business |calendar )?days?\b", text)
+    assert "overdraft and courtesy refunds" in normalise_text(text)
+    assert [f for f in genre.validate(artifact) if f.severity == "error"] == []
+
+
+def test_metadata_and_words(genre, rendered):
+    plan, artifact = rendered
+    reader = PdfReader(io.BytesIO(artifact.files[0].data))
+    info = reader.metadata
+    assert info["/CreationDate"] == info["/ModDate"] == "D:20260227154500-06'00'"
+    fields = " ".join(str(info.get(key, "")) for key in ("/Title", "/Author", "/Subject", "/Creator", "/Producer"))
+    text = genre.extract_text(artifact.files, "")
+    for haystack in (fields, text):
+        assert not FORBIDDEN.search(haystack.replace("_", " "))
+        for fact_id in plan.facts:
+            assert fact_id not in haystack
+    assert all(plan.start <= when <= plan.end for when in artifact.timestamps)
+    if plan.variant == "slides":
+        width, height = reader.pages[0].mediabox.width, reader.pages[0].mediabox.height
+        assert width > height  # landscape
+
+
+def test_history_wording_follows_the_document_date(genre, context):
+    """Successor unknown: 'no longer in force'; successor known but later than the document: 'until'."""
+    import json
+
+    base = make_plan("slides")
+    old_only = dataclasses.replace(base, renditions=[r for r in base.renditions if r.fact_id == "overdraft_fee_old"],
+                                   facts={"overdraft_fee_old": base.facts["overdraft_fee_old"]},
+                                   start=dt.datetime(2025, 3, 1, 9, tzinfo=TZ), end=dt.datetime(2025, 3, 3, 9, tzinfo=TZ))
+    artifact = genre.render(old_only, context)
+    text = normalise_text(genre.extract_text(artifact.files, ""))
+    assert "previous rule, no longer in force: each overdraft item paid on everyday checking costs $34.00." in text
+    rebuilt = dataclasses.replace(artifact, plan=dataclasses.replace(old_only, facts={}),
+                                  metadata=json.loads(json.dumps(artifact.metadata)))
+    assert [f for f in genre.validate(rebuilt) if f.severity == "error"] == []
+
+    early = dataclasses.replace(make_plan("handbook"), start=dt.datetime(2025, 3, 1, 9, tzinfo=TZ),
+                                end=dt.datetime(2025, 3, 3, 9, tzinfo=TZ))
+    text = normalise_text(genre.extract_text(genre.render(early, context).files, ""))
+    assert "changes on june 1, 2025; this wording applies until then" in text

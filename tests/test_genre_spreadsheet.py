@@ -1,0 +1,267 @@
+"""The spreadsheet genre: deterministic .xlsx, rows that restate renditions, numeric money cells."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import io
+import re
+import zipfile
+from pathlib import Path
+
+import jinja2
+import pytest
+import yaml
+from openpyxl import load_workbook
+
+from taugen.authoring.models import DomainConfig, Fact
+from taugen.authoring.values import find_surface_form, normalise_text
+from taugen.generators.corpus.genre import ArtifactPlan, RenderContext, RenderedFile, Rendition, get_genre
+from taugen.generators.corpus.genres.spreadsheet import HISTORY_SHEET, format_cell, format_number, read_rows
+
+PACK = Path(__file__).resolve().parents[1] / "taugen" / "facts" / "banking" / "domain.yaml"
+TZ = dt.timezone(dt.timedelta(hours=-6))
+FORBIDDEN = re.compile(r"\b(fact|facts|fact id|rendition|renditions|carrier|filler|answer key|distractor|taugen)\b",
+                       re.IGNORECASE)
+
+
+def make_context() -> RenderContext:
+    env = jinja2.Environment(loader=jinja2.PackageLoader("taugen", "templates"), undefined=jinja2.StrictUndefined,
+                             autoescape=False, trim_blocks=True, lstrip_blocks=True)
+    config = DomainConfig(**yaml.safe_load(PACK.read_text()))
+    return RenderContext(config=config, templates=env, build_seed=11, tier="standard")
+
+
+def make_facts() -> list[Fact]:
+    return [
+        Fact(id="wire_fee_old", section="wires_and_transfers", category="fee", subject="outgoing domestic wire",
+             statement="An outgoing domestic wire from Everyday Checking costs $25.00.",
+             value={"type": "money", "amount": "25.00"}, applies_to=["everyday_checking"],
+             effective_from=dt.date(2024, 1, 1)),
+        Fact(id="wire_fee_new", section="wires_and_transfers", category="fee", subject="outgoing domestic wire",
+             statement="An outgoing domestic wire from Everyday Checking costs $30.00.",
+             value={"type": "money", "amount": "30.00"}, applies_to=["everyday_checking"],
+             effective_from=dt.date(2025, 9, 1), supersedes="wire_fee_old"),
+        Fact(id="foreign_tx_fee", section="fees", category="fee", subject="foreign transaction fee",
+             statement="Purchases in a foreign currency with the Rewards Visa Credit Card carry a foreign "
+                       "transaction fee of 2.5% of the converted amount.",
+             value={"type": "percent", "value": "2.5"}, applies_to=["rewards_credit_card"],
+             effective_from=dt.date(2024, 3, 1)),
+        Fact(id="reg_e_investigation", section="error_resolution", category="deadline",
+             subject="error investigation period",
+             statement="The bank completes an error investigation within 10 business days of the notice.",
+             value={"type": "duration", "amount": 10, "unit": "business_days"},
+             applies_to=["everyday_checking", "debit_card"], effective_from=dt.date(2024, 1, 1)),
+        Fact(id="atm_daily_cap", section="card_servicing", category="limit", subject="daily ATM withdrawal limit",
+             statement="Debit card ATM withdrawals are limited to $1,250.00 per day.",
+             value={"type": "cap", "amount": "1250", "currency": "USD", "per": "day"}, applies_to=["debit_card"],
+             effective_from=dt.date(2024, 6, 1)),
+        Fact(id="paper_statement_opt", section="statements", category="eligibility", subject="paper statements",
+             statement="Paper statements are available on request for Basic Savings.",
+             value={"type": "boolean", "value": True, "key_terms": ["available on request"]},
+             applies_to=["basic_savings"], effective_from=dt.date(2024, 1, 1)),
+    ]
+
+
+def make_plan(variant: str = "fee_schedule", carrier: bool = True) -> ArtifactPlan:
+    facts = {fact.id: fact for fact in make_facts()} if carrier else {}
+    renditions = [Rendition(fact_id=fact.id, text=fact.statement, value_form=fact.value.canonical(),
+                            register="canonical", status="superseded" if fact.id == "wire_fee_old" else "current",
+                            date=dt.date(2025, 11, 4)) for fact in facts.values()]
+    return ArtifactPlan(artifact_id="spreadsheet_003", genre="spreadsheet", topic="fees", topic_title="Fee schedule",
+                        start=dt.datetime(2025, 10, 1, 9, tzinfo=TZ), end=dt.datetime(2026, 2, 20, 16, 30, tzinfo=TZ),
+                        renditions=renditions, facts=facts, seed=1234, variant=variant)
+
+
+@pytest.fixture(scope="module")
+def genre():
+    return get_genre("spreadsheet")
+
+
+@pytest.fixture(scope="module")
+def context():
+    return make_context()
+
+
+@pytest.mark.parametrize("variant", ["fee_schedule", "decision_table"])
+def test_render_is_byte_identical(genre, context, variant):
+    first = genre.render(make_plan(variant), context)
+    second = genre.render(make_plan(variant), context)
+    assert [f.data for f in first.files] == [f.data for f in second.files]
+    assert first.files[0].suffix == ".xlsx"
+    with zipfile.ZipFile(io.BytesIO(first.files[0].data)) as archive:
+        assert {info.date_time for info in archive.infolist()} == {(2026, 2, 20, 16, 30, 0)}
+        core = archive.read("docProps/core.xml").decode()
+    assert "2026-02-20T22:30:00Z" in core  # plan.end in UTC
+    assert "2025-10-01T15:00:00Z" in core  # plan.start in UTC
+
+
+@pytest.mark.parametrize("variant", ["fee_schedule", "decision_table"])
+def test_every_rendition_is_a_row_that_extract_text_yields(genre, context, variant):
+    plan = make_plan(variant)
+    artifact = genre.render(plan, context)
+    text = genre.extract_text(artifact.files, artifact.author_text)
+    lines = text.splitlines()
+    assert len(artifact.renditions) == len(plan.renditions)
+    for rendition in artifact.renditions:
+        assert rendition.text in lines, rendition.text  # exactly one extracted row
+        assert normalise_text(rendition.text) in normalise_text(text)
+        fact = plan.facts[rendition.fact_id]
+        assert find_surface_form(fact.value, rendition.text) == rendition.value_form
+        assert find_surface_form(fact.value, text) is not None
+        assert rendition.value_form in rendition.text
+    by_id = {r.fact_id: r for r in artifact.renditions}
+    assert "$30.00" in by_id["wire_fee_new"].text
+    assert "2.5%" in by_id["foreign_tx_fee"].text
+    assert "10 business days" in by_id["reg_e_investigation"].text
+    assert "$1,250.00" in by_id["atm_daily_cap"].text
+    assert " | " in by_id["wire_fee_new"].text
+
+
+def test_money_cells_are_numeric_with_currency_format(genre, context):
+    plan = make_plan("fee_schedule")
+    artifact = genre.render(plan, context)
+    workbook = load_workbook(io.BytesIO(artifact.files[0].data), data_only=True)
+    rows = artifact.metadata["rows"]
+    for fact_id, expected in (("wire_fee_new", 30), ("atm_daily_cap", 1250)):
+        sheet = workbook[rows[fact_id]["sheet"]]
+        cell = sheet.cell(row=rows[fact_id]["row"], column=3)
+        assert isinstance(cell.value, (int, float)) and not isinstance(cell.value, bool)
+        assert cell.value == expected
+        assert "$" in cell.number_format
+    percent = workbook[rows["foreign_tx_fee"]["sheet"]].cell(row=rows["foreign_tx_fee"]["row"], column=3)
+    assert percent.value == pytest.approx(0.025) and percent.number_format.endswith("%")
+    duration = workbook[rows["reg_e_investigation"]["sheet"]].cell(row=rows["reg_e_investigation"]["row"], column=3)
+    assert duration.value == 10 and "business days" in duration.number_format
+
+
+def test_superseded_value_only_in_revision_history(genre, context):
+    plan = make_plan("fee_schedule")
+    artifact = genre.render(plan, context)
+    assert artifact.metadata["rows"]["wire_fee_old"]["sheet"] == HISTORY_SHEET
+    sheets = dict(read_rows(artifact.files[0].data))
+    main = "\n".join(text for _n, text in sheets[artifact.metadata["sheets"][0]])
+    assert "$25.00" not in main and "$30.00" in main
+    old = next(r for r in artifact.renditions if r.fact_id == "wire_fee_old")
+    assert old.status == "superseded" and old.value_form == "$25.00"
+    assert old.text.startswith("Sep 1, 2025 | Outgoing domestic wire | Everyday Checking | $25.00 | Jan 1, 2024 | "
+                               "$30.00 | Superseded")
+
+
+def test_header_rows_and_validate_clean(genre, context):
+    for variant in genre.variants:
+        for carrier in (True, False):
+            artifact = genre.render(make_plan(variant, carrier), context)
+            assert [f for f in genre.validate(artifact) if f.severity == "error"] == []
+            workbook = load_workbook(io.BytesIO(artifact.files[0].data))
+            for sheet in workbook.worksheets:
+                assert all(isinstance(cell.value, str) for cell in sheet[1] if cell.value is not None)
+    artifact = genre.render(make_plan("decision_table"), context)
+    header = genre.extract_text(artifact.files, "").splitlines()[1]
+    assert header.startswith("Rule | Condition | Threshold | Applies to | Outcome")
+
+
+def test_validate_finds_broken_workbooks(genre, context):
+    artifact = genre.render(make_plan(), context)
+    truncated = dataclasses.replace(artifact, files=[RenderedFile(".xlsx", artifact.files[0].data[:500])])
+    assert any(f.code == "xlsx_unreadable" and f.severity == "error" for f in genre.validate(truncated))
+
+    workbook = load_workbook(io.BytesIO(artifact.files[0].data))
+    place = artifact.metadata["rows"]["wire_fee_new"]
+    workbook[place["sheet"]].cell(row=place["row"], column=3).value = "#REF!"
+    workbook[HISTORY_SHEET]["A1"] = None
+    workbook[HISTORY_SHEET]["B1"] = 42
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    broken = dataclasses.replace(artifact, files=[RenderedFile(".xlsx", buffer.getvalue())])
+    codes = {f.code for f in genre.validate(broken) if f.severity == "error"}
+    assert {"formula_error", "value_not_numeric", "missing_header"} <= codes
+
+    empty = load_workbook(io.BytesIO(artifact.files[0].data))
+    for extra in empty.worksheets[1:]:
+        empty.remove(extra)
+    empty.worksheets[0].delete_rows(1, empty.worksheets[0].max_row)
+    buffer = io.BytesIO()
+    empty.save(buffer)
+    codes = {f.code for f in genre.validate(dataclasses.replace(artifact, files=[RenderedFile(".xlsx", buffer.getvalue())]))}
+    assert {"empty_workbook", "missing_header"} <= codes
+
+
+@pytest.mark.parametrize("variant", ["fee_schedule", "decision_table"])
+def test_filler_states_no_policy_value(genre, context, variant):
+    artifact = genre.render(make_plan(variant, carrier=False), context)
+    text = genre.extract_text(artifact.files, "")
+    assert artifact.renditions == []
+    assert "$" not in text and "%" not in text
+    assert not re.search(r"\b\d+\s+(business |calendar )?days?\b", text)
+    assert len(text.splitlines()) >= 5
+
+
+def test_no_internal_words_in_delivered_file(genre, context):
+    plan = make_plan("fee_schedule")
+    artifact = genre.render(plan, context)
+    text = genre.extract_text(artifact.files, "")
+    with zipfile.ZipFile(io.BytesIO(artifact.files[0].data)) as archive:
+        raw = " ".join(archive.read(name).decode("utf-8", "replace") for name in archive.namelist())
+    for haystack in (text, raw):
+        assert not FORBIDDEN.search(haystack.replace("_", " ")), FORBIDDEN.search(haystack.replace("_", " "))
+        for fact_id in plan.facts:
+            assert fact_id not in haystack
+    assert "openpyxl" not in raw
+
+
+def test_timestamps_inside_plan_window(genre, context):
+    plan = make_plan()
+    artifact = genre.render(plan, context)
+    assert artifact.timestamps
+    assert all(plan.start <= when <= plan.end for when in artifact.timestamps)
+
+
+def test_number_formats():
+    assert format_number(25, '"$"#,##0.00') == "$25.00"
+    assert format_number(1250.5, '"$"#,##0.00') == "$1,250.50"
+    assert format_number(0.03, "0%") == "3%"
+    assert format_number(0.025, "0.0%") == "2.5%"
+    assert format_number(60, '0" days"') == "60 days"
+    assert format_number(1234.5, "[$$-409]#,##0.00_);([$$-409]#,##0.00)") == "$1,234.50"
+    assert format_number(-5, '"$"#,##0.00_);("$"#,##0.00)') == "($5.00)"
+    assert format_number(7, "General") == "7"
+    assert format_cell(dt.datetime(2026, 3, 1), "mmm d, yyyy") == "Mar 1, 2026"
+    assert format_cell(dt.datetime(2026, 3, 1), "mmmm d, yyyy") == "March 1, 2026"
+    assert format_cell(None, "General") == ""
+
+
+def _as_in_bundle(artifact):
+    """The artifact as BundleView.rendered() rebuilds it: no Fact objects, metadata through JSON."""
+    import json
+
+    plan = dataclasses.replace(artifact.plan, facts={}, topic_title="", seed=0)
+    return dataclasses.replace(artifact, plan=plan, metadata=json.loads(json.dumps(artifact.metadata)))
+
+
+def test_superseded_only_plan_is_a_revision_log(genre, context):
+    """The planner's shape: an older artifact that owns only a superseded version, successor absent."""
+    base = make_plan("fee_schedule")
+    plan = dataclasses.replace(base, renditions=[r for r in base.renditions if r.fact_id == "wire_fee_old"],
+                               facts={"wire_fee_old": base.facts["wire_fee_old"]},
+                               start=dt.datetime(2025, 5, 2, 9, tzinfo=TZ), end=dt.datetime(2025, 5, 5, 11, tzinfo=TZ))
+    artifact = genre.render(plan, context)
+    assert artifact.metadata["sheets"] == [HISTORY_SHEET]
+    (rendition,) = artifact.renditions
+    assert rendition.value_form == "$25.00"
+    assert rendition.text == ("Outgoing domestic wire | Everyday Checking | $25.00 | Jan 1, 2024 | No longer in force | "
+                              + rendition.text.rsplit(" | ", 1)[1])
+    assert rendition.text in genre.extract_text(artifact.files, "").splitlines()
+    assert [f for f in genre.validate(artifact) if f.severity == "error"] == []
+
+
+def test_validate_from_bundle_metadata_only(genre, context):
+    artifact = genre.render(make_plan("fee_schedule"), context)
+    assert [f for f in genre.validate(_as_in_bundle(artifact)) if f.severity == "error"] == []
+    workbook = load_workbook(io.BytesIO(artifact.files[0].data))
+    place = artifact.metadata["rows"]["foreign_tx_fee"]
+    workbook[place["sheet"]].cell(row=place["row"], column=3).value = "2.5%"  # a number typed as text
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    broken = _as_in_bundle(dataclasses.replace(artifact, files=[RenderedFile(".xlsx", buffer.getvalue())]))
+    assert any(f.code == "value_not_numeric" for f in genre.validate(broken))
