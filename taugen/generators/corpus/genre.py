@@ -179,6 +179,7 @@ class Genre(ABC):
 
 
 _REGISTRY: dict[str, Genre] = {}
+_ENTRY_POINTS_LOADED = False
 
 
 def register_genre(genre_class: type[Genre]) -> type[Genre]:
@@ -198,11 +199,14 @@ def register_genre(genre_class: type[Genre]) -> type[Genre]:
 
 def genres() -> dict[str, Genre]:
     """All registered genres by name (built-ins plus ``taugen.genres`` entry points)."""
+    global _ENTRY_POINTS_LOADED
     import taugen.generators.corpus.genres  # noqa: F401  (registers the built-ins)
 
-    for entry in entry_points(group="taugen.genres"):
-        if entry.name not in _REGISTRY:
-            register_genre(entry.load())
+    if not _ENTRY_POINTS_LOADED:
+        for entry in entry_points(group="taugen.genres"):
+            if entry.name not in _REGISTRY:
+                register_genre(entry.load())
+        _ENTRY_POINTS_LOADED = True
     return dict(sorted(_REGISTRY.items()))
 
 

@@ -1,0 +1,224 @@
+"""Assemble a bundle in memory: tau2 runtime files, the agent-facing kit and the author side.
+
+Layout (DESIGN.md §5)::
+
+    bundle.json  SHA256SUMS
+    tau2/domains/<domain>/  policy.md db.json tasks.json split_tasks.json
+    kit/         README.md policy.md tools.json records/<content digest>.<ext>
+    author/      manifest.json client_prompt.md coverage.json certificates.json sources/<artifact>.txt
+
+Nothing under ``kit/`` names a fact, an owner or the answer key; record names are content digests.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import jinja2
+
+import taugen
+from taugen.authoring.pack import Pack
+from taugen.build.files import BundleFiles, digest_name, json_bytes, sha256_hex, sha256sums
+from taugen.generators.corpus.genre import RenderedArtifact, stable_seed
+from taugen.generators.corpus.planner import POLICY_DOCUMENT, CorpusPlan
+from taugen.generators.domain import DomainDefinition
+from taugen.generators.tasks import TaskRecord
+from taugen.generators.tiers import TierPreset
+
+POLICY_ARTIFACT_ID = f"{POLICY_DOCUMENT}_001"
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def count_tokens(text: str) -> int:
+    """Word-piece estimate of tokens: words and punctuation marks (no model tokenizer needed)."""
+    return len(_TOKEN.findall(text))
+
+
+@dataclass
+class AssembledBundle:
+    """The bundle's files plus what the build reports about them."""
+
+    name: str
+    files: BundleFiles
+    counts: dict[str, Any] = field(default_factory=dict)
+
+
+def bundle_name(pack: Pack, preset: TierPreset) -> str:
+    """``<domain>-<tier>-<version>``, the bundle folder name."""
+    return f"{pack.config.domain}-{preset.name}-{pack.config.version}"
+
+
+def splits(tasks: list[TaskRecord], seed: int) -> dict[str, list[str]]:
+    """tau2 split file: ``base`` (all), plus a seeded ``train``/``test`` partition stratified by the
+    number of problems per task (about 60/40)."""
+    strata: dict[int, list[str]] = {}
+    for task in tasks:
+        strata.setdefault(len(task.problems), []).append(task.task_id)
+    train: list[str] = []
+    test: list[str] = []
+    for size, ids in sorted(strata.items()):
+        ids = sorted(ids)
+        random.Random(stable_seed(seed, "split", size)).shuffle(ids)
+        cut = round(len(ids) * 0.6)
+        train += ids[:cut]
+        test += ids[cut:]
+    return {"base": sorted(t.task_id for t in tasks), "train": sorted(train), "test": sorted(test)}
+
+
+def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, seed: int, world_json: dict[str, Any],
+                    tasks: list[TaskRecord], plan: CorpusPlan, rendered: list[RenderedArtifact], policy_text: str,
+                    extract: dict[str, str], templates: jinja2.Environment) -> AssembledBundle:
+    """Lay out every file of the bundle (except the validation report, added after validation).
+
+    Args:
+        extract: artifact id → text read back from its delivered files (for token counts).
+    """
+    config = pack.config
+    files: BundleFiles = {}
+    runtime = f"tau2/domains/{config.domain}"
+    policy_bytes = policy_text.encode()
+    files[f"{runtime}/policy.md"] = policy_bytes
+    files[f"{runtime}/db.json"] = json_bytes(world_json)
+    files[f"{runtime}/tasks.json"] = json_bytes([task.to_tau2(config.domain) for task in tasks])
+    files[f"{runtime}/split_tasks.json"] = json_bytes(splits(tasks, seed))
+
+    artifacts: dict[str, Any] = {}
+    owners: dict[str, str] = {}
+    record_suffixes: dict[str, int] = {}
+    for artifact in rendered:
+        plan_ = artifact.plan
+        delivered = []
+        for rendered_file in artifact.files:
+            path = f"kit/records/{digest_name(rendered_file.data, rendered_file.suffix)}"
+            files[path] = rendered_file.data
+            delivered.append({"path": path, "role": rendered_file.role, "suffix": rendered_file.suffix})
+            record_suffixes[rendered_file.suffix] = record_suffixes.get(rendered_file.suffix, 0) + 1
+        source = f"author/sources/{plan_.artifact_id}.txt"
+        files[source] = artifact.author_text.encode()
+        for rendition in artifact.renditions:
+            owners[rendition.fact_id] = plan_.artifact_id
+        artifacts[plan_.artifact_id] = {
+            "genre": plan_.genre, "variant": plan_.variant, "topic": plan_.topic, "carrier": bool(artifact.renditions),
+            "start": plan_.start.isoformat(), "end": plan_.end.isoformat(), "files": delivered, "author_source": source,
+            "timestamps": [stamp.isoformat() for stamp in artifact.timestamps],
+            "renditions": [{"fact_id": r.fact_id, "text": r.text, "value_form": r.value_form, "register": r.register,
+                            "status": r.status, "date": r.date.isoformat()} for r in artifact.renditions],
+            "metadata": artifact.metadata,
+        }
+    policy_renditions = []
+    if plan.policy_owns:
+        for fact in pack.facts.values():
+            if fact.effective_from > pack.now.date():
+                continue
+            owners[fact.id] = POLICY_ARTIFACT_ID
+            status = "current" if pack.is_current(fact.id) else "superseded"
+            policy_renditions.append({"fact_id": fact.id, "text": fact.statement,
+                                      "value_form": "", "register": "canonical", "status": status,
+                                      "date": pack.now.date().isoformat()})
+    files["kit/policy.md"] = policy_bytes
+    artifacts[POLICY_ARTIFACT_ID] = {
+        "genre": POLICY_DOCUMENT, "variant": "", "topic": "", "carrier": plan.policy_owns,
+        "start": pack.now.isoformat(), "end": pack.now.isoformat(),
+        "files": [{"path": "kit/policy.md", "role": "main", "suffix": ".md"},
+                  {"path": f"{runtime}/policy.md", "role": "runtime", "suffix": ".md"}],
+        "author_source": None, "timestamps": [], "renditions": policy_renditions, "metadata": {},
+    }
+    specs = domain.toolkit.tool_specs()
+    files["kit/tools.json"] = json_bytes([spec.as_openai_function() for spec in specs.values()])
+    kinds = sorted({a["genre"].replace("_", " ") for a in artifacts.values() if a["genre"] != POLICY_DOCUMENT})
+    files["kit/README.md"] = templates.get_template("kit/README.md.j2").render(
+        brand=config.brand, record_count=sum(record_suffixes.values()), record_kinds=", ".join(kinds),
+        client=bool(plan.client_held), now=pack.now.isoformat()).encode()
+
+    facts_manifest = {}
+    for fact in pack.facts.values():
+        newer = pack.superseded_by(fact.id)
+        facts_manifest[fact.id] = {
+            "section": fact.section, "category": fact.category, "statement": fact.statement,
+            "value": fact.value.model_dump(mode="json") if fact.value is not None else None,
+            "holder": fact.holder, "effective_from": fact.effective_from.isoformat(), "supersedes": fact.supersedes,
+            "superseded_by": newer, "current": pack.is_current(fact.id),
+            "owner": owners.get(fact.id), "client_held": fact.id in plan.client_held,
+        }
+    manifest = {"domain": config.domain, "surface": plan.surface, "tier": preset.name,
+                "now": pack.now.isoformat(), "snapshot_date": config.snapshot_date.isoformat(),
+                "history_start": config.history_start.isoformat(), "environment": config.environment,
+                "facts": facts_manifest, "artifacts": artifacts, "client_held": plan.client_held,
+                "client_confirmable": plan.client_confirmable}
+    files["author/manifest.json"] = json_bytes(manifest)
+    files["author/certificates.json"] = json_bytes({t.task_id: t.certificate.as_dict() for t in tasks})
+    files["author/task_facts.json"] = json_bytes({t.task_id: {"problems": t.problems, "facts": t.facts,
+                                                              "customer_id": t.customer_id, "persona": t.persona,
+                                                              "outcomes": t.outcomes} for t in tasks})
+    exercised: dict[str, list[str]] = {}
+    for task in tasks:
+        for fact_id in task.facts:
+            exercised.setdefault(fact_id, []).append(task.task_id)
+    files["author/coverage.json"] = json_bytes({
+        "facts_exercised_by_tasks": {k: sorted(v) for k, v in sorted(exercised.items())},
+        "facts_never_exercised": sorted(set(pack.facts) - set(exercised)),
+    })
+    held = [pack.facts[i] for i in plan.client_held]
+    confirmable = [pack.facts[i] for i in plan.client_confirmable]
+    files["author/client_prompt.md"] = templates.get_template("author/client_prompt.md.j2").render(
+        brand=config.brand, held=held, confirmable=confirmable).encode()
+
+    per_genre: dict[str, int] = {}
+    tokens_per_genre: dict[str, int] = {}
+    for artifact in rendered:
+        genre = artifact.plan.genre
+        per_genre[genre] = per_genre.get(genre, 0) + 1
+        tokens_per_genre[genre] = tokens_per_genre.get(genre, 0) + count_tokens(extract[artifact.plan.artifact_id])
+    tokens_per_genre[POLICY_DOCUMENT] = count_tokens(policy_text)
+    per_genre[POLICY_DOCUMENT] = 1
+    counts = {
+        "facts": len(pack.facts), "facts_current": sum(pack.is_current(f) for f in pack.facts),
+        "supersession_arcs": len(pack.arcs()), "client_held": len(plan.client_held), "tasks": len(tasks),
+        "artifacts": sum(per_genre.values()), "artifacts_per_genre": dict(sorted(per_genre.items())),
+        "carriers": sum(1 for a in artifacts.values() if a["carrier"]),
+        "fillers": sum(1 for a in artifacts.values() if not a["carrier"]),
+        "tokens": sum(tokens_per_genre.values()), "tokens_per_genre": dict(sorted(tokens_per_genre.items())),
+        "problems_per_task": _histogram(len(t.problems) - 1 for t in tasks),
+        "voiced_renditions": sum(1 for a in artifacts.values() for r in a["renditions"] if r["register"] == "voiced"),
+        "renditions": sum(len(a["renditions"]) for a in artifacts.values()),
+    }
+    achieved = {
+        "surface": plan.surface,
+        "problems_per_task": [min((len(t.problems) - 1 for t in tasks), default=0),
+                              max((len(t.problems) - 1 for t in tasks), default=0)],
+        "personas": sorted({t.persona for t in tasks}), "tasks": len(tasks),
+        "voiced_share": round(counts["voiced_renditions"] / max(1, counts["renditions"]), 3),
+        "filler_ratio": round(counts["fillers"] / max(1, counts["carriers"]), 3),
+        "superseded_renditions": sum(1 for a in artifacts.values() for r in a["renditions"] if r["status"] == "superseded"),
+    }
+    name = f"{config.domain}-{preset.name}-{config.version}"
+    bundle_json = {
+        "name": name, "domain": config.domain, "version": config.version, "taugen_version": taugen.__version__,
+        "seed": seed, "tier": preset.name, "requested": preset.knobs(), "achieved": achieved,
+        "sources": pack.sha256_by_file(), "counts": counts, "environment": config.environment,
+    }
+    files["bundle.json"] = json_bytes(bundle_json)
+    return AssembledBundle(name=name, files=files, counts=counts)
+
+
+def _histogram(values) -> dict[str, int]:
+    histogram: dict[str, int] = {}
+    for value in values:
+        histogram[str(value)] = histogram.get(str(value), 0) + 1
+    return dict(sorted(histogram.items()))
+
+
+def seal(files: BundleFiles) -> BundleFiles:
+    """Add the build hash to ``bundle.json`` and write ``SHA256SUMS`` over every other file."""
+    import json
+
+    content = {path: data for path, data in files.items() if path not in ("bundle.json", "SHA256SUMS")}
+    bundle_json = json.loads(files["bundle.json"])
+    bundle_json["build_hash"] = sha256_hex(sha256sums(content))
+    sealed = dict(content)
+    sealed["bundle.json"] = json_bytes(bundle_json)
+    sealed["SHA256SUMS"] = sha256sums(sealed)
+    return sealed

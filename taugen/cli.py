@@ -1,0 +1,176 @@
+"""The ``taugen`` command: thin wrappers that parse options, call the stages and draw results.
+
+Exit codes: 0 ok, 1 validation findings (errors), 2 bad input (one line on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from taugen.errors import InputError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Build, validate and lint tau-bench-family benchmark bundles.")
+console = Console()
+errors = Console(stderr=True)
+
+
+class Difficulty(str, Enum):
+    easy = "easy"
+    medium = "medium"
+    hard = "hard"
+
+
+def _fail_input(error: InputError) -> None:
+    errors.print(f"error: {error}", markup=False, highlight=False)
+    raise typer.Exit(2)
+
+
+def _findings_table(findings, limit: int = 30) -> Table:
+    table = Table(title="Findings", show_lines=False)
+    for column in ("severity", "check", "code", "subject", "message"):
+        table.add_column(column, overflow="fold")
+    for finding in findings[:limit]:
+        table.add_row(finding.severity, finding.check, finding.code, finding.subject, finding.message)
+    return table
+
+
+@app.command()
+def build(
+    domain: str = typer.Argument(..., help="Built-in domain (banking) or a pack folder."),
+    difficulty: Difficulty = typer.Option(Difficulty.medium, "--difficulty", "-d", help="Tier preset."),
+    seed: int = typer.Option(0, "--seed", help="Build seed: same pack + seed gives the same bytes."),
+    out: Path = typer.Option(Path("dist"), "--out", help="Folder to write the bundle folder into."),
+) -> None:
+    """Build a validated, versioned bundle (tau2 runtime files, agent kit, author reports)."""
+    from taugen.build.pipeline import build as run_build
+
+    started = time.perf_counter()
+    try:
+        with Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), TextColumn("{task.fields[detail]}"),
+                      TimeElapsedColumn(), console=console, transient=True) as progress:
+            task = progress.add_task("starting", detail="")
+
+            def report(stage: str, detail: str) -> None:
+                progress.update(task, description=stage, detail=detail)
+
+            result = run_build(domain, difficulty.value, seed=seed, out=out, progress=report)
+    except InputError as error:
+        _fail_input(error)
+        return
+    counts = result.counts
+    summary = Table(title=f"taugen build {result.name}", show_header=False)
+    summary.add_column("what")
+    summary.add_column("value", overflow="fold")
+    summary.add_row("facts", f"{counts['facts']} ({counts['facts_current']} current, {counts['supersession_arcs']} "
+                             f"supersession arcs, {counts['client_held']} client-held)")
+    summary.add_row("tasks", f"{counts['tasks']} (problems per task {counts['problems_per_task']})")
+    summary.add_row("artifacts", f"{counts['artifacts']} ({counts['carriers']} carriers, {counts['fillers']} fillers)")
+    for genre, number in counts["artifacts_per_genre"].items():
+        summary.add_row(f"  {genre}", f"{number} artifacts, {counts['tokens_per_genre'].get(genre, 0):,} tokens")
+    summary.add_row("tokens", f"{counts['tokens']:,}")
+    for stage, seconds in result.timings.items():
+        summary.add_row(f"stage {stage}", f"{seconds:.2f} s")
+    summary.add_row("total", f"{time.perf_counter() - started:.2f} s")
+    console.print(summary)
+    if not result.ok:
+        console.print(_findings_table([f for f in result.findings if f.severity == "error"]))
+        errors.print(f"build failed: {sum(f.severity == 'error' for f in result.findings)} error findings; "
+                     "no bundle was written")
+        raise typer.Exit(1)
+    console.print(f"bundle written to [bold]{result.path}[/bold]")
+
+
+@app.command()
+def validate(
+    bundle: Path = typer.Argument(..., help="A bundle folder written by taugen build."),
+    output_format: str = typer.Option("text", "--format", help="text or json"),
+) -> None:
+    """Re-run every validator on a built bundle, from its files."""
+    from taugen.build.files import read_bundle, sha256sums
+    from taugen.build.pipeline import validate_files
+    from taugen.build.report import report_json
+    from taugen.validators.findings import error as error_finding
+
+    try:
+        files = read_bundle(bundle)
+        findings = validate_files(files, str(bundle))
+    except InputError as exc:
+        _fail_input(exc)
+        return
+    recorded = files.get("SHA256SUMS", b"")
+    actual = sha256sums({p: d for p, d in files.items() if p != "SHA256SUMS"})
+    if recorded != actual:
+        findings.insert(0, error_finding("integrity", "sha256sums_mismatch", "SHA256SUMS",
+                                         "files differ from SHA256SUMS (edited, added or removed since the build)"))
+    if output_format == "json":
+        console.print_json(json.dumps(report_json(findings, bundle.name)))
+    else:
+        count = sum(f.severity == "error" for f in findings)
+        if findings:
+            console.print(_findings_table(findings, limit=200))
+        console.print(f"{'FAIL' if count else 'PASS'}: {count} errors, "
+                      f"{sum(f.severity == 'warning' for f in findings)} warnings in {bundle}")
+    if any(f.severity == "error" for f in findings):
+        raise typer.Exit(1)
+
+
+@app.command()
+def lint(pack_dir: Path = typer.Argument(..., help="A fact pack folder (holds domain.yaml).")) -> None:
+    """Load and check a fact pack only: fast feedback for domain experts."""
+    from taugen.build.pipeline import load_pack_only
+
+    started = time.perf_counter()
+    try:
+        pack, notes = load_pack_only(pack_dir)
+    except InputError as exc:
+        _fail_input(exc)
+        return
+    sections = {}
+    for fact in pack.facts.values():
+        sections[fact.section] = sections.get(fact.section, 0) + 1
+    console.print(f"ok: {len(pack.facts)} facts in {len(sections)} sections, {len(pack.arcs())} supersession arcs, "
+                  f"{sum(f.holder == 'client' for f in pack.facts.values())} client-held "
+                  f"({time.perf_counter() - started:.2f} s)")
+    for note in notes:
+        console.print(f"  {note}")
+
+
+@app.command()
+def schema(out: Optional[Path] = typer.Option(None, "--out", help="Write the JSON Schemas into this folder.")) -> None:
+    """Export JSON Schema for domain.yaml and fact files (for editor completion)."""
+    from taugen.authoring.models import DomainConfig, Fact, FactFamily, FactFile
+
+    schemas = {"domain.schema.json": DomainConfig.model_json_schema(), "fact.schema.json": Fact.model_json_schema(),
+               "family.schema.json": FactFamily.model_json_schema(),
+               "fact-file.schema.json": FactFile.model_json_schema()}
+    if out is None:
+        console.print_json(json.dumps(schemas["fact.schema.json"]))
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    for name, data in schemas.items():
+        (out / name).write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    console.print(f"wrote {len(schemas)} schemas to {out}")
+
+
+def main() -> None:
+    """Entry point of the ``taugen`` console script."""
+    try:
+        app()
+    except InputError as error:  # pragma: no cover - commands catch their own; this is a last guard
+        errors.print(f"error: {error}", markup=False)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""Task checks, from the bundle's files alone.
+
+* schema: every task has tau2's required fields in the right shapes (``../shared/reference/
+  tau2-format.md`` §2); action ids are unique within a task; ``reward_basis`` names known reward types;
+  no ``communicate_info`` string holds a comma (tau2 strips commas from replies, so it could never match);
+* splits: ``base`` exists and every split names existing tasks;
+* certificate: the build's certificate holds, and a replay of the gold actions with tau2's semantics
+  (fresh DB, ``initialization_data`` deep-merged, gold actions in order) raises no tool error, reaches
+  the certified gold DB hash, differs from the do-nothing DB, and needs every write (dropping one
+  changes the final DB);
+* duplicates: no two tasks share a normalised scenario and gold writes (defect kind K19).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+from typing import Any
+
+from taugen.generators.environment import Toolkit, clone, deep_merge
+from taugen.validators.bundle_view import BundleView
+from taugen.validators.findings import Finding, error
+from taugen.validators.registry import validator
+
+REWARD_TYPES = {"DB", "ENV_ASSERTION", "NL_ASSERTION", "ACTION", "COMMUNICATE"}
+_REQUIRED_INSTRUCTIONS = ("domain", "reason_for_call", "task_instructions")
+
+
+def _schema_findings(task: dict[str, Any]) -> list[str]:
+    problems = []
+    if not isinstance(task.get("id"), str) or not task["id"]:
+        return ["id must be a non-empty string"]
+    scenario = task.get("user_scenario")
+    if not isinstance(scenario, dict):
+        problems.append("user_scenario is required")
+    else:
+        instructions = scenario.get("instructions")
+        if isinstance(instructions, dict):
+            problems += [f"user_scenario.instructions.{key} is required" for key in _REQUIRED_INSTRUCTIONS
+                         if not isinstance(instructions.get(key), str)]
+        elif not isinstance(instructions, str):
+            problems.append("user_scenario.instructions must be a string or structured instructions")
+    criteria = task.get("evaluation_criteria") or {}
+    basis = criteria.get("reward_basis", ["DB", "COMMUNICATE"])
+    problems += [f"unknown reward type {kind!r}" for kind in basis if kind not in REWARD_TYPES]
+    actions = criteria.get("actions") or []
+    ids = [action.get("action_id") for action in actions]
+    if len(ids) != len(set(ids)):
+        problems.append("action ids repeat within the task")
+    for action in actions:
+        if not isinstance(action.get("name"), str) or not isinstance(action.get("arguments"), dict):
+            problems.append(f"action {action.get('action_id')} needs a name and an arguments object")
+        if action.get("requestor", "assistant") not in ("assistant", "user"):
+            problems.append(f"action {action.get('action_id')} has requestor {action.get('requestor')!r}")
+    for info in criteria.get("communicate_info") or []:
+        if "," in info:
+            problems.append(f"communicate_info {info!r} contains a comma and can never match")
+    return problems
+
+
+def _toolkit_class(view: BundleView) -> type[Toolkit]:
+    """The domain's toolkit, imported from the module the bundle names."""
+    return importlib.import_module(view.manifest["environment"]).DOMAIN.toolkit
+
+
+def initial_state(toolkit_class: type[Toolkit], db: dict[str, Any], patch: dict[str, Any] | None):
+    """The task's starting database: ``db`` with ``patch`` deep-merged, validated (tau2's
+    ``update_pydantic_model_with_dict``)."""
+    return toolkit_class.db_model.model_validate(deep_merge(db, patch or {}))
+
+
+def replay(toolkit_class: type[Toolkit], start, actions: list[dict[str, Any]], now) -> tuple[Toolkit, list[str]]:
+    """Replay ``actions`` on a copy of the ``start`` database as tau2's gold environment does; returns the
+    toolkit and the tool errors met."""
+    toolkit = toolkit_class(clone(start), now)
+    errors = []
+    for action in actions:
+        result = toolkit.call(action["name"], **action["arguments"])
+        if not result.ok:
+            errors.append(f"{action['action_id']} {action['name']}: {result.error}")
+    return toolkit, errors
+
+
+@validator("tasks")
+def check_tasks(view: BundleView) -> list[Finding]:
+    """See the module docstring."""
+    findings: list[Finding] = []
+    tasks = view.tasks
+    ids = [task.get("id") for task in tasks]
+    for task in tasks:
+        for problem in _schema_findings(task):
+            findings.append(error("tasks", "schema", str(task.get("id")), problem,
+                                  rule="tau2 Task schema (reference/tau2-format.md §2)"))
+    if len(ids) != len(set(ids)):
+        findings.append(error("tasks", "duplicate_id", "tasks.json", "task ids repeat"))
+    splits = view.splits
+    if "base" not in splits:
+        findings.append(error("tasks", "no_base_split", "split_tasks.json", "split_tasks.json has no 'base' split"))
+    for name, members in splits.items():
+        unknown = sorted(set(members) - set(ids))
+        if unknown:
+            findings.append(error("tasks", "split_unknown_task", f"split {name}", f"names unknown task {unknown[0]}"))
+    toolkit_class = _toolkit_class(view)
+    specs = toolkit_class.tool_specs()
+    certificates = view.certificates
+    signatures: dict[str, str] = {}
+    for task in tasks:
+        task_id = task["id"]
+        certificate = certificates.get(task_id)
+        if certificate is None or not certificate.get("ok"):
+            findings.append(error("certificate", "not_certified", task_id,
+                                  "the task has no passing certificate", evidence=json.dumps(certificate)[:400],
+                                  rule="check fails after setup, passes after gold, every write needed, "
+                                       "do-nothing fails"))
+        patch = ((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data")
+        actions = (task.get("evaluation_criteria") or {}).get("actions") or []
+        unknown_tools = [a["name"] for a in actions if a["name"] not in specs]
+        if unknown_tools:
+            findings.append(error("certificate", "unknown_tool", task_id, f"gold calls unknown tool {unknown_tools[0]}"))
+            continue
+        initial = initial_state(toolkit_class, view.db, patch)
+        start = toolkit_class(initial, view.now)
+        final, errors = replay(toolkit_class, initial, actions, view.now)
+        for message in errors:
+            findings.append(error("certificate", "gold_tool_error", task_id, message,
+                                  rule="no gold step raises a tool error (tau2 only warns and skips it)"))
+        if final.db_hash() == start.db_hash():
+            findings.append(error("certificate", "do_nothing_passes", task_id,
+                                  "the gold actions leave the DB as it started: a do-nothing run gets reward 1"))
+        if certificate and certificate.get("gold_hash") != final.db_hash():
+            findings.append(error("certificate", "gold_hash_mismatch", task_id,
+                                  "replaying the gold actions does not reach the certified DB state"))
+        writes = [i for i, a in enumerate(actions) if specs[a["name"]].kind != "read"]
+        for index in writes:
+            reduced, _ = replay(toolkit_class, initial, actions[:index] + actions[index + 1:], view.now)
+            if reduced.db_hash() == final.db_hash():
+                findings.append(error("certificate", "unneeded_write", task_id,
+                                      f"dropping {actions[index]['action_id']} leaves the graded DB unchanged"))
+        scenario = json.dumps(task.get("user_scenario"), sort_keys=True).lower()
+        gold_writes = json.dumps([actions[i] | {"action_id": None} for i in writes], sort_keys=True)
+        signature = hashlib.sha256(f"{' '.join(scenario.split())}|{gold_writes}".encode()).hexdigest()
+        if signature in signatures:
+            findings.append(error("tasks", "duplicate_task", task_id, f"same scenario and gold writes as "
+                                  f"{signatures[signature]}", rule="K19: no duplicate tasks"))
+        signatures.setdefault(signature, task_id)
+    return findings
