@@ -1,0 +1,1068 @@
+"""The email-thread genre: a thread between staff of two organisations, exported as one ``.eml``.
+
+The delivered file is a single Internet message (RFC 5322) as a mail client exports the newest message
+of a thread: its body holds the newest message's own text on top and every earlier message quoted
+below it, newest first, the way the replying person's client quoted it:
+
+* Outlook style: a ``-----Original Message-----`` block with ``From:``/``Sent:``/``To:``/``Cc:``/
+  ``Subject:`` lines, the older text unprefixed (forwards use the same block);
+* Gmail style: ``On Tue, Mar 10, 2026 at 2:14 PM Name <address> wrote:`` and ``> ``-prefixed lines
+  (forwards: a ``---------- Forwarded message ---------`` block);
+* Apple Mail (mobile) style: ``On Mar 10, 2026, at 2:14 PM, Name <address> wrote:`` and ``> `` lines,
+  the reply signed ``Sent from my iPhone``.
+
+Each organisation's staff use one client (chosen stably from the organisation id); short replies are
+sometimes sent from a phone. The top message carries ``Message-ID``, ``In-Reply-To`` (the parent's id)
+and ``References`` (every earlier id, oldest first), as RFC 5322 §3.6.4 prescribes for replies; the
+whole chain (ids, parents, dates, senders, subjects) is recorded in ``metadata['messages']``.
+
+Message-IDs are ``<hex.hex@domain>`` made from the plan's random generator (``email.utils.make_msgid``
+would use the wall clock and the global random generator). Dates use the domain's UTC offset from
+``config.now`` and ``email.utils.format_datetime`` (RFC 5322 §3.3). The body is ``text/plain;
+charset=utf-8`` sent ``7bit`` when ASCII, else ``8bit`` (RFC 2045 §2.7–2.8), with paragraphs kept on one
+line (under the 998-octet limit of RFC 5322 §2.1.1) so that no sentence is broken by quoting.
+
+Renditions sit in staff paragraphs of the message dated on (or nearest to) the rendition's date;
+superseded ones sit in older messages than current ones and are framed as history. ``timestamps``
+are the message dates in thread order (oldest first), which is the reverse of their order on the
+page: a client export puts the newest message on top.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import re
+from dataclasses import dataclass, field
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from email.utils import format_datetime, formataddr, parsedate_to_datetime
+from itertools import pairwise
+from typing import TYPE_CHECKING, Literal
+
+from taugen.generators.corpus.genre import (
+    ArtifactPlan,
+    Genre,
+    RenderContext,
+    RenderedArtifact,
+    RenderedFile,
+    Rendition,
+    register_genre,
+    stable_seed,
+)
+from taugen.validators.findings import Finding, error
+
+if TYPE_CHECKING:
+    from taugen.authoring.models import Organisation
+
+SUFFIX = ".eml"
+MAX_LINE_OCTETS = 998
+"""RFC 5322 §2.1.1: a line is at most 998 octets, excluding CRLF."""
+Style = Literal["outlook", "gmail", "apple"]
+_REPLY_PREFIX = re.compile(r"^(re|aw|sv)\s*:\s*", re.IGNORECASE)
+_QUOTE_MARKERS = ("-----Original Message-----", "---------- Forwarded message ---------",
+                  "Begin forwarded message:")
+_WROTE = re.compile(r"^(?:> ?)*On .+ wrote:$", re.MULTILINE)
+
+
+# --------------------------------------------------------------------------------------------------
+# People and messages
+# --------------------------------------------------------------------------------------------------
+
+@dataclass
+class Person:
+    """A member of staff: names, address, job title, organisation, phone and signature habits."""
+
+    first: str
+    last: str
+    email: str
+    title: str
+    org: Organisation
+    phone: str
+    signoff: str = "Thanks,"
+    signature_shape: int = 0
+
+    @property
+    def name(self) -> str:
+        """``First Last``."""
+        return f"{self.first} {self.last}"
+
+    @property
+    def address(self) -> str:
+        """``First Last <first.last@domain>`` (RFC 5322 §3.4 name-addr)."""
+        return formataddr((self.name, self.email))
+
+
+@dataclass
+class ThreadMessage:
+    """One message of the thread before quoting.
+
+    Attributes:
+        index: position in the thread, 0 = oldest.
+        sender / to / cc: the people.
+        date: aware local datetime, whole seconds.
+        message_id: ``<...@domain>``.
+        subject: the subject line as sent.
+        style: the sender's client (decides how this message quotes its parent).
+        kind: ``new``, ``reply`` or ``forward``.
+        text: the message's own text (greeting, paragraphs, sign-off, signature).
+        renditions: renditions stated in this message's own text.
+    """
+
+    index: int
+    sender: Person
+    to: list[Person]
+    cc: list[Person]
+    date: dt.datetime
+    message_id: str = ""
+    subject: str = ""
+    style: Style = "outlook"
+    kind: str = "reply"
+    text: str = ""
+    renditions: list[Rendition] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------------------
+# Phrase pools. No digits and no number words: generic lines must never look like a policy value.
+# Placeholders: {T} topic (lower case), {A} asset, {S} subject, {first} recipient's first name,
+# {other} counterpart organisation, {bank} the business, {cc_first} a copied colleague, {day} a weekday.
+# --------------------------------------------------------------------------------------------------
+
+_TITLES = {
+    "business": ("Operations Manager, Deposit Services", "Payments Operations Lead", ("Senior Product Manager, "
+                 "Consumer Banking"), "Compliance Officer", "Card Services Manager", "VP, Retail Operations",
+                 "Customer Care Team Lead", "Policy and Procedures Analyst", "Head of Branch Operations"),
+    "vendor": ("Client Relationship Manager", "Implementation Consultant", "Senior Account Manager",
+               "Configuration Analyst", "Client Success Lead", "Product Operations Specialist"),
+    "partner": ("Senior Compliance Consultant", "Regulatory Compliance Manager", "Engagement Manager",
+                "Compliance Analyst", "Principal, Consumer Compliance"),
+}
+_ASSETS = {
+    "vendor": ("the cardholder fee table", "the IVR prompts", "the fee configuration in the card platform",
+               "the cardholder notice template", "the statement message file", "the agent knowledge base",
+               "the dispute intake screens", "the online help pages"),
+    "partner": ("the disclosure review", "the procedures binder", "the annual policy attestation",
+                "the agent training deck", "the exam-prep checklist", "the complaint-handling procedure"),
+    "business": ("the internal procedures page", "the branch reference guide", "the contact-centre scripts"),
+}
+_SIGNOFFS = ("Best,", "Thanks,", "Thank you,", "Regards,", "Kind regards,", "Best regards,", "Many thanks,",
+             "Thanks again,", "Cheers,", "All the best,", "Appreciate it,")
+_GREETINGS = ("Hi {first},", "Hello {first},", "{first},", "Hi {first} -", "Dear {first},", "Good {daypart} {first},",
+              "Hi {first}, hope your week is going well.")
+_GREETINGS_GROUP = ("Hi all,", "Hello everyone,", "Hi {first} and team,", "All,")
+
+_OPENERS = {
+    ("business", "vendor"): (
+        ("We're refreshing {A} ahead of your next release and I'd like the {T} content to be right before it "
+        "goes out."),
+        "Our policy committee signed off on the {T} items this week, so I'm passing the details along for {A}.",
+        "A few of our branch staff flagged that {A} doesn't line up with what we tell customers about the {S}.",
+        ("I'm pulling together the {T} updates for {A} and wanted to check them with you before your team "
+        "starts building."),
+        "Following up on our call about {A}: here is where we landed on the {S}.",
+    ),
+    ("business", "partner"): (
+        "Ahead of {A}, I want to make sure you have our current position on the {S}.",
+        "As promised, here is our write-up on {T} for {A}.",
+        "Before your team finalises {A}, could you look over how we describe the {S} to customers?",
+        "We're tidying up the {T} section and would value your read on it before {A}.",
+    ),
+    ("vendor", "business"): (
+        "We're preparing the next configuration drop for {A} and need your confirmation on the {S}.",
+        "Our implementation team is reviewing {A} and noticed we don't have a current statement on the {S}.",
+        "Quick check before we publish changes to {A}: we want to be sure the {S} matches your terms.",
+        "As part of the {T} work for {bank}, we're validating {A} against your schedule.",
+    ),
+    ("partner", "business"): (
+        "As part of {A}, we're walking through your {T} section and have a couple of questions.",
+        "We're finalising our notes on {A} and want to confirm the {S} against what your staff tell customers.",
+        "Our reviewers picked up the {S} while testing {A}, and we'd like to close it out with you.",
+        "Picking up where we left off on {A}: the {T} material is next on our list.",
+    ),
+}
+_OPENER_CONTEXT = {
+    "bank": (
+        "Nothing else in the {T} section is changing.",
+        "I've copied {cc_first}, who owns the customer-facing wording.",
+        "The branch teams have already been briefed.",
+        "We'd like {A} to match our published terms word for word.",
+        "Our legal team has already reviewed the wording.",
+        "This came up at our last steering meeting as well.",
+    ),
+    "other": (
+        "Happy to jump on a call if that's easier.",
+        "I've copied {cc_first}, who is running the change on our side.",
+        "We'd like to close this out before our next milestone.",
+        "This is among the last open items on our list.",
+        "No rush today, but we'd like to settle it this month.",
+    ),
+}
+_REQUESTS = {
+    "bank": (
+        "I'll follow up with the approved wording once it's signed off.",
+        "Could you tell me what {A} currently shows for the {S}?",
+        "Can you send me a copy of what's live today?",
+    ),
+    "other": (
+        "Could you send us the current wording for the {S}?",
+        "Can you confirm what we should show for the {S}?",
+        "Please share the approved text when you have it.",
+        "Could you point us to the current version of your terms on this?",
+    ),
+}
+_FILLER_SCENARIOS = (  # (subject, opener, reply, closer)
+    ("{Title}: review meeting",
+     "Could we find time on {day} to walk through {A}? I'd like to cover the {T} section in particular.",
+     "{day} afternoon works for us. I'll send an invite with a dial-in.",
+     "Great, I'll look out for the invite."),
+    ("Copy of {A} ({Title})",
+     ("Our audit team has asked for the latest version of {A}, in particular the {T} section. Could you send "
+     "over the copy your team is working from?"),
+     "I'll dig out the current copy and send it over separately, since it's too large for email.",
+     "Perfect, thanks. I'll keep an eye out for it."),
+    ("Contacts for {T} escalations",
+     ("We're updating our escalation contacts for {T}. Please let me know who should be on the list from your "
+     "side."),
+     "Please keep me on the list, along with our shared team inbox for anything urgent.",
+     "Thanks, that's helpful. I'll update our records."),
+    ("Introduction: {Title}",
+     ("I'm taking over the {T} relationship from a colleague who has moved teams, so I wanted to introduce "
+     "myself and check where things stand on {A}."),
+     "Nice to meet you. Nothing is outstanding on {A} as far as I can see, but I'll double-check with the team.",
+     "Appreciate it. Talk soon."),
+    ("Open items: {Title}",
+     "Before our quarterly review, could you share any open {T} items you're tracking on {A}?",
+     "Let me pull together the open items and come back to you before the review.",
+     "Sounds good, thanks."),
+    ("{Title}: routing questions",
+     ("We'd like to tidy up how {T} questions are routed between our teams. Do you have a current process "
+     "map we could look at?"),
+     "We have a draft process map; I'll tidy it up and share it ahead of our next call.",
+     "That would help a lot. Thanks."),
+)
+_FILLER_MIDDLE = (
+    "Quick follow-up: is this still on your list?",
+    "Adding {cc_first} so they're in the loop.",
+    "Just checking whether you need anything else from me first.",
+    "Yes, still on track. Thanks for the nudge.",
+    "Thanks, noted on our side as well.",
+)
+_ACKS = (
+    "Thanks, {first}.", "Thanks for sending this over.", "Appreciate the quick turnaround.", "Got it, thank you.",
+    "Thanks for the detail, that helps.", "Thanks, this is clear.", ("Sorry for the slow reply; it's been a busy "
+    "week."), "Thanks for flagging.", "Thanks for pulling this together.", "Helpful, thank you.",
+)
+_ASKS = (
+    "Could you confirm once {A} reflects this?",
+    "Can your team let me know if anything here conflicts with what you have on file?",
+    "Please reply with any questions by end of week.",
+    "Let me know if you need this in a different format.",
+    "If you see any gaps, flag them and we'll sort them out.",
+    "Could you let us know when this is live on your side?",
+    "Please check this against your records and shout if anything looks off.",
+)
+_PROGRESS = {
+    "vendor": (
+        "We've loaded the change in our test environment and will move it to production once you sign off.",
+        "I've passed this to our configuration team and they'll update {A} in the next release window.",
+        "The update is queued with the next content refresh; I'll confirm when it's live.",
+        "Our QA team will run the usual regression checks before anything goes out.",
+    ),
+    "partner": (
+        "Our reviewers have noted it in the working papers.",
+        "I'll update the draft and send a clean copy for your records.",
+        "That resolves the open point on our list for {A}.",
+        "We'll reflect this in the final report and reference your confirmation.",
+    ),
+    "business": (
+        "I've updated our procedures page to match.",
+        "Our contact centre leads will get a note about it at tomorrow's huddle.",
+        "I'll let the branch managers know it's settled.",
+        "I've asked {cc_first} to make sure the scripts say the same thing.",
+    ),
+}
+_QA = {  # asked by → (question, answer from the other side); bank questions depend on the counterpart
+    "other": (
+        ("Should the customer-facing wording mention when the change took effect?",
+         "Yes, please include it; customers tend to ask."),
+        ("Who on your side should approve the final wording?",
+         "Please send it to me, and I'll get sign-off from our compliance team."),
+        ("Should we keep the old wording anywhere for reference?",
+         "Only in your change log. Nothing customer-facing should show it."),
+        ("Do you want the help pages updated at the same time?",
+         "Yes, at the same time if you can. It keeps everything consistent."),
+    ),
+    "bank:vendor": (
+        ("Is there anything you need from us before this goes out?",
+         "Nothing further for now. We'll reach out if testing turns anything up."),
+        ("Could you send a screenshot once it's updated?",
+         "Will do, as soon as the change is in our test environment."),
+        ("Can you confirm who on your team will sign this off?",
+         "That will be me, with our quality lead copied."),
+    ),
+    "bank:partner": (
+        ("Do you need anything else from us for the review?",
+         "Not at this stage. We'll let you know if anything comes up."),
+        ("Will this show up as a finding, or is it just a note?",
+         "Just a note. It's resolved as far as we're concerned."),
+        ("Can you confirm who on your team will sign this off?",
+         "That will be me, with our engagement partner copied."),
+    ),
+}
+_CLOSERS = (
+    "Perfect, that's everything we needed. Thanks, {first}.",
+    "Great, I'll close this out on our side.",
+    "Confirmed, this is live now.",
+    "Thanks all. Marking this as complete.",
+    "That works. Appreciate your help on this.",
+    "Thanks, we're all set.",
+)
+_LEADS_OWN = (
+    "Here is the rule as approved:",
+    "To confirm the current position on the {S}:",
+    "For {A}, please use this wording:",
+    "The approved text is below.",
+    "Our terms on this are settled.",
+    "Quoting the updated schedule:",
+    "This is the line our staff use with customers:",
+    "Here's the wording from our current terms.",
+)
+_LEADS_RESTATED = (
+    "Confirming what we have configured:",
+    "Per your last note, we've recorded the following:",
+    "Our reading of your current terms is:",
+    "This is the wording we now have on file:",
+    "Just so we're aligned, this is what we'll publish:",
+)
+_LEADS_LIST = {
+    "bank": ("These are the points to reflect:", "Please build the following exactly as written:",
+             "The approved wording for the {T} items:"),
+    "other": ("Here is what we have on file:", "To confirm, this is what we'll publish:",
+              "Our notes now read as follows:"),
+}
+_TAILS = ("Please mirror that exactly.", "Let me know if that doesn't match your records.", "Nothing else changes.",
+          "Shout if that reads oddly.", "That's the version to use going forward.")
+_FORWARD_NOTES = (
+    "Forwarding the note below from {colleague}. Please update {A} accordingly.",
+    "See below from {colleague}. Can your team pick this up for {A}?",
+    "Passing this along from {colleague} on our side. Let us know if you have questions.",
+    "Forwarding for your action, {first}. {colleague} has the background if you need it.",
+)
+_INTERNAL_ASKS = (
+    "Can you make sure {other} has this before they update {A}?",
+    "Could you pass this on to your contact at {other}?",
+    "Please share this with {other} when you get a chance.",
+)
+_MOBILE_REPLIES = ("Thanks, will do.", "Got it, thanks.", "Perfect, thank you.", "Thanks, looks good to me.",
+                   "Received, thanks.", "Sounds good.")
+_HISTORY_PAST = (
+    "For reference, this is how it read until the new schedule took effect on {date}:",
+    "Before {date}, our terms said:",
+    "Until the change on {date}, the rule was:",
+    "The version in force up to {date} was:",
+    "In case anyone still has the old copy, up to {date} it read:",
+    "Our previous wording, retired on {date}, was:",
+)
+_HISTORY_FUTURE = (
+    "Until the new schedule takes effect on {date}, the current rule stands:",
+    "For now, and until the change on {date}, this applies:",
+    "Through to the changeover on {date}, our terms say:",
+    "Today's wording, which we're replacing on {date}, is:",
+    "So you have the full picture, this is what's in force until {date}:",
+    "The existing rule, good until {date}, reads:",
+)
+_HISTORY_UNDATED = (
+    "For reference, the previous version, which has since been replaced, read:",
+    "Before the latest update, the rule was:",
+    "The older wording, no longer in force, was:",
+)
+_HISTORY_TAILS_PAST = ("That wording is out of date, so please don't reuse it.", "That no longer applies.",
+                       "Please treat that as history.", "Any copies of that should be retired.",
+                       "It should not appear anywhere customer-facing now.", "")
+_HISTORY_TAILS_FUTURE = ("That changes on {date}, and we'll send the new wording separately.",
+                         "That stays in place until {date}.", "Please keep it live until the switch on {date}.",
+                         "The replacement wording will follow before {date}.", "")
+_PHONE_LABELS = ("Direct:", "T:", "Office:", "Tel", "Phone:")
+_AREA_CODES = ("312", "314", "319", "402", "515", "563", "608", "612", "630", "651", "815", "847")
+_MAILERS = {"outlook": "Microsoft Outlook 16.0", "apple": "iPhone Mail (21D61)"}
+
+
+# --------------------------------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------------------------------
+
+def _tz(context: RenderContext) -> dt.timezone:
+    return dt.timezone(context.config.now.utcoffset())
+
+
+def _aware(moment: dt.datetime, tz: dt.tzinfo) -> dt.datetime:
+    return moment.replace(tzinfo=tz) if moment.tzinfo is None else moment.astimezone(tz)
+
+
+def _plan_frame(moment: dt.datetime, plan: ArtifactPlan, tz: dt.tzinfo) -> dt.datetime:
+    local = _aware(moment, tz)
+    return local.replace(tzinfo=None) if plan.start.tzinfo is None else local
+
+
+def _lower_first(text: str) -> str:
+    first = text.split(" ", 1)[0]
+    return text if len(first) > 1 and first[:2].isupper() else text[:1].lower() + text[1:]
+
+
+def _clock(moment: dt.datetime) -> str:
+    hour = moment.hour % 12 or 12
+    return f"{hour}:{moment.minute:02d} {'AM' if moment.hour < 12 else 'PM'}"
+
+
+def _spoken_date(day: dt.date) -> str:
+    return f"{day:%B} {day.day}, {day.year}"
+
+
+def _org_style(org: Organisation) -> Style:
+    """The mail client an organisation's staff use (stable per organisation id)."""
+    return ("outlook", "gmail")[stable_seed("mail-client", org.id) % 2]
+
+
+def _address_for(org: Organisation, first: str, last: str) -> str:
+    """The organisation's address convention (stable per organisation id): first.last, flast, ..."""
+    first_clean = re.sub(r"[^a-z]", "", first.lower())
+    last_clean = re.sub(r"[^a-z]", "", last.lower())
+    shape = stable_seed("mail-address", org.id) % 4
+    local = (f"{first_clean}.{last_clean}", f"{first_clean[:1]}{last_clean}", f"{first_clean}{last_clean[:1]}",
+             f"{first_clean}_{last_clean}")[shape]
+    return f"{local}@{org.email_domain}"
+
+
+def _fill(template: str, values: dict[str, str]) -> str:
+    return template.format(**values)
+
+
+def _quote_lines(text: str) -> str:
+    """Prefix every line with ``> `` (``>`` alone on empty lines), as RFC 3676-style clients quote."""
+    return "\n".join(f"> {line}" if line and not line.startswith(">") else f">{line}" if line else ">"
+                     for line in text.split("\n"))
+
+
+def _join(lead: str, text: str, tail: str) -> str:
+    body = text.strip()
+    if tail and body and body[-1] not in ".!?\"'":
+        body += "."
+    return " ".join(part for part in (lead.strip(), body, tail.strip()) if part)
+
+
+def superseding_date(plan: ArtifactPlan, fact_id: str) -> dt.date | None:
+    """``effective_from`` of the plan fact that supersedes ``fact_id``, or None."""
+    for fact in plan.facts.values():
+        if getattr(fact, "supersedes", None) == fact_id:
+            return fact.effective_from
+    return None
+
+
+def schedule(rng: random.Random, count: int, start: dt.datetime, end: dt.datetime,
+             anchors: dict[int, dt.date]) -> list[dt.datetime]:
+    """``count`` strictly increasing message times in ``[start, end]`` (aware, whole seconds).
+
+    Messages listed in ``anchors`` (index → date) are placed on that date when the window allows
+    (clamped into it), in office hours; the others are spaced from their neighbours by reply gaps of
+    minutes to a few days, nudged into office hours (07:30–18:30, Monday–Friday) when that keeps the
+    order. When a stretch is too short for natural gaps the messages are spread evenly across it.
+
+    Raises:
+        ValueError: the window holds fewer whole seconds than ``count``.
+    """
+    tz = start.tzinfo
+    start = start.replace(microsecond=0) + (dt.timedelta(seconds=1) if start.microsecond else dt.timedelta())
+    end = end.replace(microsecond=0)
+    if (end - start).total_seconds() < count:
+        raise ValueError(f"window {start.isoformat()} .. {end.isoformat()} is too short for {count} messages")
+    times: list[dt.datetime | None] = [None] * count
+
+    def office(day: dt.date) -> dt.datetime:
+        minute = rng.randint(7 * 60 + 30, 18 * 60 + 15)
+        return dt.datetime.combine(day, dt.time(minute // 60, minute % 60, rng.randint(0, 59)), tz)
+
+    previous = start - dt.timedelta(seconds=1)
+    for index in sorted(anchors):
+        day = min(max(anchors[index], start.date()), end.date())
+        moment = min(max(office(day), start), end)
+        if moment <= previous:
+            moment = previous + dt.timedelta(minutes=rng.randint(20, 180))
+        if moment > end - dt.timedelta(seconds=count - index - 1):
+            break  # anchors do not fit in order; fall back to an even spread below
+        times[index] = moment
+        previous = moment
+    if not any(times):
+        span = (end - start).total_seconds()
+        guess = sum(_gap(rng) for _ in range(count - 1))
+        slack = max(span - guess, 0)
+        first = start + dt.timedelta(seconds=rng.uniform(0, slack) if slack else 0)
+        times[0] = _office_nudge(first.replace(microsecond=0), start, end, forward=True)
+    anchored = [i for i, t in enumerate(times) if t is not None]
+    lo_index, hi_index = anchored[0], anchored[-1]
+    for index in range(lo_index - 1, -1, -1):  # before the first anchor: step back
+        candidate = times[index + 1] - dt.timedelta(seconds=_gap(rng))
+        times[index] = _office_nudge(candidate, start, times[index + 1], forward=False)
+    for index in range(hi_index + 1, count):  # after the last anchor: step forward
+        candidate = times[index - 1] + dt.timedelta(seconds=_gap(rng))
+        times[index] = _office_nudge(candidate, times[index - 1], end, forward=True)
+    for a, b in pairwise(anchored):  # between anchors: random points in the stretch
+        if b - a > 1:
+            span = (times[b] - times[a]).total_seconds()
+            points = sorted(rng.uniform(0, span) for _ in range(b - a - 1))
+            for offset, index in zip(points, range(a + 1, b), strict=True):
+                candidate = (times[a] + dt.timedelta(seconds=offset)).replace(microsecond=0)
+                times[index] = _office_nudge(candidate, times[index - 1], times[b], forward=True)
+    result = [t for t in times if t is not None]
+    if len(result) != count or any(not start <= t <= end for t in result) or \
+            any(b <= a for a, b in pairwise(result)):
+        return _even(rng, count, start, end)
+    return result
+
+
+def _gap(rng: random.Random) -> float:
+    """Seconds between a message and its reply: usually minutes to hours, sometimes days."""
+    roll = rng.random()
+    if roll < 0.55:
+        return rng.uniform(6 * 60, 4 * 3600)
+    if roll < 0.9:
+        return rng.uniform(16 * 3600, 30 * 3600)
+    return rng.uniform(40 * 3600, 96 * 3600)
+
+
+def _office_nudge(moment: dt.datetime, low: dt.datetime, high: dt.datetime, *, forward: bool) -> dt.datetime:
+    """Move ``moment`` into office hours (07:30–18:30, Monday–Friday), forward or backward in time.
+
+    The shifted time keeps ``moment``'s minutes and seconds as jitter. It is used only when it lies
+    strictly between ``low`` and ``high``; otherwise ``moment`` itself (when inside), else the midpoint.
+    """
+    moment = moment.replace(microsecond=0)
+    jitter = dt.timedelta(minutes=(moment.minute * 3 + moment.second) % 150, seconds=moment.second)
+    candidate = moment
+    for _ in range(8):
+        opening = candidate.replace(hour=7, minute=30, second=0) + jitter
+        closing = candidate.replace(hour=18, minute=30, second=0) - jitter
+        if candidate.weekday() >= 5:
+            day = candidate + dt.timedelta(days=1 if forward else -1)
+            candidate = (day.replace(hour=7, minute=30, second=0) + jitter if forward
+                         else day.replace(hour=18, minute=30, second=0) - jitter)
+        elif candidate < opening:
+            candidate = opening if forward else (closing - dt.timedelta(days=1))
+        elif candidate > closing:
+            candidate = (opening + dt.timedelta(days=1)) if forward else closing
+        else:
+            break
+    if low < candidate < high and candidate.weekday() < 5:
+        return candidate
+    if low < moment < high:
+        return moment
+    middle = (low + (high - low) / 2).replace(microsecond=0)
+    return middle if low < middle < high else high
+
+
+def _even(rng: random.Random, count: int, start: dt.datetime, end: dt.datetime) -> list[dt.datetime]:
+    step = (end - start) / (count + 1)
+    return [(start + step * (i + 1)).replace(microsecond=0) for i in range(count)] if step.total_seconds() >= 1 \
+        else [start + dt.timedelta(seconds=i) for i in range(count)]
+
+
+# --------------------------------------------------------------------------------------------------
+# The genre
+# --------------------------------------------------------------------------------------------------
+
+@register_genre
+class EmailThreadGenre(Genre):
+    """An email thread (2–6 messages) between two organisations, delivered as one RFC 5322 ``.eml``.
+
+    ``metadata``: ``messages`` (oldest first; each ``message_id``, ``in_reply_to``, ``references``,
+    ``date`` (ISO 8601 with offset), ``from``, ``from_name``, ``organisation``, ``to``, ``cc``,
+    ``subject``, ``kind``, ``style``, ``facts`` stated), ``organisations`` (the two ids), ``subject``
+    (the top message's) and ``timestamp_order`` = ``"thread"`` (timestamps are oldest first while the
+    page shows newest first).
+    """
+
+    name = "email_thread"
+    label = "Email thread"
+    max_facts = 4
+
+    # ---------------------------------------------------------------------------------------------- render
+    def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
+        """Render the thread; deterministic for a given plan.
+
+        Raises:
+            ValueError: more renditions than ``max_facts``, or a window too short for the messages.
+        """
+        if len(plan.renditions) > self.max_facts:
+            raise ValueError(f"{plan.artifact_id}: email_thread holds at most {self.max_facts} facts")
+        rng = plan.rng("thread")
+        fake = plan.faker(context.config.locale, "people")
+        tz = _tz(context)
+        config = context.config
+        bank = config.business
+        others = [org for org in config.organisations if org.id != bank.id]
+        other = rng.choice(others) if others else bank
+        other_role = other.role if other is not bank else "business"
+
+        people_bank = [self._person(rng, fake, bank, "business") for _ in range(2)]
+        people_other = [self._person(rng, fake, other, other_role) for _ in range(2)]
+        if people_other[0].email == people_bank[0].email:  # only one organisation: different people anyway
+            people_other = [self._person(rng, fake, other, other_role) for _ in range(2)]
+        for pair, role in ((people_bank, "business"), (people_other, other_role)):
+            if pair[0].title == pair[1].title:  # colleagues hold different jobs
+                titles = [t for t in _TITLES.get(role, _TITLES["business"]) if t != pair[0].title]
+                pair[1].title = rng.choice(titles)
+
+        groups = self._groups(rng, plan.renditions)
+        forward = bool(groups) and rng.random() < 0.2
+        least = max(2, len(groups) + (1 if forward else 0), 3 if forward else 2)
+        count = rng.randint(least, max(least, min(6 if groups else 4, least + rng.choice((0, 1, 1, 2, 3)))))
+        if forward:  # the internal note states the first group; the forward (message 1) states nothing new
+            carriers = [0] + sorted(rng.sample(range(2, count), len(groups) - 1))
+        else:
+            carriers = sorted(rng.sample(range(count), len(groups)))
+        group_at = dict(zip(carriers, groups, strict=True))
+
+        start, end = _aware(plan.start, tz), _aware(plan.end, tz)
+        anchors = {index: group[0].date for index, group in group_at.items()}
+        times = schedule(rng, count, start, end, anchors)
+
+        messages = self._cast(rng, count, forward, people_bank, people_other, times)
+        values = {
+            "T": _lower_first(plan.topic_title), "Title": plan.topic_title,
+            "A": rng.choice(_ASSETS.get(other_role, _ASSETS["business"])),
+            "S": self._subject_phrase(plan), "other": other.name, "bank": bank.name,
+            "counter_role": other_role, "scenario": rng.choice(_FILLER_SCENARIOS),
+        }
+        base_subject = self._base_subject(rng, plan, values, other, bank)
+        for message in messages:
+            message.renditions = group_at.get(message.index, [])
+            if message.kind == "reply" and not message.renditions and rng.random() < 0.15:
+                message.style = "apple"  # a short reply sent from a phone
+            message.message_id = self._message_id(rng, message.sender.org.email_domain, message.style)
+        self._subjects(messages, base_subject)
+        self._write_texts(rng, plan, context, messages, values)
+        body = self._thread_body(context, messages)
+        top = messages[-1]
+
+        mail = EmailMessage(policy=policy.default)
+        mail["From"] = top.sender.address
+        mail["To"] = ", ".join(p.address for p in top.to)
+        if top.cc:
+            mail["Cc"] = ", ".join(p.address for p in top.cc)
+        mail["Subject"] = top.subject
+        mail["Date"] = format_datetime(top.date)
+        mail["Message-ID"] = top.message_id
+        if len(messages) > 1:
+            mail["In-Reply-To"] = messages[-2].message_id
+            mail["References"] = " ".join(m.message_id for m in messages[:-1])
+        if top.style in _MAILERS:
+            mail["X-Mailer"] = _MAILERS[top.style]
+        if top.style == "outlook":
+            mail["Thread-Topic"] = _REPLY_PREFIX.sub("", re.sub(r"^(FW|Fwd): ", "", top.subject))
+        mail.set_content(body, subtype="plain", charset="utf-8", cte="7bit" if body.isascii() else "8bit")
+        data = mail.as_bytes(policy=policy.default)
+
+        chain = []
+        for position, message in enumerate(messages):
+            chain.append({
+                "message_id": message.message_id,
+                "in_reply_to": messages[position - 1].message_id if position else None,
+                "references": [m.message_id for m in messages[:position]],
+                "date": message.date.isoformat(),
+                "from": message.sender.email,
+                "from_name": message.sender.name,
+                "organisation": message.sender.org.id,
+                "to": [p.email for p in message.to],
+                "cc": [p.email for p in message.cc],
+                "subject": message.subject,
+                "kind": message.kind,
+                "style": message.style,
+                "facts": [r.fact_id for r in message.renditions],
+            })
+        metadata = {"messages": chain, "organisations": [bank.id, other.id], "subject": top.subject,
+                    "timestamp_order": "thread"}
+        return RenderedArtifact(
+            plan=plan, files=[RenderedFile(SUFFIX, data)],
+            author_text=self.extract_text([RenderedFile(SUFFIX, data)], ""),
+            renditions=list(plan.renditions), timestamps=[_plan_frame(m.date, plan, tz) for m in messages],
+            metadata=metadata,
+        )
+
+    # ---------------------------------------------------------------------------------------- composition
+    @staticmethod
+    def _person(rng: random.Random, fake, org: Organisation, role: str) -> Person:
+        first, last = fake.first_name(), fake.last_name()
+        phone = f"+1 {_AREA_CODES[stable_seed('area', org.id) % len(_AREA_CODES)]} 555 {rng.randint(100, 199):04d}"
+        return Person(first=first, last=last, email=_address_for(org, first, last),
+                      title=rng.choice(_TITLES.get(role, _TITLES["business"])), org=org, phone=phone,
+                      signoff=rng.choice(_SIGNOFFS), signature_shape=rng.randrange(3))
+
+    @staticmethod
+    def _groups(rng: random.Random, renditions: list[Rendition]) -> list[list[Rendition]]:
+        """Split renditions (superseded first, then by date) into per-message groups of one or two."""
+        ordered = sorted(renditions, key=lambda r: (r.status != "superseded", r.date))
+        groups: list[list[Rendition]] = []
+        for rendition in ordered:
+            last = groups[-1] if groups else None
+            if last and len(last) == 1 and last[0].status == rendition.status == "current" and rng.random() < 0.4:
+                last.append(rendition)
+            else:
+                groups.append([rendition])
+        return groups
+
+    @staticmethod
+    def _cast(rng: random.Random, count: int, forward: bool, bank: list[Person], other: list[Person],
+              times: list[dt.datetime]) -> list[ThreadMessage]:
+        """Decide who writes each message, to whom (reply-all), and with which client.
+
+        ``bank`` and ``other`` are ``[lead, colleague]``. With ``forward``, the bank colleague writes an
+        internal note to the bank lead, who forwards it to the counterpart's lead; otherwise the thread
+        opens between the two leads, sometimes copying a colleague, who may answer in the lead's place.
+        """
+        messages: list[ThreadMessage] = []
+        if forward:
+            messages.append(ThreadMessage(0, bank[1], [bank[0]], [], times[0], kind="new"))
+            cc = [bank[1]] if rng.random() < 0.5 else []
+            messages.append(ThreadMessage(1, bank[0], [other[0]], cc, times[1], kind="forward"))
+        else:
+            first_side, second_side = (bank, other) if rng.random() < 0.6 else (other, bank)
+            cc = [rng.choice((first_side[1], second_side[1]))] if rng.random() < 0.5 else []
+            messages.append(ThreadMessage(0, first_side[0], [second_side[0]], cc, times[0], kind="new"))
+        while len(messages) < count:
+            parent = messages[-1]
+            _parent_side, opposite = (bank, other) if any(parent.sender is p for p in bank) else (other, bank)
+            if any(opposite[1] is p for p in parent.cc) and rng.random() < 0.35:
+                sender = opposite[1]  # the copied colleague answers instead of the lead
+            else:
+                sender = opposite[0]
+            to = [parent.sender]
+            cc = []
+            for person in [parent.sender, *parent.to, *parent.cc]:
+                if person is not sender and all(person is not p for p in to + cc):
+                    cc.append(person)
+            messages.append(ThreadMessage(len(messages), sender, to, cc, times[len(messages)]))
+        for message in messages:
+            message.style = _org_style(message.sender.org)
+        return messages
+
+    @staticmethod
+    def _message_id(rng: random.Random, domain: str, style: Style) -> str:
+        """``<hex.hex@host>`` from the plan's generator (RFC 5322 §3.6.4 msg-id: id-left "@" id-right)."""
+        host = {"outlook": f"mail.{domain}", "gmail": f"mx.{domain}", "apple": domain}[style]
+        return f"<{rng.getrandbits(64):016x}.{rng.getrandbits(32):08x}@{host}>"
+
+    @staticmethod
+    def _subject_phrase(plan: ArtifactPlan) -> str:
+        for rendition in plan.renditions:
+            fact = plan.facts.get(rendition.fact_id)
+            subject = getattr(fact, "subject", None) if fact is not None else None
+            if subject:
+                return re.sub(r"^(the|a|an)\s+", "", _lower_first(subject.strip()), flags=re.IGNORECASE)
+        return _lower_first(plan.topic_title) + " terms"
+
+    @staticmethod
+    def _base_subject(rng: random.Random, plan: ArtifactPlan, values: dict, other: Organisation,
+                      bank: Organisation) -> str:
+        title, subject = plan.topic_title, values["S"]
+        short_other, short_bank = other.name.split()[0], bank.name.split()[0]
+        if plan.renditions:
+            pool = (f"{title}: updates for {values['A']}", f"{subject[:1].upper() + subject[1:]}: confirmation needed",
+                    f"Question re {subject}", f"{title} changes", f"Follow-up: {title}",
+                    f"Action required: {values['A']}", f"{short_other} / {short_bank}: {title}",
+                    f"Checking the {subject} wording", f"{title} | wording for {values['A']}")
+        else:
+            subject_line = values["scenario"][0].format(**values)
+            return subject_line[:1].upper() + subject_line[1:]
+        return rng.choice(pool)
+
+    @staticmethod
+    def _subjects(messages: list[ThreadMessage], base: str) -> None:
+        """Subject lines as each client writes them: ``RE:``/``Re:`` on replies, ``FW:``/``Fwd:`` on forwards."""
+        subject = base
+        for message in messages:
+            if message.kind == "forward":
+                subject = ("FW: " if message.style == "outlook" else "Fwd: ") + subject
+            elif message.kind == "reply" and not _REPLY_PREFIX.match(subject):
+                subject = ("RE: " if message.style == "outlook" else "Re: ") + subject
+            message.subject = subject
+
+    def _write_texts(self, rng: random.Random, plan: ArtifactPlan, context: RenderContext,
+                     messages: list[ThreadMessage], values: dict) -> None:
+        """Write each message's own text through ``email_thread/message.txt.j2``.
+
+        Shapes: an opener (purpose, context, request or renditions), replies (acknowledgement or the answer
+        to the previous question, renditions, then an ask, a progress note or a new question), mobile
+        one-liners, a forwarding note, and a closer on the newest message.
+        """
+        bank_id = context.config.business.id
+        used: set[str] = set()
+        counterpart = values["counter_role"]
+        qa = {"other": list(_QA["other"]), "bank": list(_QA.get(f"bank:{counterpart}", _QA["bank:vendor"]))}
+        for pairs in qa.values():
+            rng.shuffle(pairs)
+        scenario = values["scenario"]
+        pending: tuple[str, str] | None = None  # (side that asked, answer)
+        signed: set[str] = set()
+
+        for message in messages:
+            sender, recipient = message.sender, message.to[0]
+            group = "bank" if sender.org.id == bank_id else "other"
+            side = "business" if group == "bank" else sender.org.role
+            local = dict(values, first=recipient.first,
+                         daypart="morning" if message.date.hour < 12 else "afternoon",
+                         cc_first=message.cc[0].first if message.cc else "",
+                         day=(message.date + dt.timedelta(days=rng.randint(2, 6))).strftime("%A"),
+                         colleague=messages[0].sender.first)
+
+            def pick(pool: tuple[str, ...], named: bool = False, message: ThreadMessage = message,
+                     local: dict = local) -> str:
+                options = [item for item in pool if item not in used
+                           and ("{cc_first}" not in item or message.cc) and not (named and "{first}" in item)]
+                options = options or [item for item in pool if "{cc_first}" not in item] or list(pool)
+                choice = rng.choice(options)
+                used.add(choice)
+                return _fill(choice, local)
+
+            last = message.index == len(messages) - 1
+            answer = pending[1] if pending and pending[0] != group else None
+            pending = None
+            if message.style == "apple":
+                text = f"{answer} {pick(_MOBILE_REPLIES)}" if answer else pick(_MOBILE_REPLIES)
+                message.text = self._template(context, greeting="", paragraphs=[text], signoff="",
+                                              signature="Sent from my iPhone")
+                continue
+            if message.cc and rng.random() < 0.3:
+                greeting_template = rng.choice(_GREETINGS_GROUP)
+            else:
+                greeting_template = rng.choice(_GREETINGS) if rng.random() < 0.85 else ""
+            named = "{first}" in greeting_template
+
+            paragraphs: list[str] = []
+            if message.kind == "new":
+                if recipient.org.id == sender.org.id:  # an internal note that will be forwarded
+                    paragraphs.append(pick(_INTERNAL_ASKS))
+                elif plan.renditions:
+                    recipient_side = "business" if recipient.org.id == bank_id else recipient.org.role
+                    openers = _OPENERS.get((side, recipient_side)) or _OPENERS[("business", "vendor")]
+                    opening = pick(openers)
+                    if rng.random() < 0.6:
+                        opening += " " + pick(_OPENER_CONTEXT[group])
+                    paragraphs.append(opening)
+                else:
+                    paragraphs.append(_fill(scenario[1], local))
+            elif message.kind == "forward":
+                paragraphs.append(pick(_FORWARD_NOTES))
+            elif answer:
+                paragraphs.append(answer)
+            elif plan.renditions and not (last and not message.renditions and rng.random() < 0.6) \
+                    or (message.index == 1 and rng.random() < 0.5):
+                paragraphs.append(pick(_ACKS, named))
+
+            paragraphs += self._rendition_paragraphs(rng, plan, message, side, local)
+
+            if not plan.renditions:
+                if message.index == 1:
+                    paragraphs.append(_fill(scenario[2], local))
+                elif last and message.index >= 2:
+                    paragraphs.append(_fill(scenario[3], local))
+                elif message.kind == "reply":
+                    paragraphs.append(pick(_FILLER_MIDDLE))
+            elif message.renditions:
+                history_only = all(r.status == "superseded" for r in message.renditions)
+                if history_only or message.kind == "new" and recipient.org.id == sender.org.id:
+                    pass
+                elif group == "bank" and not last and rng.random() < 0.7:
+                    paragraphs.append(pick(_ASKS))
+                elif group == "other" and rng.random() < 0.6 and side in _PROGRESS:
+                    paragraphs.append(pick(_PROGRESS[side]))
+                elif last and rng.random() < 0.4:
+                    paragraphs.append(pick(_PROGRESS["business" if group == "bank" else side]
+                                           if (side if group == "other" else "business") in _PROGRESS
+                                           else _PROGRESS["business"]))
+            elif last:
+                paragraphs.append(pick(_CLOSERS))
+            elif message.kind == "new":
+                paragraphs.append(pick(_REQUESTS[group]))
+            elif message.kind == "reply":
+                if qa[group] and rng.random() < 0.55:
+                    question, reply = qa[group].pop()
+                    paragraphs.append(question)
+                    pending = (group, reply)
+                else:
+                    paragraphs.append(pick(_PROGRESS.get(side, _PROGRESS["business"])))
+
+            first_time = sender.email not in signed
+            signed.add(sender.email)
+            message.text = self._template(context, greeting=_fill(greeting_template, local), paragraphs=paragraphs,
+                                          signoff=sender.signoff,
+                                          signature=self._signature(context, sender, first_time))
+
+    def _rendition_paragraphs(self, rng: random.Random, plan: ArtifactPlan, message: ThreadMessage, side: str,
+                              values: dict) -> list[str]:
+        """Paragraphs stating the message's renditions verbatim (history-framed when superseded)."""
+        if not message.renditions:
+            return []
+        current = [r for r in message.renditions if r.status == "current"]
+        paragraphs: list[str] = []
+        for rendition in message.renditions:
+            if rendition.status != "superseded":
+                continue
+            new_date = superseding_date(plan, rendition.fact_id)
+            if new_date is None:
+                lead, tail = rng.choice(_HISTORY_UNDATED), rng.choice(_HISTORY_TAILS_PAST)
+            elif message.date.date() < new_date:
+                label = _spoken_date(new_date)
+                lead = rng.choice(_HISTORY_FUTURE).format(date=label)
+                tail = rng.choice(_HISTORY_TAILS_FUTURE).format(date=label)
+            else:
+                label = _spoken_date(new_date)
+                lead, tail = rng.choice(_HISTORY_PAST).format(date=label), rng.choice(_HISTORY_TAILS_PAST)
+            paragraphs.append(_join(lead, rendition.text, tail))
+        leads = _LEADS_OWN if side == "business" else _LEADS_RESTATED
+        if len(current) >= 2:
+            paragraphs.append(_fill(rng.choice(_LEADS_LIST["bank" if side == "business" else "other"]), values) + "\n" +
+                              "\n".join(f"- {r.text.strip()}" for r in current))
+        elif current:
+            lead = _fill(rng.choice(leads), values) if rng.random() < 0.85 else ""
+            tail = rng.choice(_TAILS) if rng.random() < 0.45 else ""
+            paragraphs.append(_join(lead, current[0].text, tail))
+        return paragraphs
+
+    @staticmethod
+    def _template(context: RenderContext, **variables) -> str:
+        return context.templates.get_template("email_thread/message.txt.j2").render(**variables).strip("\n")
+
+    @staticmethod
+    def _signature(context: RenderContext, person: Person, full: bool) -> str:
+        if not full:
+            return person.first
+        label = _PHONE_LABELS[stable_seed("phone-label", person.org.id) % len(_PHONE_LABELS)]
+        return context.templates.get_template("email_thread/signature.txt.j2").render(
+            person=person, shape=person.signature_shape, phone_label=label).strip("\n")
+
+    def _thread_body(self, context: RenderContext, messages: list[ThreadMessage]) -> str:
+        """The top message's body: its text, then each earlier message quoted by its replier's client."""
+        body = messages[0].text
+        for parent, message in pairwise(messages):
+            block = context.templates.get_template(f"email_thread/quote_{message.style}.txt.j2").render(
+                parent=parent, kind=message.kind, sent_long=f"{parent.date:%A, %B} {parent.date.day}, "
+                f"{parent.date.year} {_clock(parent.date)}",
+                sent_gmail=f"{parent.date:%a, %b} {parent.date.day}, {parent.date.year} at {_clock(parent.date)}",
+                sent_apple_day=f"{parent.date:%b} {parent.date.day}, {parent.date.year}",
+                sent_apple_time=_clock(parent.date),
+                to=", ".join(p.address for p in parent.to) if message.style != "outlook"
+                else "; ".join(p.address for p in parent.to),
+                cc="; ".join(p.address for p in parent.cc) if message.style == "outlook"
+                else ", ".join(p.address for p in parent.cc),
+            ).strip("\n")
+            prefixed = message.style != "outlook" and message.kind != "forward"
+            quoted = _quote_lines(body) if prefixed else body
+            gap = "\n" if message.style == "gmail" and prefixed else "\n\n"
+            body = f"{message.text}\n\n{block}{gap}{quoted}"
+        return body.rstrip("\n") + "\n"
+
+    # ------------------------------------------------------------------------------------------- reading
+    def extract_text(self, files: list[RenderedFile], author_text: str) -> str:
+        """Parse the ``.eml`` with ``email.parser.BytesParser(policy=email.policy.default)``.
+
+        Returns ``Subject:``, ``From:`` and ``Date:`` header lines, a blank line, then the decoded
+        ``text/plain`` body (newest message first, older ones quoted below).
+        """
+        parts = []
+        for file in files:
+            if file.suffix != SUFFIX:
+                continue
+            mail = BytesParser(policy=policy.default).parsebytes(file.data)
+            part = mail.get_body(preferencelist=("plain",))
+            body = part.get_content() if part is not None else ""
+            parts.append(f"Subject: {mail['Subject']}\nFrom: {mail['From']}\nDate: {mail['Date']}\n\n{body}")
+        return "\n".join(parts)
+
+    def validate(self, artifact: RenderedArtifact) -> list[Finding]:
+        """Structure checks of the delivered message against ``metadata['messages']``.
+
+        Rules: exactly one ``.eml``; From, To, Subject, Date and Message-ID present (RFC 5322 §3.6);
+        Date parses (§3.3); Message-ID and In-Reply-To are ``<id-left@id-right>`` (§3.6.4); the header
+        Message-ID and Date equal the chain's newest message; In-Reply-To names the previous message of
+        the chain (an unknown id is an error) and References lists the chain's earlier ids in order;
+        every chain message replies to an earlier one; chain dates strictly increase; the body quotes
+        every earlier message (one quote header each); no body line exceeds 998 octets (§2.1.1).
+        """
+        subject = artifact.plan.artifact_id
+        files = [f for f in artifact.files if f.suffix == SUFFIX]
+        if len(files) != 1:
+            return [error("structure", "file_count", subject, f"expected one .eml file, found {len(files)}")]
+        data = files[0].data
+        mail = BytesParser(policy=policy.default).parsebytes(data)
+        findings: list[Finding] = []
+        for header in ("From", "To", "Subject", "Date", "Message-ID"):
+            if mail[header] is None or not str(mail[header]).strip():
+                findings.append(error("structure", "missing_header", subject, f"header {header} is missing",
+                                      rule="RFC 5322 §3.6"))
+        chain = artifact.metadata.get("messages") or []
+        if not chain:
+            findings.append(error("structure", "no_chain", subject, "metadata['messages'] is empty"))
+            return findings
+        ids = [m["message_id"] for m in chain]
+        msg_id = _MSG_ID.fullmatch(str(mail["Message-ID"] or "").strip())
+        if mail["Message-ID"] is not None and not msg_id:
+            findings.append(error("structure", "bad_message_id", subject, "Message-ID is not <id@domain>",
+                                  str(mail["Message-ID"]), rule="RFC 5322 §3.6.4"))
+        if mail["Message-ID"] is not None and str(mail["Message-ID"]).strip() != ids[-1]:
+            findings.append(error("structure", "message_id_mismatch", subject,
+                                  "Message-ID differs from the newest message of the chain", str(mail["Message-ID"])))
+        try:
+            date = parsedate_to_datetime(str(mail["Date"])) if mail["Date"] is not None else None
+        except (TypeError, ValueError):
+            date = None
+            findings.append(error("structure", "bad_date", subject, "Date header does not parse", str(mail["Date"]),
+                                  rule="RFC 5322 §3.3"))
+        if date is not None and date != dt.datetime.fromisoformat(chain[-1]["date"]):
+            findings.append(error("structure", "date_mismatch", subject, "Date header differs from the chain's "
+                                  "newest message", f"{mail['Date']} vs {chain[-1]['date']}"))
+        in_reply_to = str(mail["In-Reply-To"]).strip() if mail["In-Reply-To"] is not None else None
+        references = str(mail["References"]).split() if mail["References"] is not None else []
+        if len(chain) > 1:
+            if in_reply_to is None:
+                findings.append(error("structure", "missing_in_reply_to", subject, "a reply has no In-Reply-To",
+                                      rule="RFC 5322 §3.6.4"))
+            elif in_reply_to not in ids[:-1]:
+                findings.append(error("structure", "unknown_parent", subject,
+                                      "In-Reply-To names a message that is not in the thread", in_reply_to))
+            elif in_reply_to != ids[-2]:
+                findings.append(error("structure", "wrong_parent", subject,
+                                      "In-Reply-To does not name the previous message", in_reply_to))
+            if references != ids[:-1]:
+                findings.append(error("structure", "references_mismatch", subject,
+                                      "References does not list the earlier messages oldest first",
+                                      " ".join(references), rule="RFC 5322 §3.6.4"))
+        elif in_reply_to is not None:
+            findings.append(error("structure", "unknown_parent", subject, "a single message has In-Reply-To",
+                                  in_reply_to))
+        previous_date: dt.datetime | None = None
+        for position, message in enumerate(chain):
+            parent = message.get("in_reply_to")
+            if position and parent not in ids[:position]:
+                findings.append(error("structure", "chain_parent", subject,
+                                      f"message {position + 1} replies to {parent}, not an earlier message"))
+            when = dt.datetime.fromisoformat(message["date"])
+            if previous_date is not None and when <= previous_date:
+                findings.append(error("structure", "reply_before_parent", subject,
+                                      f"message {position + 1} ({message['date']}) is not after the one before it",
+                                      rule="each reply comes after its parent"))
+            previous_date = when
+        part = mail.get_body(preferencelist=("plain",))
+        body = part.get_content() if part is not None else ""
+        quotes = sum(body.count(marker) for marker in _QUOTE_MARKERS) + len(_WROTE.findall(body))
+        if quotes != len(chain) - 1:
+            findings.append(error("structure", "quote_count", subject,
+                                  f"body quotes {quotes} earlier messages, the chain has {len(chain) - 1}"))
+        too_long = [line for line in data.split(b"\n") if len(line.rstrip(b"\r")) > MAX_LINE_OCTETS]
+        if too_long:
+            findings.append(error("structure", "line_too_long", subject, f"{len(too_long)} lines exceed "
+                                  f"{MAX_LINE_OCTETS} octets", rule="RFC 5322 §2.1.1"))
+        return findings
+
+
+_MSG_ID = re.compile(r"<[^<>@\s]+@[^<>@\s]+>")
+__all__ = ["EmailThreadGenre", "Person", "ThreadMessage", "schedule"]

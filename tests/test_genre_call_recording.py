@@ -1,0 +1,179 @@
+"""Tests of the call_recording genre: deterministic telephone-quality WAV plus author-side transcript."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import re
+import shutil
+import time
+import wave
+from pathlib import Path
+
+import jinja2
+import numpy as np
+import pytest
+import yaml
+from pydub import AudioSegment
+
+from taugen.authoring.models import DomainConfig, Fact
+from taugen.authoring.values import find_surface_form
+from taugen.generators.corpus.genre import (
+    ArtifactPlan,
+    RenderContext,
+    RenderedArtifact,
+    RenderedFile,
+    Rendition,
+    get_genre,
+)
+from taugen.generators.corpus.genres import call_recording
+from taugen.generators.corpus.genres.support_transcript import PHONE_TURN, parse_turns
+
+pytestmark = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
+
+DOMAIN = Path(__file__).resolve().parents[1] / "taugen" / "facts" / "banking" / "domain.yaml"
+TZ = dt.timezone(dt.timedelta(hours=-5))
+
+
+@pytest.fixture(scope="module")
+def context() -> RenderContext:
+    config = DomainConfig(**yaml.safe_load(DOMAIN.read_text(encoding="utf-8")))
+    env = jinja2.Environment(loader=jinja2.PackageLoader("taugen", "templates"), undefined=jinja2.StrictUndefined,
+                             autoescape=False, trim_blocks=True, lstrip_blocks=True)
+    return RenderContext(config=config, templates=env, build_seed=11, tier="test")
+
+
+@pytest.fixture(scope="module")
+def facts() -> dict[str, Fact]:
+    old = Fact(id="hold_period_2025", section="wires_and_transfers", category="deadline",
+               statement="Incoming international wires are held for 3 business days.",
+               subject="hold on incoming international wires",
+               value={"type": "duration", "amount": 3, "unit": "business_days"}, effective_from=dt.date(2025, 1, 1))
+    fee = Fact(id="wire_fee_domestic", section="wires_and_transfers", category="fee",
+               statement="An outgoing domestic wire costs $25.00.", subject="outgoing domestic wire fee",
+               value={"type": "money", "amount": "25.00"}, effective_from=dt.date(2026, 3, 1))
+    hold = Fact(id="hold_period", section="wires_and_transfers", category="deadline",
+                statement="Incoming international wires are held for 2 business days.",
+                subject="hold on incoming international wires",
+                value={"type": "duration", "amount": 2, "unit": "business_days"}, effective_from=dt.date(2026, 2, 1),
+                supersedes="hold_period_2025")
+    return {fact.id: fact for fact in (old, fee, hold)}
+
+
+def make_plan(facts, index: int = 0, ids=("hold_period_2025", "wire_fee_domestic"), *,
+              filler: bool = False) -> ArtifactPlan:
+    renditions = [] if filler else [
+        Rendition(fid, facts[fid].statement, facts[fid].value.canonical(), "canonical",
+                  "superseded" if fid.endswith("_2025") else "current",
+                  dt.date(2026, 3, 4)) for fid in ids]
+    return ArtifactPlan(artifact_id=f"call_recording_{index:03d}", genre="call_recording",
+                        topic="wires_and_transfers", topic_title="Wires and transfers",
+                        start=dt.datetime(2026, 2, 2, 8, tzinfo=TZ), end=dt.datetime(2026, 3, 13, 17, tzinfo=TZ),
+                        renditions=renditions, facts=dict(facts), seed=7000 + index)
+
+
+@pytest.fixture(scope="module")
+def rendered(context, facts) -> tuple[ArtifactPlan, RenderedArtifact, float]:
+    plan = make_plan(facts)
+    began = time.perf_counter()
+    artifact = get_genre("call_recording").render(plan, context)
+    return plan, artifact, time.perf_counter() - began
+
+
+def test_render_is_deterministic_and_fast(context, facts, rendered):
+    _plan, artifact, seconds = rendered
+    again = get_genre("call_recording").render(make_plan(facts), context)
+    assert artifact.files[0].data == again.files[0].data
+    assert artifact.author_text == again.author_text and artifact.metadata == again.metadata
+    assert seconds < 2.0, f"render took {seconds:.2f} s"
+
+
+def test_wav_is_telephone_quality(rendered):
+    _, artifact, _ = rendered
+    assert [f.suffix for f in artifact.files] == [".wav"]
+    with wave.open(io.BytesIO(artifact.files[0].data), "rb") as reader:
+        assert reader.getnchannels() == 1
+        assert reader.getframerate() == 8000
+        assert reader.getsampwidth() == 2
+        duration = reader.getnframes() / reader.getframerate()
+        samples = np.frombuffer(reader.readframes(reader.getnframes()), dtype="<i2")
+    assert 1.0 < duration <= 60.0
+    assert duration == pytest.approx(artifact.metadata["audio"]["duration_s"], abs=0.01)
+    words = sum(len(t.text.split()) for t in parse_turns(artifact.author_text)[0])
+    assert 100 <= words / (duration / 60) <= 260
+    # speech is present, and the quiet stretches carry low-level line noise (never exact digital silence)
+    assert np.abs(samples).max() > 3000
+    first_turn_start = artifact.metadata["audio"]["turn_spans_ms"][0][0] * 8
+    lead_in = samples[: max(first_turn_start - 200, 100)]
+    assert 0 < lead_in.std() < 200
+    # the band limit: little energy far below 300 Hz compared with the voice band
+    spectrum = np.abs(np.fft.rfft(samples.astype(float)))
+    freqs = np.fft.rfftfreq(samples.size, 1 / 8000)
+    assert spectrum[freqs < 80].mean() < spectrum[(freqs > 400) & (freqs < 3000)].mean()
+
+
+def test_transcript_states_renditions(rendered, facts):
+    plan, artifact, _ = rendered
+    genre = get_genre("call_recording")
+    text = genre.extract_text(artifact.files, artifact.author_text)
+    assert text == artifact.author_text
+    turns, bad = parse_turns(text)
+    assert bad == [] and 4 <= len(turns) <= 12
+    assert all(PHONE_TURN.match(line) for line in text.splitlines() if line.startswith("Turn "))
+    for rendition in plan.renditions:
+        assert text.count(rendition.text) == 1
+        assert find_surface_form(facts[rendition.fact_id].value, text) is not None
+        number = artifact.metadata["rendition_turns"][rendition.fact_id]
+        assert turns[number - 1].speaker == artifact.metadata["speakers"][0]
+    numbers = artifact.metadata["rendition_turns"]
+    assert numbers["hold_period_2025"] < numbers["wire_fee_domestic"]
+    voices = artifact.metadata["voices"]
+    assert voices["agent"]["voice"] != voices["customer"]["voice"]
+    stamps = artifact.timestamps
+    assert len(stamps) == 2 and plan.start <= stamps[0] < stamps[1] <= plan.end
+    assert (stamps[1] - stamps[0]).total_seconds() == pytest.approx(artifact.metadata["audio"]["duration_s"], abs=1)
+    assert genre.validate(artifact) == []
+
+
+def test_filler_call_has_no_values(context, facts):
+    genre = get_genre("call_recording")
+    artifact = genre.render(make_plan(facts, 5, filler=True), context)
+    body = artifact.author_text.split("\n\n", 1)[1]
+    assert "$" not in body and "%" not in body
+    assert not re.search(r"\b\d+\s*(business |calendar )?days?\b", body, re.IGNORECASE)
+    assert genre.validate(artifact) == []
+
+
+def test_validate_catches_wrong_rate_and_bad_audio(rendered):
+    _, artifact, _ = rendered
+    genre = get_genre("call_recording")
+    audio = AudioSegment.from_wav(io.BytesIO(artifact.files[0].data)).set_frame_rate(16000)
+    buffer = io.BytesIO()
+    audio.export(buffer, format="wav")
+
+    def variant(data: bytes, author_text: str | None = None) -> RenderedArtifact:
+        return RenderedArtifact(plan=artifact.plan, files=[RenderedFile(".wav", data)],
+                                author_text=artifact.author_text if author_text is None else author_text,
+                                renditions=artifact.renditions, timestamps=artifact.timestamps,
+                                metadata=artifact.metadata)
+
+    assert "wav_rate" in {f.code for f in genre.validate(variant(buffer.getvalue()))}
+    assert "unreadable_wav" in {f.code for f in genre.validate(variant(b"RIFF0000WAVEjunk"))}
+    stereo = io.BytesIO()
+    AudioSegment.from_wav(io.BytesIO(artifact.files[0].data)).set_channels(2).export(stereo, format="wav")
+    assert "wav_channels" in {f.code for f in genre.validate(variant(stereo.getvalue()))}
+    padded = artifact.author_text + "".join(f"Turn {n} \u2014 Caller: " + "word " * 60 + "\n" for n in range(99, 102))
+    codes = {f.code for f in genre.validate(variant(artifact.files[0].data, padded))}
+    assert "implausible_speech_rate" in codes and "turn_numbering" in codes
+
+
+def test_missing_espeak_is_a_clear_error(context, facts, monkeypatch):
+    monkeypatch.setattr(call_recording.shutil, "which", lambda name: None)
+    with pytest.raises(RuntimeError, match="espeak-ng"):
+        get_genre("call_recording").render(make_plan(facts), context)
+
+
+def test_speakable_money():
+    assert call_recording.speakable("It costs $25.00 \u2014 or $1,250.50.") == \
+        "It costs 25 dollars, or 1250 dollars and 50 cents."
+    assert call_recording.speakable("Just $0.50 today.") == "Just 50 cents today."

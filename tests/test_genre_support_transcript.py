@@ -1,0 +1,192 @@
+"""Tests of the support_transcript genre (chat and phone variants)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from itertools import pairwise
+from pathlib import Path
+
+import jinja2
+import pytest
+import yaml
+
+from taugen.authoring.models import DomainConfig, Fact
+from taugen.authoring.values import find_surface_form
+from taugen.generators.corpus.genre import (
+    ArtifactPlan,
+    RenderContext,
+    RenderedArtifact,
+    RenderedFile,
+    Rendition,
+    get_genre,
+)
+from taugen.generators.corpus.genres.support_transcript import (
+    CHAT_TURN,
+    PHONE_TURN,
+    parse_turns,
+)
+
+DOMAIN = Path(__file__).resolve().parents[1] / "taugen" / "facts" / "banking" / "domain.yaml"
+TZ = dt.timezone(dt.timedelta(hours=-5))
+BANNED = re.compile(r"\b(facts?|fact id|renditions?|carriers?|fillers?|answer key|distractors?|taugen)\b",
+                    re.IGNORECASE)
+
+
+@pytest.fixture(scope="module")
+def context() -> RenderContext:
+    config = DomainConfig(**yaml.safe_load(DOMAIN.read_text(encoding="utf-8")))
+    env = jinja2.Environment(loader=jinja2.PackageLoader("taugen", "templates"), undefined=jinja2.StrictUndefined,
+                             autoescape=False, trim_blocks=True, lstrip_blocks=True)
+    return RenderContext(config=config, templates=env, build_seed=11, tier="test")
+
+
+@pytest.fixture(scope="module")
+def facts() -> dict[str, Fact]:
+    old = Fact(id="wire_fee_domestic_2025", section="wires_and_transfers", category="fee",
+               statement="An outgoing domestic wire costs $20.00.", subject="outgoing domestic wire fee",
+               value={"type": "money", "amount": "20.00"}, effective_from=dt.date(2025, 1, 1))
+    new = Fact(id="wire_fee_domestic", section="wires_and_transfers", category="fee",
+               statement="An outgoing domestic wire costs $25.00.", subject="outgoing domestic wire fee",
+               value={"type": "money", "amount": "25.00"}, effective_from=dt.date(2026, 3, 1),
+               supersedes="wire_fee_domestic_2025", voiced=["it's twenty-five dollars to send a domestic wire"])
+    hold = Fact(id="intl_wire_hold", section="wires_and_transfers", category="deadline",
+                statement="Incoming international wires are held for 2 business days.",
+                subject="hold on incoming international wires",
+                value={"type": "duration", "amount": 2, "unit": "business_days"}, effective_from=dt.date(2025, 6, 1))
+    return {fact.id: fact for fact in (old, new, hold)}
+
+
+def make_plan(facts, index: int = 0, variant: str = "chat", *, filler: bool = False, voiced: bool = False,
+              ids=("wire_fee_domestic_2025", "wire_fee_domestic")) -> ArtifactPlan:
+    renditions = []
+    if not filler:
+        for fid in ids:
+            fact = facts[fid]
+            superseded = fid.endswith("_2025")
+            text = fact.voiced[0] if voiced and fact.voiced else fact.statement
+            renditions.append(Rendition(fid, text, fact.value.canonical(), "voiced" if text != fact.statement
+                                        else "canonical", "superseded" if superseded else "current",
+                                        dt.date(2026, 2, 20) if superseded else dt.date(2026, 3, 4)))
+    return ArtifactPlan(artifact_id=f"support_transcript_{index:03d}", genre="support_transcript",
+                        topic="wires_and_transfers", topic_title="Wires and transfers",
+                        start=dt.datetime(2026, 2, 2, 8, tzinfo=TZ), end=dt.datetime(2026, 3, 13, 17, tzinfo=TZ),
+                        renditions=renditions, facts=dict(facts), seed=4000 + index, variant=variant)
+
+
+@pytest.mark.parametrize("variant", ["chat", "phone"])
+def test_render_is_deterministic(context, facts, variant):
+    genre = get_genre("support_transcript")
+    first = genre.render(make_plan(facts, variant=variant), context)
+    second = genre.render(make_plan(facts, variant=variant), context)
+    assert first.files[0].data == second.files[0].data
+    assert first.timestamps == second.timestamps and first.metadata == second.metadata
+    assert first.files[0].suffix == ".txt"
+
+
+@pytest.mark.parametrize("variant", ["chat", "phone"])
+def test_renditions_in_agent_turns_in_order(context, facts, variant):
+    genre = get_genre("support_transcript")
+    for index in range(10):
+        plan = make_plan(facts, index, variant, ids=("wire_fee_domestic_2025", "wire_fee_domestic", "intl_wire_hold"),
+                         voiced=index % 3 == 0)
+        artifact = genre.render(plan, context)
+        text = genre.extract_text(artifact.files, artifact.author_text)
+        turns, bad = parse_turns(text)
+        assert bad == [] and 6 <= len(turns) <= 30
+        agent = artifact.metadata["speakers"][0]
+        for rendition in plan.renditions:
+            assert text.count(rendition.text) == 1
+            assert find_surface_form(facts[rendition.fact_id].value, text) is not None
+            number = artifact.metadata["rendition_turns"][rendition.fact_id]
+            assert turns[number - 1].speaker == agent and rendition.text in turns[number - 1].text
+        numbers = artifact.metadata["rendition_turns"]
+        assert numbers["wire_fee_domestic_2025"] < numbers["wire_fee_domestic"]
+        old_turn = turns[numbers["wire_fee_domestic_2025"] - 1].text
+        history = r"until|before|previous|older|earlier|up to|changing|update on"
+        assert re.search(history, old_turn, re.IGNORECASE), old_turn
+        assert not BANNED.search(text) and not any(fid in text for fid in facts)
+        assert genre.validate(artifact) == []
+
+
+def test_chat_and_phone_shapes_and_timestamps(context, facts):
+    genre = get_genre("support_transcript")
+    for index in range(8):
+        for variant, pattern in (("chat", CHAT_TURN), ("phone", PHONE_TURN)):
+            plan = make_plan(facts, index, variant)
+            artifact = genre.render(plan, context)
+            text = artifact.files[0].data.decode("utf-8")
+            turn_lines = [line for line in text.splitlines() if line.startswith(("[", "Turn "))]
+            assert turn_lines and all(pattern.match(line) for line in turn_lines)
+            assert "Case reference: " in text and "Duration: " in text
+            stamps = artifact.timestamps
+            assert all(plan.start <= s <= plan.end for s in stamps)
+            assert all(a <= b for a, b in pairwise(stamps))
+            if variant == "chat":
+                assert len(stamps) == len(turn_lines)
+                clocks = [CHAT_TURN.match(line).group(3) + ":" + CHAT_TURN.match(line).group(4) for line in turn_lines]
+                assert clocks == [f"{s:%H:%M}" for s in stamps]
+            else:
+                assert len(stamps) == 2 and stamps[0] < stamps[1]
+                assert f"Call start: {stamps[0]:%H:%M}" in text
+
+
+def test_variety_across_transcripts(context, facts):
+    genre = get_genre("support_transcript")
+    first_lines, customer_openers, lengths, sentences = set(), set(), set(), {}
+    for index in range(24):
+        artifact = genre.render(make_plan(facts, index, ("chat", "phone")[index % 2]), context)
+        turns, _ = parse_turns(artifact.files[0].data.decode())
+        first_lines.add(re.sub(r"\b[A-Z][a-z]+\b", "X", turns[0].text))
+        customer = next(t for t in turns if t.speaker == artifact.metadata["speakers"][1])
+        customer_openers.add(customer.text.split(" ", 1)[0].lower().strip(",."))
+        lengths.add(len(turns))
+        for turn in turns:
+            for sentence in re.split(r"(?<=[.!?])\s+", turn.text):
+                if len(sentence.split()) >= 6 and "$" not in sentence:
+                    sentences[sentence] = sentences.get(sentence, 0) + 1
+    assert len(first_lines) >= 6 and len(customer_openers) >= 4 and len(lengths) >= 5
+    assert max(sentences.values()) <= 12  # no stock sentence in more than half of the transcripts
+
+
+def test_filler_states_no_values(context, facts):
+    genre = get_genre("support_transcript")
+    for index in range(8):
+        artifact = genre.render(make_plan(facts, index, ("chat", "phone")[index % 2], filler=True), context)
+        text = artifact.files[0].data.decode()
+        body = text.split("\n\n", 1)[1]
+        assert "$" not in body and "%" not in body
+        assert not re.search(r"\b\d+\s*(business |calendar )?days?\b", body, re.IGNORECASE)
+        assert genre.validate(artifact) == []
+
+
+def _broken(artifact: RenderedArtifact, text: str) -> RenderedArtifact:
+    return RenderedArtifact(plan=artifact.plan, files=[RenderedFile(".txt", text.encode())], author_text=text,
+                            renditions=artifact.renditions, timestamps=artifact.timestamps,
+                            metadata=artifact.metadata)
+
+
+def test_validate_catches_broken_transcripts(context, facts):
+    genre = get_genre("support_transcript")
+    chat = genre.render(make_plan(facts, 2, "chat"), context)
+    text = chat.files[0].data.decode()
+    skipped = text.replace("\n[03] ", "\n[04] ", 1)
+    assert "turn_numbering" in {f.code for f in genre.validate(_broken(chat, skipped))}
+    lines = text.splitlines()
+    index = next(i for i, line in enumerate(lines) if line.startswith("[05]"))
+    lines[index] = re.sub(r"\((\d\d):(\d\d)\)", "(00:01)", lines[index], count=1)
+    assert "time_goes_back" in {f.code for f in genre.validate(_broken(chat, "\n".join(lines)))}
+    no_speaker = re.sub(r"^\[02\] .+? \(", "[02]  (", text, count=1, flags=re.MULTILINE)
+    assert {f.severity for f in genre.validate(_broken(chat, no_speaker))} == {"error"}
+
+    phone = genre.render(make_plan(facts, 2, "phone"), context)
+    text = phone.files[0].data.decode()
+    skipped = text.replace("\nTurn 2 \u2014 ", "\nTurn 3 \u2014 ", 1)
+    assert "turn_numbering" in {f.code for f in genre.validate(_broken(phone, skipped))}
+    garbled = text.replace("\nTurn 4 \u2014 ", "\nTurn 4 ", 1)
+    assert "malformed_turn" in {f.code for f in genre.validate(_broken(phone, garbled))}
+
+
+def test_unknown_variant_is_rejected(context, facts):
+    with pytest.raises(ValueError, match="variant"):
+        get_genre("support_transcript").render(make_plan(facts, variant="fax"), context)
