@@ -17,7 +17,13 @@ from PIL import Image
 
 from taugen.authoring.models import DomainConfig, Fact
 from taugen.authoring.values import find_surface_form, normalise_text
-from taugen.generators.corpus.genre import ArtifactPlan, RenderContext, RenderedFile, Rendition, get_genre
+from taugen.generators.corpus.genre import (
+    ArtifactPlan,
+    RenderContext,
+    RenderedFile,
+    Rendition,
+    get_genre,
+)
 from taugen.generators.corpus.genres.flowchart import dot_quote, parse_svg, wrap_label
 
 pytestmark = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed")

@@ -18,7 +18,13 @@ from reportlab.pdfgen.canvas import Canvas
 
 from taugen.authoring.models import DomainConfig, Fact
 from taugen.authoring.values import find_surface_form, normalise_text
-from taugen.generators.corpus.genre import ArtifactPlan, RenderContext, RenderedFile, Rendition, get_genre
+from taugen.generators.corpus.genre import (
+    ArtifactPlan,
+    RenderContext,
+    RenderedFile,
+    Rendition,
+    get_genre,
+)
 from taugen.generators.corpus.genres.pdf_document import MAX_PER_SLIDE
 
 PACK = Path(__file__).resolve().parents[1] / "taugen" / "facts" / "banking" / "domain.yaml"

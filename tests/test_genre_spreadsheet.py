@@ -16,8 +16,19 @@ from openpyxl import load_workbook
 
 from taugen.authoring.models import DomainConfig, Fact
 from taugen.authoring.values import find_surface_form, normalise_text
-from taugen.generators.corpus.genre import ArtifactPlan, RenderContext, RenderedFile, Rendition, get_genre
-from taugen.generators.corpus.genres.spreadsheet import HISTORY_SHEET, format_cell, format_number, read_rows
+from taugen.generators.corpus.genre import (
+    ArtifactPlan,
+    RenderContext,
+    RenderedFile,
+    Rendition,
+    get_genre,
+)
+from taugen.generators.corpus.genres.spreadsheet import (
+    HISTORY_SHEET,
+    format_cell,
+    format_number,
+    read_rows,
+)
 
 PACK = Path(__file__).resolve().parents[1] / "taugen" / "facts" / "banking" / "domain.yaml"
 TZ = dt.timezone(dt.timedelta(hours=-6))
