@@ -25,10 +25,8 @@ RUNNER = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def hard(tmp_path_factory) -> Path:
-    result = build("banking", "hard", seed=0, out=tmp_path_factory.mktemp("hard"))
-    assert result.ok, [f for f in result.findings if f.severity == "error"][:5]
-    return result.path
+def hard(built_bundle) -> Path:
+    return built_bundle("hard")
 
 
 @pytest.fixture(scope="module")

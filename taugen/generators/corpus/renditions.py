@@ -11,18 +11,27 @@ import random
 from taugen.authoring.models import Fact
 from taugen.authoring.values import find_surface_form
 
+# Frames work with any subject shape ("the dormant account fee", "closing an account", "an outgoing
+# wire"), so they never say "costs" of something that is not a charge: fee frames only serve money
+# values of fee-like facts.
+_FEE_FRAMES = ("For {subject} you're looking at {value}.", "We charge {value} for {subject}.",
+               "It's {value} for {subject}, that's what the system applies.", "Right now {subject} runs {value}.",
+               "Heads up that {subject} comes to {value}.")
+# Only where "subject + value" says the whole rule; a waiver threshold or an eligibility age framed
+# this way would lose its condition, so those keep the expert's voiced lines or the canonical statement.
+_FRAMED_CATEGORIES = {"fee", "limit", "deadline"}
 _FRAMES: dict[str, tuple[str, ...]] = {
-    "money": ("For {subject} you're looking at {value}.", "We charge {value} for {subject}.",
-              "{Subject} comes to {value} these days.", "It's {value} for {subject}, that's what the system applies.",
-              "Right now {subject} runs {value}.", "Heads up that {subject} costs {value}."),
-    "percent": ("{Subject} is {value} of the amount.", "We apply {value} for {subject}.",
-                "For {subject} it works out to {value}.", "The rate on {subject} sits at {value}."),
-    "duration": ("You get {value} for {subject}.", "The clock on {subject} is {value}.",
-                 "For {subject} we work with {value}.", "{Subject} has a {value} window, give or take nothing."),
-    "cap": ("The most we allow for {subject} is {value}.", "{Subject} tops out at {value}.",
-            "There's a ceiling of {value} on {subject}.", "Anything past {value} for {subject} won't go through."),
-    "count": ("For {subject} it's {value}.", "We allow {value} for {subject}.", "{Subject} is limited to {value}."),
-    "date": ("{Subject} kicked in on {value}.", "Since {value}, {subject} applies.", "As of {value} that's {subject}."),
+    "money": ("For {subject}, the number is {value}.", "On {subject} we go by {value}.",
+              "{Subject}: {value}, as things stand.", "When it comes to {subject}, it's {value}.",
+              "What applies for {subject} is {value}."),
+    "percent": ("For {subject} it works out to {value}.", "On {subject} we apply {value}.",
+                "{Subject}: {value}, as things stand.", "The rate for {subject} sits at {value}."),
+    "duration": ("For {subject} we work with {value}.", "On {subject} the clock is {value}.",
+                 "{Subject}: {value}, that's the window.", "When it comes to {subject}, you get {value}."),
+    "cap": ("The most we allow for {subject} is {value}.", "For {subject} the ceiling is {value}.",
+            "On {subject} anything past {value} won't go through.", "{Subject}: {value} at most."),
+    "count": ("For {subject} it's {value}.", "On {subject} we allow {value}.", "{Subject}: {value}, no more."),
+    "date": ("For {subject}, the date is {value}.", "On {subject}, {value} is the date we go by."),
 }
 
 
@@ -43,10 +52,11 @@ def voiced_text(fact: Fact, rng: random.Random) -> tuple[str, str]:
         form = find_surface_form(fact.value, text) if fact.value is not None else ""
         return text, form or ""
     value = fact.value
-    if value is None or fact.subject is None or value.type not in _FRAMES:
+    if (value is None or fact.subject is None or value.type not in _FRAMES
+            or fact.category not in _FRAMED_CATEGORIES):
         return canonical_text(fact)
     spoken = rng.choice(value.voiced_forms())
-    frame = rng.choice(_FRAMES[value.type])
+    frame = rng.choice(_FEE_FRAMES if value.type == "money" and fact.category == "fee" else _FRAMES[value.type])
     subject = fact.subject.rstrip(".")
     text = frame.format(subject=subject, Subject=subject[:1].upper() + subject[1:], value=spoken)
     form = find_surface_form(value, text)
