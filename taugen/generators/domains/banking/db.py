@@ -80,7 +80,7 @@ class FeeRefund(_Record):
     account_id: str
     transaction_id: str
     amount: float
-    reason: Literal["courtesy", "atm_rebate", "bank_error"]
+    reason: Literal["courtesy", "atm_rebate", "bank_error", "fee_waiver"]
     refunded_on: str
 
 

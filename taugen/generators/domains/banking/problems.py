@@ -378,8 +378,9 @@ class StopPayment(Problem):
 class UnauthorizedDebitDispute(Problem):
     name = "unauthorized_debit_dispute"
     slot = "dispute"
-    facts = ("reg_e_notice_window",)
-    summary = "Unauthorized debit card charge reported inside the notice window: open a Regulation E claim."
+    facts = ("reg_e_notice_window", "reg_e_small_claim_instant_credit")
+    summary = ("Unauthorized debit card charge reported inside the notice window: open a Regulation E claim, with "
+               "same-day provisional credit when the amount is at or under the small-claim threshold.")
 
     def applicable(self, toolkit, customer_id):
         return _has_kind(toolkit, customer_id, "checking")
@@ -387,29 +388,45 @@ class UnauthorizedDebitDispute(Problem):
     def setup(self, context):
         account = _account(context, kind="checking")
         window = context.value("reg_e_notice_window").days()  # type: ignore[attr-defined]
+        threshold = _money(context, "reg_e_small_claim_instant_credit")
         statement_days = context.rng.randint(5, max(6, window - 25))
-        amount = round(context.rng.uniform(45, 480), 2)
+        if context.rng.random() < 0.5:  # small claims sit above older thresholds, so the current one decides
+            amount = round(context.rng.uniform(threshold * 0.6, threshold), 2)
+        else:
+            amount = round(context.rng.uniform(threshold + 15, threshold + 380), 2)
         merchant = context.rng.choice(["WWW.GADGETHUB-EU.COM", "SQ *RIVERTOWN VAPE", "PAYPAL *DIGIMARKET",
                                        "APLPAY LUXE OUTLET"])
         transaction = _add_transaction(context, account, statement_days + 6, merchant, -amount, "purchase",
                                        "unauthorized", statement_days_ago=statement_days)
-        context.state.update(account_id=account.account_id, transaction_id=transaction.transaction_id)
+        context.state.update(account_id=account.account_id, transaction_id=transaction.transaction_id,
+                             same_day_credit=amount <= threshold, amount=amount)
         return ScenarioFragment(
             reason_for_call="There is a debit card charge on your checking account that you did not make.",
             known_info=[f"The charge is {_fmt(amount)} from {merchant}, posted on "
                         f"{dt.date.fromisoformat(transaction.posted_on):%B %d}.",
                         "You still have your card and never shared it."],
-            task_instructions=["Report the charge as unauthorized and ask the bank to dispute it."])
+            task_instructions=["Report the charge as unauthorized and ask the bank to dispute it. Accept any "
+                               "credit the agent offers while the claim is investigated."])
 
     def solve(self, context):
-        return [GoldCall("list_transactions", {"account_id": context.state["account_id"]}),
-                GoldCall("open_dispute", {"transaction_id": context.state["transaction_id"], "reason": "unauthorized"})]
+        calls = [GoldCall("list_transactions", {"account_id": context.state["account_id"]}),
+                 GoldCall("open_dispute", {"transaction_id": context.state["transaction_id"], "reason": "unauthorized"})]
+        if context.state["same_day_credit"]:
+            dispute_id = derived_id("DSP", context.state["transaction_id"])
+            calls.append(GoldCall("issue_provisional_credit", {"dispute_id": dispute_id}))
+        return calls
 
     def check(self, context):
         found = [d for d in _db(context).disputes.values() if d.transaction_id == context.state["transaction_id"]]
         if not found:
             return ["no dispute was opened"]
-        return [] if found[0].reason == "unauthorized" else ["the dispute has the wrong reason"]
+        unmet = [] if found[0].reason == "unauthorized" else ["the dispute has the wrong reason"]
+        credited = found[0].provisional_credit
+        if context.state["same_day_credit"] and credited != context.state["amount"]:
+            unmet.append("no same-day provisional credit on a small claim")
+        if not context.state["same_day_credit"] and credited:
+            unmet.append("provisional credit issued before the investigation deadline required it")
+        return unmet
 
 
 class ProvisionalCreditOverdue(Problem):
@@ -504,33 +521,52 @@ class LateRegEClaim(Problem):
 class PaperStatementSwitch(Problem):
     name = "paper_statement_switch"
     slot = "statements"
-    facts = ("fee_paper_statement", "estatement_waives_paper_fee")
-    summary = "Paper statement fee complaint: switch to electronic statements, which ends the fee."
+    facts = ("fee_paper_statement", "estatement_waives_paper_fee", "paper_statement_refund_on_enrollment")
+    summary = ("Paper statement fee complaint: switch to electronic statements and refund the paper fees of the "
+               "last 3 months, none older.")
 
     def applicable(self, toolkit, customer_id):
-        return _has_kind(toolkit, customer_id, "checking")
+        # Customers of 65 or more may have the fee waived on request instead (a second compliant end state).
+        born = dt.date.fromisoformat(toolkit.db.customers[customer_id].date_of_birth)
+        age = (toolkit.now.date() - born).days // 365
+        return _has_kind(toolkit, customer_id, "checking") and age < 60
 
     def setup(self, context):
         account = _account(context, kind="checking")
         account.statement_delivery = "paper"
         fee = _money(context, "fee_paper_statement")
-        _add_transaction(context, account, context.rng.randint(3, 12), "Paper statement fee", -fee, "fee",
-                         "paper-fee", fee_type="paper_statement")
-        context.state.update(account_id=account.account_id)
+        window = context.value("paper_statement_refund_on_enrollment")  # type: ignore[assignment]
+        window_days = int(window.amount) * 30  # type: ignore[attr-defined]
+        recent = [_add_transaction(context, account, days, "Paper statement fee", -fee, "fee", f"paper-fee-{days}",
+                                   fee_type="paper_statement").transaction_id
+                  for days in (context.rng.randint(3, 12), context.rng.randint(33, 45))]
+        _add_transaction(context, account, window_days + context.rng.randint(15, 40), "Paper statement fee", -fee,
+                         "fee", "paper-fee-old", fee_type="paper_statement")
+        context.state.update(account_id=account.account_id, fee_ids=recent)
         return ScenarioFragment(
-            reason_for_call="You noticed a paper statement fee and want to stop paying it.",
-            known_info=[f"A {_fmt(fee)} paper statement fee appears on account {account.account_id}.",
+            reason_for_call="You noticed paper statement fees and want to stop paying them.",
+            known_info=[f"{_fmt(fee)} paper statement fees appear every month on account {account.account_id}.",
                         "You are happy to read statements online."],
-            task_instructions=["Ask how to stop the paper statement fee. Agree to switch to online statements."])
+            task_instructions=["Ask how to stop the paper statement fee. Agree to switch to online statements, and "
+                               "accept any refund the agent offers."])
 
     def solve(self, context):
-        return [GoldCall("get_account", {"account_id": context.state["account_id"]}),
-                GoldCall("set_statement_delivery", {"account_id": context.state["account_id"],
-                                                    "delivery": "electronic"})]
+        account_id = context.state["account_id"]
+        return [GoldCall("list_transactions", {"account_id": account_id}),
+                GoldCall("set_statement_delivery", {"account_id": account_id, "delivery": "electronic"}),
+                *[GoldCall("refund_fee", {"transaction_id": fee_id, "reason": "fee_waiver"})
+                  for fee_id in context.state["fee_ids"]]]
 
     def check(self, context):
         account = _db(context).accounts[context.state["account_id"]]
-        return [] if account.statement_delivery == "electronic" else ["statements are still on paper"]
+        unmet = [] if account.statement_delivery == "electronic" else ["statements are still on paper"]
+        unmet += [f"paper fee {fee_id} was not refunded" for fee_id in context.state["fee_ids"]
+                  if not _refunded(context, fee_id, "fee_waiver")]
+        old = [r for r in _db(context).fee_refunds.values() if r.account_id == account.account_id
+               and r.reason == "fee_waiver" and r.transaction_id not in context.state["fee_ids"]]
+        if old:
+            unmet.append("a paper fee older than the refund window was refunded")
+        return unmet
 
 
 # ---------------------------------------------------------------------------- credit cards
@@ -585,7 +621,8 @@ class PlatinumForeignFeeRefund(Problem):
         rate = context.value("fee_platinum_credit_card_foreign_transaction").value  # type: ignore[attr-defined]
         if rate != 0:
             raise LookupError("platinum foreign fee refund needs a 0% current rate")
-        amount = round(context.rng.uniform(120, 900), 2)
+        # Kept small: fee reversals on one call stay under the frontline limit, even with other refunds.
+        amount = round(context.rng.uniform(120, 480), 2)
         wrong_fee = round(amount * 0.01, 2)
         days = context.rng.randint(3, 15)
         _add_transaction(context, account, days, "HOTEL DU PARC LYON FR", -amount, "purchase", "foreign-purchase",

@@ -177,14 +177,15 @@ class BankingTools(Toolkit):
 
     @tool("write")
     def refund_fee(self, transaction_id: str, reason: str) -> dict[str, Any]:
-        """Refund a fee transaction in full. ``reason`` is one of courtesy, atm_rebate, bank_error."""
+        """Refund a fee transaction in full. ``reason`` is one of courtesy, atm_rebate, bank_error,
+        fee_waiver."""
         fee = self._transaction(transaction_id)
         account = self._account(fee.account_id)
         self._require_verified(account.customer_id)
         if fee.kind != "fee":
             raise ToolError(f"transaction {transaction_id} is not a fee")
-        if reason not in ("courtesy", "atm_rebate", "bank_error"):
-            raise ToolError("reason must be courtesy, atm_rebate or bank_error")
+        if reason not in ("courtesy", "atm_rebate", "bank_error", "fee_waiver"):
+            raise ToolError("reason must be courtesy, atm_rebate, bank_error or fee_waiver")
         if any(r.transaction_id == transaction_id for r in self.db.fee_refunds.values()):
             raise ToolError(f"fee {transaction_id} was already refunded")
         refund_id = derived_id("RF", transaction_id)
