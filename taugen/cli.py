@@ -32,7 +32,8 @@ class Difficulty(str, Enum):
 
 
 def _fail_input(error: InputError) -> None:
-    errors.print(f"error: {error}", markup=False, highlight=False)
+    # Plain print, not rich: one line whatever the terminal width, so logs and scripts can grep it.
+    print(f"error: {error}", file=sys.stderr)
     raise typer.Exit(2)
 
 
@@ -163,12 +164,45 @@ def schema(out: Optional[Path] = typer.Option(None, "--out", help="Write the JSO
     console.print(f"wrote {len(schemas)} schemas to {out}")
 
 
+@app.command("tau2-check")
+def tau2_check(bundle: Path = typer.Argument(..., help="A bundle folder written by taugen build.")) -> None:
+    """Grade every task in tau2's own runtime: gold replay must score 1.0, an empty run 0.0 (no LLM)."""
+    from taugen.build import tau2_runtime
+
+    started = time.perf_counter()
+    tau2_runtime.silence_tau2_logs()
+    try:
+        tau2_runtime.require_tau2()
+    except tau2_runtime.Tau2NotInstalled:
+        print("error: tau2 is not installed: install taugen[tau2]", file=sys.stderr)
+        raise typer.Exit(2)
+    try:
+        rows = tau2_runtime.check_bundle(bundle)
+    except InputError as exc:
+        _fail_input(exc)
+        return
+    except ValueError as exc:
+        print(f"error: {bundle}: {exc}", file=sys.stderr)
+        raise typer.Exit(2)
+    table = Table(title=f"tau2 replay of {bundle.name}")
+    for column in ("task", "gold", "empty", "result"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(row.task_id, f"{row.gold:.1f}", f"{row.empty:.1f}", "ok" if row.ok else "MISMATCH")
+    console.print(table)
+    failed = sum(not row.ok for row in rows)
+    console.print(f"{'FAIL' if failed else 'PASS'}: {len(rows) - failed} of {len(rows)} tasks score gold 1.0 and "
+                  f"empty 0.0 in tau2 ({time.perf_counter() - started:.2f} s)")
+    if failed:
+        raise typer.Exit(1)
+
+
 def main() -> None:
     """Entry point of the ``taugen`` console script."""
     try:
         app()
     except InputError as error:  # pragma: no cover - commands catch their own; this is a last guard
-        errors.print(f"error: {error}", markup=False)
+        print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
 
 

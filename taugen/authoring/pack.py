@@ -105,14 +105,22 @@ class Pack:
         return self.sources.get(item_id)
 
 
-def _validate(model: type[BaseModel], data: Any, path: Path, item_id: str | None = None) -> Any:
-    """Validate ``data`` into ``model``; report the first error at its YAML line."""
+def _validate(model: type[BaseModel], data: Any, path: Path, item_id: str | None = None,
+              default_line: int | None = None) -> Any:
+    """Validate ``data`` into ``model``; report one error at its YAML line.
+
+    An unknown key wins over other errors: a misspelt required key is reported as the unknown key
+    at its own line, not as a missing key. ``default_line`` is used when ``data`` carries no lines
+    (facts expanded from a family row).
+    """
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        error = exc.errors()[0]
+        errors = exc.errors()
+        error = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
         location = tuple(error["loc"])
-        line = line_for_location(data, location)
+        line = line_for_location(data, location) if isinstance(data, (LineDict, LineList)) else None
+        line = line or default_line
         where = ".".join(str(part) for part in location if not str(part).startswith("function-"))
         if error["type"] == "extra_forbidden":
             message = f"unknown key '{location[-1]}'"
@@ -139,22 +147,43 @@ def load_domain_config(directory: Path) -> DomainConfig:
     return _validate(DomainConfig, data, path, data.get("domain") if isinstance(data.get("domain"), str) else None)
 
 
-def _render(template: str, row: dict[str, Any], path: Path, line: int | None, family: str) -> str:
-    try:
-        return _TEMPLATES.from_string(template).render(**row).strip()
-    except jinja2.TemplateSyntaxError as exc:
-        raise InputError(f"template error: {exc.message}", path, line, family) from None
-    except jinja2.UndefinedError as exc:
-        raise InputError(f"template error: {exc.message}", path, line, family) from None
+class _Template:
+    """A family template compiled once, where it was written (so syntax errors name that line)."""
+
+    def __init__(self, source: str, path: Path, line: int | None, family: str) -> None:
+        try:
+            self.template = _TEMPLATES.from_string(source)
+        except jinja2.TemplateSyntaxError as exc:
+            raise InputError(f"template error: {exc.message}", path, line, family) from None
+        self.family = family
+
+    def render(self, row: dict[str, Any], path: Path, line: int | None) -> str:
+        """Render for one row; any failure is reported at the row (file and line)."""
+        try:
+            return self.template.render(**row).strip()
+        except jinja2.TemplateError as exc:
+            raise InputError(f"template error: {exc.message}", path, line, self.family) from None
+        except Exception as exc:  # noqa: BLE001 - a filter on the wrong type, etc.: still the author's input
+            raise InputError(f"template error: {type(exc).__name__}: {exc}", path, line, self.family) from None
 
 
-def _render_tree(value: Any, row: dict[str, Any], path: Path, line: int | None, family: str) -> Any:
+def _compile_tree(value: Any, path: Path, line: int | None, family: str) -> Any:
     if isinstance(value, str):
-        return _render(value, row, path, line, family)
+        return _Template(value, path, line, family)
     if isinstance(value, dict):
-        return {key: _render_tree(item, row, path, line, family) for key, item in value.items()}
+        return {key: _compile_tree(item, path, line, family) for key, item in value.items()}
     if isinstance(value, list):
-        return [_render_tree(item, row, path, line, family) for item in value]
+        return [_compile_tree(item, path, line, family) for item in value]
+    return value
+
+
+def _render_tree(value: Any, row: dict[str, Any], path: Path, line: int | None) -> Any:
+    if isinstance(value, _Template):
+        return value.render(row, path, line)
+    if isinstance(value, dict):
+        return {key: _render_tree(item, row, path, line) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_render_tree(item, row, path, line) for item in value]
     return value
 
 
@@ -181,26 +210,28 @@ def _expand_family(data: LineDict, path: Path, default_section: str | None) -> I
         data = _with_default(data, "section", default_section)
     family = _validate(FactFamily, data, path, data.get("family"))
     table_source = path.parent / family.table if family.table else path
+    name = family.family
+    templates = {key: _compile_tree(getattr(family, key), path, data.line_of(key), name)
+                 for key in ("id", "statement", "subject", "value", "applies_to") if getattr(family, key) is not None}
     for row, line in _family_rows(family, data, path):
         row_path = table_source
         if family.skip_if and str(row.get(family.skip_if, "")).strip().lower() in {"1", "true", "yes"}:
             continue
         context = {**row, "row": row}
         fact: dict[str, Any] = {
-            "id": _render(family.id, context, row_path, line, family.family),
+            "id": _render_tree(templates["id"], context, row_path, line),
             "section": family.section,
             "category": family.category,
-            "statement": _render(family.statement, context, row_path, line, family.family),
-            "applies_to": _render_tree(family.applies_to, context, row_path, line, family.family),
+            "statement": _render_tree(templates["statement"], context, row_path, line),
+            "applies_to": _render_tree(templates["applies_to"], context, row_path, line),
             "effective_from": str(row.get("effective_from") or family.effective_from),
             "holder": row.get("holder") or family.holder,
             "tags": list(family.tags),
-            "family": family.family,
+            "family": name,
         }
-        if family.subject:
-            fact["subject"] = _render(family.subject, context, row_path, line, family.family)
-        if family.value is not None:
-            fact["value"] = _render_tree(family.value, context, row_path, line, family.family)
+        for optional in ("subject", "value"):
+            if optional in templates:
+                fact[optional] = _render_tree(templates[optional], context, row_path, line)
         if row.get("supersedes"):
             fact["supersedes"] = row["supersedes"]
         yield fact, line, row_path
@@ -239,7 +270,7 @@ def load_pack(directory: str | Path) -> Pack:
 
     def add(raw: dict[str, Any], path: Path, line: int | None) -> None:
         fact_id = raw.get("id") if isinstance(raw.get("id"), str) else None
-        fact = _validate(Fact, raw, path, fact_id)
+        fact = _validate(Fact, raw, path, fact_id, default_line=line)
         if fact.id in facts:
             first = sources[fact.id]
             raise InputError(f"duplicate fact id (first defined at {first.file.name}:{first.line})", path, line, fact.id)

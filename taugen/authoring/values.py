@@ -121,7 +121,10 @@ class PercentValue(_Value):
 
     def surface_forms(self) -> list[str]:
         plain = _plain_number(self.value)
-        forms = {f"{plain}%", f"{plain} percent", f"{plain} per cent", f"{self.value:.2f}%", f"{self.value:.1f}%"}
+        forms = {f"{plain}%", f"{plain} percent", f"{plain} per cent"}
+        for places in (1, 2):  # "3.0%" and "3.00%" say 3%, but "4.2%" does not say 4.25%
+            if Decimal(f"{self.value:.{places}f}") == self.value:
+                forms.add(f"{self.value:.{places}f}%")
         forms |= set(self.voiced_forms())
         return sorted(forms)
 
@@ -161,10 +164,13 @@ class DurationValue(_Value):
 
     def surface_forms(self) -> list[str]:
         forms: set[str] = set()
+        singular = _UNIT_WORDS[self.unit][0]
         for word in self._unit_words():
-            forms |= {f"{self.amount} {word}", f"{self.amount}-{word.replace(' ', '-')}",
-                      f"{_words(self.amount)} {word}", f"{_words(self.amount)} ({self.amount}) {word}"}
-            forms.add(f"{_words(self.amount)}-{word.replace(' ', '-')}")
+            forms |= {f"{self.amount} {word}", f"{_words(self.amount)} {word}", f"{_words(self.amount)} ({self.amount}) {word}"}
+        # Compound adjectives take the singular: "a 60-day window", "a ten-business-day deadline".
+        for alias in [singular, *_UNIT_ALIASES.get(self.unit, [])]:
+            hyphenated = alias.replace(" ", "-")
+            forms |= {f"{self.amount}-{hyphenated}", f"{_words(self.amount)}-{hyphenated}"}
         return sorted(forms)
 
     def voiced_forms(self) -> list[str]:
@@ -327,9 +333,10 @@ def find_surface_form(value: _Value, text: str) -> str | None:
             continue
         pattern = re.escape(needle)
         if needle[0].isalnum() or needle[0] in "$€£":
-            pattern = r"(?<![\w.,$€£])" + pattern
+            # Not inside a larger number: "$350", "twenty-five", "one hundred and sixty", "two dollars and fifty cents".
+            pattern = r"(?<![\w.,$€£-])(?<!\band )" + pattern
         if needle[-1].isalnum():
-            pattern = pattern + r"(?![\w]|[.,]\d)"
+            pattern = pattern + r"(?![\w]|[.,]\d|-\w| and [\w-]+ (?:cents?|pence|penny)\b)"
         if re.search(pattern, haystack):
             return form
     return None

@@ -109,6 +109,8 @@ def line_for_location(data: Any, location: tuple[str | int, ...]) -> int | None:
     current = data
     for part in location:
         if isinstance(current, LineDict) and isinstance(part, str):
+            if part not in current and current.get("type") == part:
+                continue  # pydantic's tag of a discriminated union (value -> money -> amount)
             line = current.line_of(part)
             if part not in current:
                 return line

@@ -1,0 +1,86 @@
+"""Shared fixtures: a private copy of the banking pack, and two ways to run the ``taugen`` command."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+REPO = Path(__file__).resolve().parents[1]
+BANKING_PACK = REPO / "taugen" / "facts" / "banking"
+
+
+@dataclass
+class CliResult:
+    """What one ``taugen`` run did."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+    exception: BaseException | None = None
+
+
+@pytest.fixture
+def repo_root() -> Path:
+    """The repository root (holds ``taugen/`` and ``tests/``)."""
+    return REPO
+
+
+@pytest.fixture
+def banking_src() -> Path:
+    """The real banking pack shipped with taugen (read only: never edit it)."""
+    return BANKING_PACK
+
+
+@pytest.fixture
+def banking_pack(tmp_path: Path) -> Path:
+    """A private copy of the banking pack at ``tmp_path / "banking"``, safe to edit."""
+    destination = tmp_path / "banking"
+    shutil.copytree(BANKING_PACK, destination)
+    return destination
+
+
+@pytest.fixture
+def cli() -> Callable[..., CliResult]:
+    """Run ``taugen ARGS...`` in process with typer's CliRunner.
+
+    ``columns`` is the terminal width the CLI sees (rich wraps long lines at it); it defaults to a
+    wide terminal so that tests can check the content of a long error line. Any exception other than
+    ``SystemExit`` escaping the command is kept in ``exception`` (it would be a traceback for users).
+    """
+
+    def run(*args: str | Path, columns: int = 1000) -> CliResult:
+        from taugen.cli import app
+
+        runner = CliRunner()
+        result = runner.invoke(app, [str(arg) for arg in args], env={"COLUMNS": str(columns)})
+        exception = result.exception
+        if isinstance(exception, SystemExit):
+            exception = None
+        return CliResult(result.exit_code, result.stdout, result.stderr, exception)
+
+    return run
+
+
+@pytest.fixture
+def cli_subprocess() -> Callable[..., CliResult]:
+    """Run ``python -m taugen.cli ARGS...`` as a real process (stdin closed, COLUMNS unset unless
+    given): what a user sees when stderr goes to a pipe or a log."""
+
+    def run(*args: str | Path, cwd: Path | None = None, columns: int | None = None) -> CliResult:
+        env = {key: value for key, value in os.environ.items() if key not in {"COLUMNS", "LINES", "FORCE_COLOR"}}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+        if columns is not None:
+            env["COLUMNS"] = str(columns)
+        done = subprocess.run([sys.executable, "-m", "taugen.cli", *map(str, args)], cwd=cwd or REPO, env=env,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, check=False)
+        return CliResult(done.returncode, done.stdout, done.stderr)
+
+    return run
