@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import io
 import re
@@ -132,6 +133,36 @@ def test_transcript_states_renditions(rendered, facts):
     stamps = artifact.timestamps
     assert len(stamps) == 2 and plan.start <= stamps[0] < stamps[1] <= plan.end
     assert (stamps[1] - stamps[0]).total_seconds() == pytest.approx(artifact.metadata["audio"]["duration_s"], abs=1)
+    assert genre.validate(artifact) == []
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_lone_superseded_before_its_successor_reads_as_current(context, facts, index):
+    """The planner's shape: a call dated before the successor took effect (February 1) that owns only the
+    old version (the successor is not in the plan): stated as the rule in force, with no history framing
+    and no word about the coming change."""
+    old = facts["hold_period_2025"]
+    plan = ArtifactPlan(artifact_id=f"call_recording_{20 + index:03d}", genre="call_recording",
+                        topic="wires_and_transfers", topic_title="Wires and transfers",
+                        start=dt.datetime(2026, 1, 12, 8, tzinfo=TZ), end=dt.datetime(2026, 1, 20, 17, tzinfo=TZ),
+                        renditions=[Rendition(old.id, old.statement, old.value.canonical(), "canonical",
+                                              "superseded", dt.date(2026, 1, 15))],
+                        facts={old.id: old}, seed=7100 + index)
+    genre = get_genre("call_recording")
+    artifact = genre.render(plan, context)
+    text = genre.extract_text(artifact.files, artifact.author_text)
+    assert text.count(old.statement) == 1
+    assert find_surface_form(old.value, text) is not None
+    turns, bad = parse_turns(text)
+    assert bad == []
+    number = artifact.metadata["rendition_turns"][old.id]
+    assert turns[number - 1].speaker == artifact.metadata["speakers"][0]
+    assert not re.search(r"\b(no longer|earlier version|older|previous|until|superseded|has since|history|"
+                         r"before|up to|replac\w*|changes on|chang(?:ed|ing)|used to|anymore)\b",
+                         text, re.IGNORECASE), text
+    as_current = genre.render(dataclasses.replace(plan, renditions=[dataclasses.replace(r, status="current")
+                                                                    for r in plan.renditions]), context)
+    assert as_current.files[0].data == artifact.files[0].data  # spoken exactly as a current rule
     assert genre.validate(artifact) == []
 
 

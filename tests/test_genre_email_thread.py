@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from email import policy
@@ -57,16 +58,27 @@ def facts() -> dict[str, Fact]:
 
 
 def make_plan(facts: dict[str, Fact], index: int = 0, *, filler: bool = False, ids: tuple[str, ...] = (
-        "wire_fee_domestic_2025", "wire_fee_domestic")) -> ArtifactPlan:
+        "wire_fee_domestic_2025", "wire_fee_domestic"), dates: dict[str, dt.date] | None = None,
+        start: dt.datetime = dt.datetime(2026, 2, 2, 8, tzinfo=TZ),
+        end: dt.datetime = dt.datetime(2026, 3, 13, 17, tzinfo=TZ), only_rendered: bool = False) -> ArtifactPlan:
     dates = {"wire_fee_domestic_2025": dt.date(2026, 2, 10), "wire_fee_domestic": dt.date(2026, 3, 4),
-             "intl_wire_hold": dt.date(2026, 3, 5)}
+             "intl_wire_hold": dt.date(2026, 3, 5), **(dates or {})}
     renditions = [] if filler else [
         Rendition(fid, facts[fid].statement, facts[fid].value.canonical(), "canonical",
                   "superseded" if fid.endswith("_2025") else "current", dates[fid]) for fid in ids]
+    plan_facts = {fid: facts[fid] for fid in ids} if only_rendered else dict(facts)  # the planner's shape
     return ArtifactPlan(artifact_id=f"email_thread_{index:03d}", genre="email_thread", topic="wires_and_transfers",
-                        topic_title="Wires and transfers", start=dt.datetime(2026, 2, 2, 8, tzinfo=TZ),
-                        end=dt.datetime(2026, 3, 13, 17, tzinfo=TZ), renditions=renditions, facts=dict(facts),
-                        seed=9000 + index)
+                        topic_title="Wires and transfers", start=start, end=end, renditions=renditions,
+                        facts=plan_facts, seed=9000 + index)
+
+
+# Every history framing the genre has used: dated leads and tails (past and "until the change on ..."),
+# undated ones ("no longer in force", "older wording", "has since been replaced").
+HISTORY_WORDS = re.compile(
+    r"\b(no longer|earlier version|older|previous|revision history|until|superseded|has since|history|before|"
+    r"up to|replac\w*|in force|existing|retired|out of date|changes on|switch|changeover|takes? effect|"
+    r"took effect)\b", re.IGNORECASE)
+OLD_TEXT = "An outgoing domestic wire costs $20.00."
 
 
 def parse(artifact: RenderedArtifact):
@@ -96,19 +108,67 @@ def test_renditions_verbatim_once_and_values_found(context, facts):
     assert not any(fid in artifact.files[0].data.decode() for fid in facts)
 
 
-def test_superseded_is_older_and_framed_as_history(context, facts):
+def _rendition_line(text: str, rendition_text: str = OLD_TEXT) -> str:
+    return next(line for line in text.splitlines() if rendition_text in line)
+
+
+def test_superseded_after_the_change_is_older_and_framed_as_history(context, facts):
+    """Both versions in one thread, the old one stated after its successor took effect (March 1)."""
     genre = get_genre("email_thread")
+    for index in range(12):
+        plan = make_plan(facts, index, dates={"wire_fee_domestic_2025": dt.date(2026, 3, 2)},
+                         start=dt.datetime(2026, 3, 1, 8, tzinfo=TZ))
+        artifact = genre.render(plan, context)
+        dates = {fid: dt.datetime.fromisoformat(m["date"]) for m in artifact.metadata["messages"] for fid in m["facts"]}
+        assert dt.date(2026, 3, 1) <= dates["wire_fee_domestic_2025"].date()
+        assert dates["wire_fee_domestic_2025"] < dates["wire_fee_domestic"]
+        text = genre.extract_text(artifact.files, "")
+        line = _rendition_line(text)
+        assert "March 1, 2026" in line and re.search(r"until|before|previous|up to|retired", line, re.IGNORECASE), line
+        # the newest message is on top: the current statement appears above the superseded one
+        assert text.index("$25.00") < text.index("$20.00")
+        assert genre.validate(artifact) == []
+
+
+def test_superseded_before_the_change_is_stated_as_the_rule_in_force(context, facts):
+    """Both versions in one thread, the old one stated before its successor took effect: no history
+    framing and no announcement of the coming change."""
+    genre = get_genre("email_thread")
+    checked = 0
     for index in range(12):
         plan = make_plan(facts, index)
         artifact = genre.render(plan, context)
         dates = {fid: dt.datetime.fromisoformat(m["date"]) for m in artifact.metadata["messages"] for fid in m["facts"]}
         assert dates["wire_fee_domestic_2025"] < dates["wire_fee_domestic"]
-        text = genre.extract_text(artifact.files, "")
-        line = next(line for line in text.splitlines() if "An outgoing domestic wire costs $20.00." in line)
-        history = r"until|before|previous|older|up to|replacing|in force|existing|retired"
-        assert re.search(history, line, re.IGNORECASE), line
-        # the newest message is on top: the current statement appears above the superseded one
-        assert text.index("$25.00") < text.index("$20.00")
+        if dates["wire_fee_domestic_2025"].date() >= dt.date(2026, 3, 1):
+            continue
+        checked += 1
+        line = _rendition_line(genre.extract_text(artifact.files, ""))
+        assert not HISTORY_WORDS.search(line), line
+        assert "March 1" not in line
+    assert checked >= 8
+
+
+@pytest.mark.parametrize("index", range(10))
+def test_lone_superseded_before_its_successor_reads_as_current(context, facts, index):
+    """The planner's shape: a thread dated before the successor took effect, owning only the old
+    version (the successor is not in the plan). It is stated exactly as a current rule would be."""
+    genre = get_genre("email_thread")
+    plan = make_plan(facts, index, ids=("wire_fee_domestic_2025", "intl_wire_hold"), only_rendered=True,
+                     dates={"intl_wire_hold": dt.date(2026, 2, 12)}, end=dt.datetime(2026, 2, 20, 17, tzinfo=TZ))
+    artifact = genre.render(plan, context)
+    text = genre.extract_text(artifact.files, artifact.author_text)
+    assert text.count(OLD_TEXT) == 1
+    assert find_surface_form(facts["wire_fee_domestic_2025"].value, text) == "$20.00"
+    line = _rendition_line(text)
+    assert not HISTORY_WORDS.search(line), line
+    body = parse(artifact).get_body(preferencelist=("plain",)).get_content()
+    assert not re.search(r"\b(no longer|older wording|earlier version|has since|out of date|"
+                         r"history|changes on|until the)\b", body, re.IGNORECASE)
+    as_current = genre.render(dataclasses.replace(plan, renditions=[dataclasses.replace(r, status="current")
+                                                                    for r in plan.renditions]), context)
+    assert as_current.files[0].data == artifact.files[0].data  # written exactly as a current rule
+    assert genre.validate(artifact) == []
 
 
 def test_headers_chain_and_timestamps(context, facts):

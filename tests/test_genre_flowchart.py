@@ -196,17 +196,38 @@ def test_timestamps_inside_window(artifact):
     assert artifact.timestamps and all(plan.start <= t <= plan.end for t in artifact.timestamps)
 
 
-def test_superseded_only_plan_and_bundle_metadata(genre, context):
-    """The planner's shape (older chart owning only a superseded version) validates from JSON metadata."""
+# Every history framing the genre has used for an old rule ("Previous rule, until ...", "Applies only
+# until ...", "Previous rule, no longer in force", the "replaced" edge).
+HISTORY_WORDS = re.compile(r"\b(no longer|earlier version|older|previous|revision history|until|superseded|"
+                           r"has since|history|replaced|in force)\b", re.IGNORECASE)
+
+
+def test_lone_superseded_before_its_successor_is_a_plain_step(genre, context):
+    """The planner's shape: a chart dated before the successor took effect (July 1, 2025) that owns only
+    the old version (successor absent). The rule was in force that day: a plain step like any current
+    rule, no history note; it validates from JSON metadata."""
     import json
 
     base = make_plan()
-    plan = dataclasses.replace(base, renditions=[r for r in base.renditions if r.fact_id == "replacement_fee_old"],
-                               facts={"replacement_fee_old": base.facts["replacement_fee_old"]})
+    keep = ("replacement_fee_old", "stop_payment_phrase")
+    plan = dataclasses.replace(base, renditions=[dataclasses.replace(r, date=dt.date(2025, 3, 5))
+                                                 for r in base.renditions if r.fact_id in keep],
+                               facts={fid: base.facts[fid] for fid in keep},
+                               start=dt.datetime(2025, 3, 3, 8, tzinfo=TZ), end=dt.datetime(2025, 3, 5, 16, tzinfo=TZ))
     artifact = genre.render(plan, context)
     text = genre.extract_text(artifact.files, "")
-    (rendition,) = artifact.renditions
-    assert normalise_text(f"Previous rule, no longer in force: {rendition.text}") in normalise_text(text)
+    old = plan.renditions[0]
+    assert normalise_text(old.text) in normalise_text(text)  # placement: verbatim, value found
+    assert find_surface_form(plan.facts[old.fact_id].value, text) == "$5.00"
+    line = next(line for line in text.splitlines() if "$5.00" in line)
+    assert normalise_text(line) == normalise_text(old.text)  # the node holds the rule and nothing else
+    assert not HISTORY_WORDS.search(text.split("\n", 1)[1]), text  # (the title line names the chart's date)
+    node = next(n for n, f in artifact.metadata["node_facts"].items() if f == [old.fact_id])
+    assert artifact.metadata["nodes"][node]["kind"] == "step"
+    assert all(data["kind"] != "note" for data in artifact.metadata["nodes"].values())
+    as_current = genre.render(dataclasses.replace(plan, renditions=[dataclasses.replace(r, status="current")
+                                                                    for r in plan.renditions]), context)
+    assert [f.data for f in as_current.files] == [f.data for f in artifact.files]
     rebuilt = dataclasses.replace(artifact, plan=dataclasses.replace(plan, facts={}),
                                   metadata=json.loads(json.dumps(artifact.metadata)))
     assert [f for f in genre.validate(rebuilt) if f.severity == "error"] == []

@@ -227,22 +227,55 @@ def test_metadata_and_words(genre, rendered):
         assert width > height  # landscape
 
 
-def test_history_wording_follows_the_document_date(genre, context):
-    """Successor unknown: 'no longer in force'; successor known but later than the document: 'until'."""
+# Every history framing the genre has used for an old rule ("Previous rule, until ...", "Applies only
+# until ...", "Previous rule, no longer in force", "Replaced; ...", "Changes on ...; this wording applies
+# until then", the revision table's "Previous wording" column, the "What changed" slide).
+HISTORY_WORDS = re.compile(r"\b(no longer|earlier version|older|previous|revision (?:history|table)|until|"
+                           r"superseded|has since|history|replaced|changes on|what changed|in force until)\b",
+                           re.IGNORECASE)
+
+
+@pytest.mark.parametrize("variant", ["handbook", "slides"])
+def test_lone_superseded_before_its_successor_is_a_rule_in_force(genre, context, variant):
+    """The planner's shape: a document issued before the successor took effect (June 1, 2025) that owns
+    only the old version (successor absent). The rule was in force that day: an ordinary rule paragraph
+    or bullet, not a revision-table row or "What changed" bullet, with no hint of a coming change."""
     import json
 
-    base = make_plan("slides")
-    old_only = dataclasses.replace(base, renditions=[r for r in base.renditions if r.fact_id == "overdraft_fee_old"],
-                                   facts={"overdraft_fee_old": base.facts["overdraft_fee_old"]},
-                                   start=dt.datetime(2025, 3, 1, 9, tzinfo=TZ), end=dt.datetime(2025, 3, 3, 9, tzinfo=TZ))
-    artifact = genre.render(old_only, context)
+    base = make_plan(variant)
+    keep = ("overdraft_fee_old", "cash_advance_rate")
+    plan = dataclasses.replace(base, renditions=[dataclasses.replace(r, date=dt.date(2025, 3, 2))
+                                                 for r in base.renditions if r.fact_id in keep],
+                               facts={fid: base.facts[fid] for fid in keep},
+                               start=dt.datetime(2025, 3, 1, 9, tzinfo=TZ), end=dt.datetime(2025, 3, 3, 9, tzinfo=TZ))
+    artifact = genre.render(plan, context)
     text = normalise_text(genre.extract_text(artifact.files, ""))
-    assert "previous rule, no longer in force: each overdraft item paid on everyday checking costs $34.00." in text
-    rebuilt = dataclasses.replace(artifact, plan=dataclasses.replace(old_only, facts={}),
+    old = normalise_text(plan.facts["overdraft_fee_old"].statement)
+    assert text.count(old) == 1  # placement: verbatim, value found
+    assert find_surface_form(plan.facts["overdraft_fee_old"].value, text) == "$34.00"
+    at = text.index(old)
+    around = text[max(at - 120, 0):at + len(old) + 80]
+    assert not HISTORY_WORDS.search(around), around
+    assert "what changed" not in text and "june 1, 2025" not in text and "applies only until" not in text
+    if variant == "handbook":
+        assert text.index("rules in force") < at < text.index("revision table")
+    as_current = genre.render(dataclasses.replace(plan, renditions=[dataclasses.replace(r, status="current")
+                                                                    for r in plan.renditions]), context)
+    assert as_current.files[0].data == artifact.files[0].data  # laid out exactly as a current rule
+    rebuilt = dataclasses.replace(artifact, plan=dataclasses.replace(plan, facts={}),
                                   metadata=json.loads(json.dumps(artifact.metadata)))
     assert [f for f in genre.validate(rebuilt) if f.severity == "error"] == []
 
-    early = dataclasses.replace(make_plan("handbook"), start=dt.datetime(2025, 3, 1, 9, tzinfo=TZ),
+
+@pytest.mark.parametrize("variant", ["handbook", "slides"])
+def test_no_announcement_of_a_coming_change(genre, context, variant):
+    """Both versions in one document issued before the successor took effect: the old rule is not
+    framed as history and the coming change is not announced."""
+    early = dataclasses.replace(make_plan(variant), start=dt.datetime(2025, 3, 1, 9, tzinfo=TZ),
                                 end=dt.datetime(2025, 3, 3, 9, tzinfo=TZ))
     text = normalise_text(genre.extract_text(genre.render(early, context).files, ""))
-    assert "changes on june 1, 2025; this wording applies until then" in text
+    old = normalise_text(early.facts["overdraft_fee_old"].statement)
+    assert text.count(old) == 1
+    at = text.index(old)
+    assert not HISTORY_WORDS.search(text[max(at - 120, 0):at + len(old) + 80])
+    assert "june 1, 2025" not in text and "changes on" not in text and "what changed" not in text

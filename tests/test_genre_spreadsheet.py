@@ -250,20 +250,55 @@ def _as_in_bundle(artifact):
     return dataclasses.replace(artifact, plan=plan, metadata=json.loads(json.dumps(artifact.metadata)))
 
 
-def test_superseded_only_plan_is_a_revision_log(genre, context):
-    """The planner's shape: an older artifact that owns only a superseded version, successor absent."""
-    base = make_plan("fee_schedule")
-    plan = dataclasses.replace(base, renditions=[r for r in base.renditions if r.fact_id == "wire_fee_old"],
-                               facts={"wire_fee_old": base.facts["wire_fee_old"]},
+# Every history framing the genre has used for an old value ("No longer in force", "Scheduled change",
+# "Superseded", "Revised, see Revision history", the revision-history sheet and its columns).
+HISTORY_WORDS = re.compile(r"\b(no longer|earlier version|older|previous|revision history|until|superseded|"
+                           r"has since|history|revised|replaced|scheduled change|in force)\b", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("variant", ["fee_schedule", "decision_table"])
+def test_lone_superseded_before_its_successor_is_an_ordinary_row(genre, context, variant):
+    """The planner's shape: a workbook saved before the successor took effect (September 1, 2025) that
+    owns only the old version (successor absent). The value was in force that day: it is an ordinary row
+    of the schedule or decision table, not a revision-history entry, with no hint of a coming change."""
+    base = make_plan(variant)
+    keep = ("wire_fee_old", "atm_daily_cap")
+    plan = dataclasses.replace(base, renditions=[dataclasses.replace(r, date=dt.date(2025, 5, 4))
+                                                 for r in base.renditions if r.fact_id in keep],
+                               facts={fid: base.facts[fid] for fid in keep},
                                start=dt.datetime(2025, 5, 2, 9, tzinfo=TZ), end=dt.datetime(2025, 5, 5, 11, tzinfo=TZ))
     artifact = genre.render(plan, context)
-    assert artifact.metadata["sheets"] == [HISTORY_SHEET]
-    (rendition,) = artifact.renditions
-    assert rendition.value_form == "$25.00"
-    assert rendition.text == ("Outgoing domestic wire | Everyday Checking | $25.00 | Jan 1, 2024 | No longer in force | "
-                              + rendition.text.rsplit(" | ", 1)[1])
-    assert rendition.text in genre.extract_text(artifact.files, "").splitlines()
-    assert [f for f in genre.validate(artifact) if f.severity == "error"] == []
+    main_sheet = artifact.metadata["sheets"][0]
+    assert main_sheet in ("Fee schedule", "Schedule", "Decision table")
+    assert artifact.metadata["rows"]["wire_fee_old"]["sheet"] == main_sheet
+    old = next(r for r in artifact.renditions if r.fact_id == "wire_fee_old")
+    assert old.value_form == "$25.00"
+    text = genre.extract_text(artifact.files, "")
+    assert old.text in text.splitlines()  # placement: the row verbatim, the value found
+    assert find_surface_form(plan.facts["wire_fee_old"].value, text) == "$25.00"
+    assert not HISTORY_WORDS.search(old.text), old.text
+    assert "Sep 1, 2025" not in text and "$30.00" not in text
+    sheets = dict(read_rows(artifact.files[0].data))
+    if variant == "fee_schedule":  # the schedule's own change log: only its publication entry
+        assert len(sheets[HISTORY_SHEET]) == 2 and "$25.00" not in str(sheets[HISTORY_SHEET])
+    else:
+        assert HISTORY_SHEET not in sheets
+    # laid out exactly as a current rule would be
+    as_current = genre.render(dataclasses.replace(plan, renditions=[dataclasses.replace(r, status="current")
+                                                                    for r in plan.renditions]), context)
+    assert as_current.files[0].data == artifact.files[0].data
+    assert genre.validate(artifact) == []
+
+
+def test_validate_warns_when_history_placement_contradicts_the_sheet_date(genre, context):
+    artifact = genre.render(make_plan("fee_schedule"), context)
+    assert {f.code for f in genre.validate(artifact)} == set()
+    # the same workbook claimed to be saved before the change: the old value was still in force then
+    early = dataclasses.replace(artifact, plan=dataclasses.replace(artifact.plan,
+                                                                   end=dt.datetime(2025, 8, 1, 9, tzinfo=TZ)))
+    assert "rule_in_force_as_history" in {f.code for f in genre.validate(early)}
+    # from a bundle (no facts, successors unknown) the check stays silent
+    assert "rule_in_force_as_history" not in {f.code for f in genre.validate(_as_in_bundle(early))}
 
 
 def test_validate_from_bundle_metadata_only(genre, context):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from itertools import pairwise
@@ -58,20 +59,30 @@ def facts() -> dict[str, Fact]:
 
 
 def make_plan(facts, index: int = 0, variant: str = "chat", *, filler: bool = False, voiced: bool = False,
-              ids=("wire_fee_domestic_2025", "wire_fee_domestic")) -> ArtifactPlan:
+              ids=("wire_fee_domestic_2025", "wire_fee_domestic"), day: dt.date | None = None,
+              end: dt.datetime = dt.datetime(2026, 3, 13, 17, tzinfo=TZ), only_rendered: bool = False) -> ArtifactPlan:
     renditions = []
     if not filler:
         for fid in ids:
             fact = facts[fid]
             superseded = fid.endswith("_2025")
             text = fact.voiced[0] if voiced and fact.voiced else fact.statement
+            when = day or (dt.date(2026, 2, 20) if superseded else dt.date(2026, 3, 4))
             renditions.append(Rendition(fid, text, fact.value.canonical(), "voiced" if text != fact.statement
-                                        else "canonical", "superseded" if superseded else "current",
-                                        dt.date(2026, 2, 20) if superseded else dt.date(2026, 3, 4)))
+                                        else "canonical", "superseded" if superseded else "current", when))
+    plan_facts = {fid: facts[fid] for fid in ids} if only_rendered else dict(facts)  # the planner's shape
     return ArtifactPlan(artifact_id=f"support_transcript_{index:03d}", genre="support_transcript",
                         topic="wires_and_transfers", topic_title="Wires and transfers",
-                        start=dt.datetime(2026, 2, 2, 8, tzinfo=TZ), end=dt.datetime(2026, 3, 13, 17, tzinfo=TZ),
-                        renditions=renditions, facts=dict(facts), seed=4000 + index, variant=variant)
+                        start=dt.datetime(2026, 2, 2, 8, tzinfo=TZ), end=end,
+                        renditions=renditions, facts=plan_facts, seed=4000 + index, variant=variant)
+
+
+# Every history framing the genre has used for an old rule (dated, "until the change on ...", undated)
+# and the customer's "has it changed?" questions that introduced it.
+HISTORY_WORDS = re.compile(
+    r"\b(no longer|earlier version|older|previous|revision history|until|superseded|has since|history|before|"
+    r"up to|replac\w*|in force|out of date|changes on|chang(?:ed|ing)|used to|was it always|anymore|"
+    r"takes? effect|took effect)\b", re.IGNORECASE)
 
 
 @pytest.mark.parametrize("variant", ["chat", "phone"])
@@ -107,6 +118,35 @@ def test_renditions_in_agent_turns_in_order(context, facts, variant):
         assert re.search(history, old_turn, re.IGNORECASE), old_turn
         assert not BANNED.search(text) and not any(fid in text for fid in facts)
         assert genre.validate(artifact) == []
+
+
+@pytest.mark.parametrize("variant", ["chat", "phone"])
+@pytest.mark.parametrize("index", range(6))
+def test_lone_superseded_before_its_successor_reads_as_current(context, facts, variant, index):
+    """The planner's shape: a conversation dated before the successor took effect (March 1) that owns
+    only the old version (the successor is not in the plan). The agent states it as the rule in force:
+    no history framing, no "has it changed?" question, no word about the coming change."""
+    genre = get_genre("support_transcript")
+    plan = make_plan(facts, index, variant, ids=("wire_fee_domestic_2025", "intl_wire_hold"), only_rendered=True,
+                     day=dt.date(2026, 2, 20), end=dt.datetime(2026, 2, 24, 17, tzinfo=TZ), voiced=index % 2 == 1)
+    artifact = genre.render(plan, context)
+    text = genre.extract_text(artifact.files, artifact.author_text)
+    turns, bad = parse_turns(text)
+    assert bad == []
+    old = plan.renditions[0]
+    assert text.count(old.text) == 1
+    assert find_surface_form(facts["wire_fee_domestic_2025"].value, text) is not None
+    number = artifact.metadata["rendition_turns"]["wire_fee_domestic_2025"]
+    agent = artifact.metadata["speakers"][0]
+    assert turns[number - 1].speaker == agent
+    for turn in turns[max(number - 3, 0):number]:  # the question that led to it and the agent's answer
+        assert not HISTORY_WORDS.search(turn.text), turn.text
+    assert not re.search(r"\b(no longer|earlier version|older (?:version|terms|wording)|previous|has since|history|"
+                         r"changes on|until the|chang(?:ed|ing))\b", text, re.IGNORECASE)
+    as_current = genre.render(dataclasses.replace(plan, renditions=[dataclasses.replace(r, status="current")
+                                                                    for r in plan.renditions]), context)
+    assert as_current.files[0].data == artifact.files[0].data  # stated exactly as a current rule
+    assert genre.validate(artifact) == []
 
 
 def test_chat_and_phone_shapes_and_timestamps(context, facts):

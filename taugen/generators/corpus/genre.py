@@ -41,7 +41,10 @@ class Rendition:
             ``label | value`` cells joined by `` | ``). The placement validator looks for it.
         value_form: the surface form of the fact's value used in ``text`` ('' for facts with no value).
         register: ``canonical`` (the statement's wording) or ``voiced`` (paraphrased, spoken).
-        status: ``current`` for the rule in force; ``superseded`` for an older version shown as history.
+        status: ``current`` for the rule in force as of the world's now; ``superseded`` for a version
+            replaced by a newer fact as of the world's now. Superseded is not "old on the record's date":
+            the planner dates such a rendition before its successor took effect, when it was simply the
+            rule in force, so genres frame it as history only when :func:`shown_as_history` says so.
         date: the in-world date on which the artifact states it.
     """
 
@@ -86,6 +89,20 @@ class ArtifactPlan:
         """True when the artifact owns at least one fact."""
         return bool(self.renditions)
 
+    def successor(self, fact_id: str) -> Fact | None:
+        """The fact in :attr:`facts` whose ``supersedes`` is ``fact_id`` (its newer version), or None
+        when this artifact does not carry the successor."""
+        for fact in self.facts.values():
+            if getattr(fact, "supersedes", None) == fact_id:
+                return fact
+        return None
+
+    def successor_effective_date(self, fact_id: str) -> dt.date | None:
+        """``effective_from`` of the fact in :attr:`facts` that supersedes ``fact_id``, or None when this
+        artifact does not carry the successor (then the artifact cannot know the rule was replaced)."""
+        newer = self.successor(fact_id)
+        return newer.effective_from if newer is not None else None
+
     def rng(self, purpose: str = "") -> random.Random:
         """A random generator seeded from this artifact and ``purpose`` (never the global one)."""
         return random.Random(stable_seed(self.seed, self.artifact_id, purpose))
@@ -95,6 +112,24 @@ class ArtifactPlan:
         fake = Faker(locale)
         fake.seed_instance(stable_seed(self.seed, self.artifact_id, "faker", purpose))
         return fake
+
+
+def shown_as_history(plan: ArtifactPlan, rendition: Rendition, day: dt.date) -> bool:
+    """Whether ``rendition`` is framed as a replaced rule when stated on ``day``.
+
+    The one rule every genre follows for superseded versions: True only when the rendition is
+    ``superseded``, its successor is in the same plan (``plan.facts``), and ``day`` (the date of the
+    message, conversation or document page that states it) is on or after the successor's
+    ``effective_from``. Otherwise, in particular for a superseded version stated in a record dated
+    before its successor took effect, the rendition was the rule in force on the record's date and is
+    stated exactly as a current rule is (same leads, same placement), with no mention of any upcoming
+    change: a record never knows its own future, and a reader must notice it is old by its date and
+    find the newer record.
+    """
+    if rendition.status != "superseded":
+        return False
+    new_date = plan.successor_effective_date(rendition.fact_id)
+    return new_date is not None and day >= new_date
 
 
 @dataclass

@@ -23,7 +23,10 @@ charset=utf-8`` sent ``7bit`` when ASCII, else ``8bit`` (RFC 2045 §2.7–2.8), 
 line (under the 998-octet limit of RFC 5322 §2.1.1) so that no sentence is broken by quoting.
 
 Renditions sit in staff paragraphs of the message dated on (or nearest to) the rendition's date;
-superseded ones sit in older messages than current ones and are framed as history. ``timestamps``
+superseded ones sit in older messages than current ones. A superseded rendition is framed as history
+only when :func:`~taugen.generators.corpus.genre.shown_as_history` holds on its message's date (the
+successor is in the thread and already in force); otherwise it is written exactly as a current rule,
+with no word about a coming change. ``timestamps``
 are the message dates in thread order (oldest first), which is the reverse of their order on the
 page: a client export puts the newest message on top.
 """
@@ -49,6 +52,7 @@ from taugen.generators.corpus.genre import (
     RenderedFile,
     Rendition,
     register_genre,
+    shown_as_history,
     stable_seed,
 )
 from taugen.validators.findings import Finding, error
@@ -364,25 +368,9 @@ _HISTORY_PAST = (
     "In case anyone still has the old copy, up to {date} it read:",
     "Our previous wording, retired on {date}, was:",
 )
-_HISTORY_FUTURE = (
-    "Until the new schedule takes effect on {date}, the current rule stands:",
-    "For now, and until the change on {date}, this applies:",
-    "Through to the changeover on {date}, our terms say:",
-    "Today's wording, which we're replacing on {date}, is:",
-    "So you have the full picture, this is what's in force until {date}:",
-    "The existing rule, good until {date}, reads:",
-)
-_HISTORY_UNDATED = (
-    "For reference, the previous version, which has since been replaced, read:",
-    "Before the latest update, the rule was:",
-    "The older wording, no longer in force, was:",
-)
 _HISTORY_TAILS_PAST = ("That wording is out of date, so please don't reuse it.", "That no longer applies.",
                        "Please treat that as history.", "Any copies of that should be retired.",
                        "It should not appear anywhere customer-facing now.", "")
-_HISTORY_TAILS_FUTURE = ("That changes on {date}, and we'll send the new wording separately.",
-                         "That stays in place until {date}.", "Please keep it live until the switch on {date}.",
-                         "The replacement wording will follow before {date}.", "")
 _PHONE_LABELS = ("Direct:", "T:", "Office:", "Tel", "Phone:")
 _AREA_CODES = ("312", "314", "319", "402", "515", "563", "608", "612", "630", "651", "815", "847")
 _MAILERS = {"outlook": "Microsoft Outlook 16.0", "apple": "iPhone Mail (21D61)"}
@@ -449,14 +437,6 @@ def _join(lead: str, text: str, tail: str) -> str:
     if tail and body and body[-1] not in ".!?\"'":
         body += "."
     return " ".join(part for part in (lead.strip(), body, tail.strip()) if part)
-
-
-def superseding_date(plan: ArtifactPlan, fact_id: str) -> dt.date | None:
-    """``effective_from`` of the plan fact that supersedes ``fact_id``, or None."""
-    for fact in plan.facts.values():
-        if getattr(fact, "supersedes", None) == fact_id:
-            return fact.effective_from
-    return None
 
 
 def schedule(rng: random.Random, count: int, start: dt.datetime, end: dt.datetime,
@@ -612,7 +592,7 @@ class EmailThreadGenre(Genre):
                 titles = [t for t in _TITLES.get(role, _TITLES["business"]) if t != pair[0].title]
                 pair[1].title = rng.choice(titles)
 
-        groups = self._groups(rng, plan.renditions)
+        groups = self._groups(rng, plan)
         forward = bool(groups) and rng.random() < 0.2
         least = max(2, len(groups) + (1 if forward else 0), 3 if forward else 2)
         count = rng.randint(least, max(least, min(6 if groups else 4, least + rng.choice((0, 1, 1, 2, 3)))))
@@ -698,13 +678,22 @@ class EmailThreadGenre(Genre):
                       signoff=rng.choice(_SIGNOFFS), signature_shape=rng.randrange(3))
 
     @staticmethod
-    def _groups(rng: random.Random, renditions: list[Rendition]) -> list[list[Rendition]]:
-        """Split renditions (superseded first, then by date) into per-message groups of one or two."""
-        ordered = sorted(renditions, key=lambda r: (r.status != "superseded", r.date))
+    def _groups(rng: random.Random, plan: ArtifactPlan) -> list[list[Rendition]]:
+        """Split renditions into per-message groups of one or two, by date.
+
+        A superseded rendition whose successor is in the thread goes first, alone in its message (it
+        may be framed as history there); every other rendition, superseded or not, is grouped like a
+        current rule.
+        """
+        def replaced_here(rendition: Rendition) -> bool:
+            return rendition.status == "superseded" and plan.successor(rendition.fact_id) is not None
+
+        ordered = sorted(plan.renditions, key=lambda r: (not replaced_here(r), r.date))
         groups: list[list[Rendition]] = []
         for rendition in ordered:
             last = groups[-1] if groups else None
-            if last and len(last) == 1 and last[0].status == rendition.status == "current" and rng.random() < 0.4:
+            if last and len(last) == 1 and not replaced_here(last[0]) and not replaced_here(rendition) \
+                    and rng.random() < 0.4:
                 last.append(rendition)
             else:
                 groups.append([rendition])
@@ -868,7 +857,7 @@ class EmailThreadGenre(Genre):
                 elif message.kind == "reply":
                     paragraphs.append(pick(_FILLER_MIDDLE))
             elif message.renditions:
-                history_only = all(r.status == "superseded" for r in message.renditions)
+                history_only = all(shown_as_history(plan, r, message.date.date()) for r in message.renditions)
                 if history_only or message.kind == "new" and recipient.org.id == sender.org.id:
                     pass
                 elif group == "bank" and not last and rng.random() < 0.7:
@@ -899,24 +888,22 @@ class EmailThreadGenre(Genre):
 
     def _rendition_paragraphs(self, rng: random.Random, plan: ArtifactPlan, message: ThreadMessage, side: str,
                               values: dict) -> list[str]:
-        """Paragraphs stating the message's renditions verbatim (history-framed when superseded)."""
+        """Paragraphs stating the message's renditions verbatim.
+
+        A rendition is framed as history (dated past-tense lead and tail) only when
+        :func:`shown_as_history` holds on the message's date; every other one, superseded or not, is
+        written as the rule in force.
+        """
         if not message.renditions:
             return []
-        current = [r for r in message.renditions if r.status == "current"]
+        day = message.date.date()
+        current = [r for r in message.renditions if not shown_as_history(plan, r, day)]
         paragraphs: list[str] = []
         for rendition in message.renditions:
-            if rendition.status != "superseded":
+            if not shown_as_history(plan, rendition, day):
                 continue
-            new_date = superseding_date(plan, rendition.fact_id)
-            if new_date is None:
-                lead, tail = rng.choice(_HISTORY_UNDATED), rng.choice(_HISTORY_TAILS_PAST)
-            elif message.date.date() < new_date:
-                label = _spoken_date(new_date)
-                lead = rng.choice(_HISTORY_FUTURE).format(date=label)
-                tail = rng.choice(_HISTORY_TAILS_FUTURE).format(date=label)
-            else:
-                label = _spoken_date(new_date)
-                lead, tail = rng.choice(_HISTORY_PAST).format(date=label), rng.choice(_HISTORY_TAILS_PAST)
+            label = _spoken_date(plan.successor_effective_date(rendition.fact_id))  # type: ignore[arg-type]
+            lead, tail = rng.choice(_HISTORY_PAST).format(date=label), rng.choice(_HISTORY_TAILS_PAST)
             paragraphs.append(_join(lead, rendition.text, tail))
         leads = _LEADS_OWN if side == "business" else _LEADS_RESTATED
         if len(current) >= 2:

@@ -7,9 +7,11 @@ The process is a :class:`networkx.DiGraph` whose nodes carry ``kind`` (``start``
 * decisions with two labelled branches (``Yes`` / ``No``);
 * a retry loop (a failed identity check returns to the verification step);
 * an exhaustion outcome (attempts exhausted: transfer to the specialist team);
-* one step per current rendition whose label is the rendition text, wrapped on word boundaries;
-* one note per superseded rendition (``Previous rule, until <date>: <text>``), tied by a dashed edge
-  to the step of the rule that replaced it.
+* one step per rendition in force on the chart's date (``plan.end``) whose label is the rendition
+  text, wrapped on word boundaries; a superseded rendition is such a plain step unless
+  :func:`~taugen.generators.corpus.genre.shown_as_history` holds on that date;
+* one note per rendition shown as history (``Previous rule, until <date>: <text>``; its successor is on
+  the chart and already in force), tied by a dashed edge to the step of the rule that replaced it.
 
 Delivered files: the PNG (role ``image``) and the SVG (role ``vector``), both rendered by ``dot`` from
 the DOT source, which is kept as ``author_text``. Graphviz output depends only on the DOT text (and the
@@ -35,6 +37,7 @@ from taugen.generators.corpus.genre import (
     RenderedArtifact,
     RenderedFile,
     register_genre,
+    shown_as_history,
 )
 from taugen.validators.findings import Finding, error
 
@@ -128,21 +131,10 @@ def parse_svg(svg: bytes) -> dict:
     return result
 
 
-def _successor(plan: ArtifactPlan, fact_id: str) -> Fact | None:
-    for fact in plan.facts.values():
-        if fact.supersedes == fact_id:
-            return fact
-    return None
-
-
-def history_lead(plan: ArtifactPlan, newer: Fact | None) -> str:
-    """The words that frame a superseded rule as history, true on the chart's date (``plan.end``):
-    ``Previous rule, until <date>:`` once the successor is in force, ``Applies only until <date>:``
-    before it, ``Previous rule, no longer in force:`` when the successor is unknown."""
-    if newer is None:
-        return "Previous rule, no longer in force:"
-    if plan.end.date() < newer.effective_from:
-        return f"Applies only until {_long_date(newer.effective_from)}:"
+def history_lead(newer: Fact) -> str:
+    """The words that frame a replaced rule as history: ``Previous rule, until <date>:``, the date being
+    the successor's ``effective_from``. Only for a rendition :func:`shown_as_history` on the chart's
+    date, so the successor is on the chart and already in force."""
     return f"Previous rule, until {_long_date(newer.effective_from)}:"
 
 
@@ -210,7 +202,8 @@ class FlowchartGenre(Genre):
         previous = verified
         first_label = "Yes"
         step_of: dict[str, str] = {}
-        current = [r for r in plan.renditions if r.status == "current"]
+        drawn = plan.end.date()
+        current = [r for r in plan.renditions if not shown_as_history(plan, r, drawn)]  # in force that day
         if current:
             for rendition in current:
                 step = b.node("step", rendition.text, (rendition.fact_id,))
@@ -238,11 +231,11 @@ class FlowchartGenre(Genre):
         b.edge(complete, resolved)
         b.edge(explain, declined)
 
-        for rendition in (r for r in plan.renditions if r.status != "current"):
-            newer = _successor(plan, rendition.fact_id)
-            note = b.node("note", f"{history_lead(plan, newer)} {rendition.text}", (rendition.fact_id,))
-            anchor = step_of.get(newer.id) if newer is not None else None
-            b.edge(anchor or next(iter(step_of.values()), opened), note, "replaced", "history")
+        for rendition in (r for r in plan.renditions if shown_as_history(plan, r, drawn)):
+            newer = plan.successor(rendition.fact_id)
+            assert newer is not None  # shown as history: the successor is on the chart
+            note = b.node("note", f"{history_lead(newer)} {rendition.text}", (rendition.fact_id,))
+            b.edge(step_of.get(newer.id) or next(iter(step_of.values()), opened), note, "replaced", "history")
         return b.graph
 
     def to_dot(self, graph: nx.DiGraph, title: str) -> str:

@@ -4,11 +4,16 @@ Variants:
 
 * ``handbook``: a portrait (US Letter) excerpt of the staff reference: a title page (issue date, owner,
   version), numbered headings, each current rendition as its own paragraph under a heading for its
-  category, generic handling notes, and a revision table at the end that lists superseded rules with
+  category, generic handling notes, and a revision table at the end that lists replaced rules with
   the date they stopped applying.
 * ``slides``: a 16:9 landscape deck: a title slide, an agenda, content slides (a heading and bullets,
-  at most :data:`MAX_PER_SLIDE` renditions per slide), a "What changed" slide for superseded rules and
+  at most :data:`MAX_PER_SLIDE` renditions per slide), a "What changed" slide for replaced rules and
   a closing slide. ``metadata["page_facts"]`` maps each 1-based page number to the fact ids it states.
+
+A superseded rendition is a replaced rule (revision table, "What changed" slide) only when
+:func:`~taugen.generators.corpus.genre.shown_as_history` holds on the document's date (``plan.end``):
+its successor is in the same document and already in force. Otherwise it was the rule in force when the
+document was issued and is an ordinary rule paragraph or bullet, with no hint of a coming change.
 
 Text stays extractable: only the standard PDF fonts (Helvetica, Times), no text drawn as images,
 left-aligned paragraphs, hyphenation and long-word splitting off, and each rendition paragraph is
@@ -53,6 +58,7 @@ from taugen.generators.corpus.genre import (
     RenderedArtifact,
     RenderedFile,
     register_genre,
+    shown_as_history,
 )
 from taugen.validators.findings import Finding, error
 
@@ -161,13 +167,6 @@ def _long_date(day: dt.date) -> str:
 
 def _lower_first(title: str) -> str:
     return title if title[:2].isupper() else title[:1].lower() + title[1:]
-
-
-def _successor(plan: ArtifactPlan, fact_id: str) -> Fact | None:
-    for fact in plan.facts.values():
-        if fact.supersedes == fact_id:
-            return fact
-    return None
 
 
 def _heading_for(fact: Fact) -> str:
@@ -302,8 +301,8 @@ class PdfDocumentGenre(Genre):
         ]))
         story += [info_table, PageBreak()]
         templates = context.templates
-        current = [r for r in plan.renditions if r.status == "current"]
-        superseded = [r for r in plan.renditions if r.status != "current"]
+        current = [r for r in plan.renditions if not shown_as_history(plan, r, issued)]  # in force when issued
+        replaced = [r for r in plan.renditions if shown_as_history(plan, r, issued)]
         headings: list[str] = []
         if not plan.renditions:
             number = 0
@@ -351,17 +350,11 @@ class PdfDocumentGenre(Genre):
         widths = [1.35 * inch, 1.75 * inch, 3.4 * inch]
         rows: list[tuple[dt.date, int, list, tuple[str, ...]]] = [
             (issued, 10**6, [_long_date(issued), "Excerpt reissued", "Layout and wording reviewed"], ())]
-        for order, rendition in enumerate(superseded):
-            newer = _successor(plan, rendition.fact_id)
-            until = newer.effective_from if newer is not None else None
-            if until is None:
-                change = "Replaced; no longer in force"
-            elif issued < until:
-                change = f"Changes on {_long_date(until)}; this wording applies until then"
-            else:
-                change = f"Replaced; previous rule in force until {_long_date(until)}"
-            rows.append((until or issued, order, [_long_date(until) if until else "", change, rendition.text],
-                         (rendition.fact_id,)))
+        for order, rendition in enumerate(replaced):  # the successor is here and already in force
+            until = plan.successor_effective_date(rendition.fact_id)
+            assert until is not None
+            change = f"Replaced; previous rule in force until {_long_date(until)}"
+            rows.append((until, order, [_long_date(until), change, rendition.text], (rendition.fact_id,)))
         story.append(self._table_row(["Date", "Change", "Previous wording"], widths, header=True))
         for _day, _order, cells, fact_ids in sorted(rows, key=lambda row: row[:2]):
             story.append(self._table_row(cells, widths, fact_ids=fact_ids))
@@ -413,8 +406,9 @@ class PdfDocumentGenre(Genre):
         def bullet(text: str, fact_id: str | None = None) -> Paragraph:
             return _para(text, "slide_bullet", (fact_id,) if fact_id else (), bulletText="\u2022")
 
-        current = [r for r in plan.renditions if r.status == "current"]
-        superseded = [r for r in plan.renditions if r.status != "current"]
+        presented = plan.end.date()
+        current = [r for r in plan.renditions if not shown_as_history(plan, r, presented)]  # in force that day
+        replaced = [r for r in plan.renditions if shown_as_history(plan, r, presented)]
         if not plan.renditions:
             heading, items = "", []
             for kind, text in _blocks(context.templates.get_template("pdf_document/slides_filler.j2").render(**values)):
@@ -442,18 +436,13 @@ class PdfDocumentGenre(Genre):
                         items.append(_para(f"Applies to: {_products(fact, context)}", "slide_note"))
                 label = heading if part == 0 else f"{heading} (continued)"
                 slides.append((label, items, tuple(r.fact_id for r in chunk)))
-        for part in range(math.ceil(len(superseded) / MAX_PER_SLIDE)):
-            chunk = superseded[part * MAX_PER_SLIDE:(part + 1) * MAX_PER_SLIDE]
+        for part in range(math.ceil(len(replaced) / MAX_PER_SLIDE)):
+            chunk = replaced[part * MAX_PER_SLIDE:(part + 1) * MAX_PER_SLIDE]
             items = []
-            for rendition in chunk:
-                newer = _successor(plan, rendition.fact_id)
-                if newer is None:
-                    lead = "Previous rule, no longer in force:"
-                elif plan.end.date() < newer.effective_from:
-                    lead = f"Applies only until {_long_date(newer.effective_from)}:"
-                else:
-                    lead = f"Previous rule, until {_long_date(newer.effective_from)}:"
-                items.append(bullet(f"{lead} {rendition.text}", rendition.fact_id))
+            for rendition in chunk:  # the successor is in the deck and already in force
+                until = plan.successor_effective_date(rendition.fact_id)
+                assert until is not None
+                items.append(bullet(f"Previous rule, until {_long_date(until)}: {rendition.text}", rendition.fact_id))
             slides.append(("What changed" if part == 0 else "What changed (continued)", items,
                            tuple(r.fact_id for r in chunk)))
 
@@ -473,7 +462,7 @@ class PdfDocumentGenre(Genre):
             Spacer(1, 30),
             _para(brand, "slide_meta"),
             _para(f"{presenter}, {values['team']}", "slide_meta"),
-            _para(f"Presented {_long_date(plan.end.date())}", "slide_meta"),
+            _para(f"Presented {_long_date(presented)}", "slide_meta"),
             PageBreak(),
         ]
         all_slides = [("Agenda", [bullet(item) for item in agenda], ())] + slides + \

@@ -4,10 +4,16 @@ Variants:
 
 * ``fee_schedule``: a ``Fee schedule`` (or ``Schedule``) sheet with one row per rule: item, product,
   the amount as a real numeric cell with a number format (currency, percent, ``0" days"``), basis,
-  effective date, notes, owner and last-reviewed date; plus a ``Revision history`` sheet where
-  superseded values are listed with the date they stopped applying.
+  effective date, notes, owner and last-reviewed date; plus a ``Revision history`` sheet (the sheet's
+  change log, opened by its publication entry).
 * ``decision_table``: a ``Decision table`` sheet (rule, condition, threshold, applies to, outcome,
-  owner, last reviewed) plus the same ``Revision history`` sheet.
+  owner, last reviewed), plus the same ``Revision history`` sheet when it lists a replaced value.
+
+A superseded rendition goes to the ``Revision history`` sheet, next to the value that replaced it,
+only when :func:`~taugen.generators.corpus.genre.shown_as_history` holds on the workbook's date
+(``plan.end``): its successor is in the same workbook and already in force. Otherwise it was the rule in
+force when the sheet was saved and is an ordinary row of the schedule or decision table, with no hint
+of a coming change.
 
 A table genre restates each rendition as a row: the :class:`Rendition` returned in
 ``RenderedArtifact.renditions`` carries ``text`` = the row's non-empty cells as :func:`read_rows`
@@ -50,6 +56,7 @@ from taugen.generators.corpus.genre import (
     RenderedFile,
     Rendition,
     register_genre,
+    shown_as_history,
 )
 from taugen.validators.findings import Finding, error, warning
 
@@ -349,13 +356,6 @@ def _products(fact: Fact, context: RenderContext) -> str:
     return ", ".join(labels.get(pid, pid.replace("_", " ").title()) for pid in fact.applies_to)
 
 
-def _successor(plan: ArtifactPlan, fact_id: str) -> Fact | None:
-    for fact in plan.facts.values():
-        if fact.supersedes == fact_id:
-            return fact
-    return None
-
-
 def _at(plan: ArtifactPlan, day: dt.date, hour: int = 9) -> dt.datetime:
     """A datetime on ``day`` in the plan's time zone, clamped into [plan.start, plan.end]."""
     when = dt.datetime.combine(day, dt.time(hour, 0), tzinfo=plan.end.tzinfo)
@@ -450,8 +450,9 @@ class SpreadsheetGenre(Genre):
         author = plan.faker(context.config.locale, "author").name()
         workbook = Workbook()
         sheet = workbook.active
-        current = [r for r in plan.renditions if r.status == "current"]
-        superseded = [r for r in plan.renditions if r.status != "current"]
+        saved = plan.end.date()
+        replaced = [r for r in plan.renditions if shown_as_history(plan, r, saved)]  # on the history sheet
+        current = [r for r in plan.renditions if not shown_as_history(plan, r, saved)]  # rules in force then
         placements: dict[int, tuple[str, int]] = {}  # rendition index -> (sheet title, row)
         owners: list[str] = []
         review_dates: list[dt.date] = []
@@ -459,10 +460,8 @@ class SpreadsheetGenre(Genre):
 
         if not plan.renditions:
             title = self._write_filler(sheet, plan, variant, rng, review_dates)
-        elif not current:  # only older versions: the workbook is the schedule's revision log
-            title = f"{brand} - {plan.topic_title} revision history"
         elif variant == "fee_schedule":
-            facts = [plan.facts[r.fact_id] for r in current] or [plan.facts[r.fact_id] for r in superseded]
+            facts = [plan.facts[r.fact_id] for r in current]
             value_header = _value_header(facts)
             sheet.title = "Fee schedule" if value_header == "Fee" else "Schedule"
             title = f"{brand} - {plan.topic_title}"
@@ -476,7 +475,7 @@ class SpreadsheetGenre(Genre):
                 value, fmt = _value_cell(fact)
                 owner = rng.choice(_TEAMS)
                 owners.append(owner)
-                revised = any(s.fact_id == fact.supersedes for s in superseded)
+                revised = any(s.fact_id == fact.supersedes for s in replaced)
                 note = "Revised, see Revision history" if revised else rng.choice(_NOTES)
                 review_dates.append(rendition.date)
                 _write_row(sheet, row, [
@@ -505,10 +504,7 @@ class SpreadsheetGenre(Genre):
             _style_sheet(sheet, [8, 40, 16, 28, 26, 22, 14])
 
         history = None
-        if plan.renditions and not current:
-            history = sheet
-            history.title = HISTORY_SHEET
-        elif variant == "fee_schedule" or superseded:
+        if variant == "fee_schedule" or replaced:
             history = workbook.create_sheet(HISTORY_SHEET)
         if history is not None:
             history.append(["Changed on", "Item", "Product", "Previous", "In force from", "Replaced by", "Status",
@@ -517,22 +513,17 @@ class SpreadsheetGenre(Genre):
                 (plan.start.date(), -1, [(plan.start.date(), _DATE_FORMAT), ("Sheet published", None), ("", None),
                                          ("", None), ("", None), ("", None), ("Initial version", None),
                                          (author, None)], None)]
-            for rendition in superseded:
+            for rendition in replaced:  # shown as history: the successor is here and already in force
                 fact = plan.facts[rendition.fact_id]
-                newer = _successor(plan, fact.id)
+                newer = plan.successor(fact.id)
+                assert newer is not None
                 value, fmt = _value_cell(fact)
-                new_value, new_fmt = _value_cell(newer) if newer is not None else (None, None)
-                until = newer.effective_from if newer is not None else None
-                if until is None:
-                    status = "No longer in force"
-                elif plan.end.date() < until:
-                    status = "Scheduled change"  # the sheet predates the change: the old value applies until then
-                else:
-                    status = "Superseded"
+                new_value, new_fmt = _value_cell(newer)
+                until = newer.effective_from
                 cells = [(until, _DATE_FORMAT), (_item(fact), None), (_products(fact, context), None), (value, fmt),
-                         (fact.effective_from, _DATE_FORMAT), (new_value, new_fmt), (status, None),
+                         (fact.effective_from, _DATE_FORMAT), (new_value, new_fmt), ("Superseded", None),
                          (rng.choice(_TEAMS), None)]
-                entries.append((until or dt.date.max, len(entries), cells, index_of[id(rendition)]))
+                entries.append((until, len(entries), cells, index_of[id(rendition)]))
             for history_row, (_day, _order, cells, rendition_index) in enumerate(sorted(entries, key=lambda e: e[:2]),
                                                                                  start=2):
                 _write_row(history, history_row, cells)
@@ -633,7 +624,8 @@ class SpreadsheetGenre(Genre):
     def validate(self, artifact: RenderedArtifact) -> list[Finding]:
         """Structure: one ``.xlsx`` that opens; no empty workbook; every sheet has a text header row of
         at least two cells; no formula error values; value cells of money/percent/duration facts are
-        numeric (from ``metadata['rows']``)."""
+        numeric (from ``metadata['rows']``). Warnings: a value :func:`shown_as_history` on the sheet's
+        date that is not on the revision history sheet, or a value in force on that date that is."""
         subject = artifact.plan.artifact_id
         findings: list[Finding] = []
         workbooks = [file for file in artifact.files if file.suffix == SUFFIX]
@@ -670,10 +662,15 @@ class SpreadsheetGenre(Genre):
                 findings.append(error("structure", "value_not_numeric", subject,
                                       f"the value cell {sheet_name}!{cell.coordinate} is not a number",
                                       repr(cell.value)))
+        saved = artifact.plan.end.date()
         for rendition in artifact.renditions:
-            if rendition.status == "superseded":
-                place = artifact.metadata.get("rows", {}).get(rendition.fact_id, {})
-                if place and place.get("sheet") != HISTORY_SHEET:
-                    findings.append(warning("structure", "superseded_not_in_history", subject,
-                                            "a superseded value is not on the revision history sheet"))
+            place = artifact.metadata.get("rows", {}).get(rendition.fact_id, {})
+            on_history = place.get("sheet") == HISTORY_SHEET
+            if place and shown_as_history(artifact.plan, rendition, saved) and not on_history:
+                findings.append(warning("structure", "superseded_not_in_history", subject,
+                                        "a replaced value is not on the revision history sheet"))
+            elif place and artifact.plan.facts and not shown_as_history(artifact.plan, rendition, saved) \
+                    and on_history:  # (a plan rebuilt from a bundle has no facts: successors unknown)
+                findings.append(warning("structure", "rule_in_force_as_history", subject,
+                                        "a value in force on the sheet's date is listed as replaced"))
         return findings

@@ -16,8 +16,11 @@ Variants:
       Turn 2 — Caller: Hi Maya, ...
 
 The agent states every rendition's text verbatim inside one of its own turns, as an explanation to the
-customer; superseded renditions are framed as history ("until the new schedule took effect on ...")
-and placed in earlier turns than current ones. Fillers (no renditions) are ordinary service
+customer. A superseded rendition is framed as history ("until the new schedule took effect on ...")
+and placed before the current ones only when
+:func:`~taugen.generators.corpus.genre.shown_as_history` holds on the conversation's date (its successor
+is in the same conversation and already in force); otherwise it is stated exactly as a current rule,
+with no word about a coming change. Fillers (no renditions) are ordinary service
 conversations on the topic that state no amounts, rates or day counts.
 
 The conversation builder (:func:`build_conversation`), the transcript formatter
@@ -41,6 +44,7 @@ from taugen.generators.corpus.genre import (
     RenderedFile,
     Rendition,
     register_genre,
+    shown_as_history,
 )
 from taugen.validators.findings import Finding, error
 
@@ -409,21 +413,8 @@ _HISTORY_PAST = (
     "Yes, there was an update on {date}. Before that:",
     "Good memory. Until {date}, it was:",
 )
-_HISTORY_FUTURE = (
-    "Until the new schedule takes effect on {date}, the current rule stands:",
-    "For now, and until the change on {date}, it's this:",
-    "Right now, before the update on {date}, the terms say:",
-    "It's changing on {date}. Until then:",
-)
-_HISTORY_UNDATED = (
-    "Under the previous schedule, which has since been replaced, it was:",
-    "Before the latest update, the rule was:",
-    "The older terms, which no longer apply, said:",
-    "It did change. The earlier version read:",
-)
 _HISTORY_TAILS_PAST = ("That no longer applies.", "That's been replaced.", "That's the older version, though.",
                        "But that's history now.", "That's not the case anymore.")
-_HISTORY_TAILS_FUTURE = ("That changes on {date}.", "That will be replaced on {date}.")
 _REACTIONS = (
     "Okay, that makes sense.", "Got it.", "Oh, okay. Good to know.", "Alright, thanks for explaining.", "Okay.",
     "I see.", "That's helpful, thank you.", "Oh wow, okay.", "Fair enough.", "Okay, I can work with that.",
@@ -539,14 +530,6 @@ def fact_subject(plan: ArtifactPlan, rendition: Rendition) -> str | None:
     return lower_first(subject)
 
 
-def superseding_date(plan: ArtifactPlan, fact_id: str) -> dt.date | None:
-    """``effective_from`` of the fact in ``plan.facts`` that supersedes ``fact_id``, or None."""
-    for fact in plan.facts.values():
-        if getattr(fact, "supersedes", None) == fact_id:
-            return fact.effective_from
-    return None
-
-
 def spoken_date(day: dt.date) -> str:
     """``March 1, 2026``."""
     return f"{day:%B} {day.day}, {day.year}"
@@ -555,15 +538,17 @@ def spoken_date(day: dt.date) -> str:
 def history_framing(rng: random.Random, plan: ArtifactPlan, rendition: Rendition, when: dt.date) -> tuple[str, str]:
     """Lead-in and tail that frame a superseded rendition as history, as seen on date ``when``.
 
-    Returns ``(lead, tail)``; either may be reused by other genres. The date named is the
-    ``effective_from`` of the superseding fact when the plan knows it.
+    Returns ``(lead, tail)``; either may be reused by other genres. Only for a rendition that
+    :func:`~taugen.generators.corpus.genre.shown_as_history` on ``when``: the lead names the
+    ``effective_from`` of the successor, which has already taken effect.
+
+    Raises:
+        ValueError: the rendition is not shown as history on ``when`` (it must then be stated as a
+            current rule, with no history framing and no announcement of a coming change).
     """
-    new_date = superseding_date(plan, rendition.fact_id)
-    if new_date is None:
-        return rng.choice(_HISTORY_UNDATED), rng.choice(_HISTORY_TAILS_PAST)
-    label = spoken_date(new_date)
-    if when < new_date:
-        return rng.choice(_HISTORY_FUTURE).format(date=label), rng.choice(_HISTORY_TAILS_FUTURE).format(date=label)
+    if not shown_as_history(plan, rendition, when):
+        raise ValueError(f"{rendition.fact_id} is not history on {when}")
+    label = spoken_date(plan.successor_effective_date(rendition.fact_id))  # type: ignore[arg-type]
     return rng.choice(_HISTORY_PAST).format(date=label), rng.choice(_HISTORY_TAILS_PAST)
 
 
@@ -601,8 +586,9 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
     """Build a deterministic agent–customer conversation for ``plan``.
 
     Args:
-        plan: the artifact plan; every rendition's text is placed verbatim in an agent turn, superseded
-            renditions first (framed as history), then current ones ordered by date.
+        plan: the artifact plan; every rendition's text is placed verbatim in an agent turn; renditions
+            shown as history on the conversation's date (:func:`shown_as_history`) first, framed as
+            such, then the others ordered by date, each stated as the rule in force.
         context: render context (brand and time zone come from ``context.config``).
         channel: ``chat`` (consecutive turns by the same speaker allowed, typed style) or ``phone``
             (consecutive turns by the same speaker are merged, spoken style).
@@ -637,8 +623,9 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
     topic_l = lower_first(topic)
     reasons = _REASONS.get(plan.topic) or tuple(r.format(topic_l=topic_l) for r in _GENERIC_REASONS)
     reason = rng.choice(reasons)
-    ordered = sorted(plan.renditions, key=lambda r: (r.status != "superseded", r.date))
-    conversation_day = _conversation_day(plan, ordered, tz)
+    conversation_day = _conversation_day(plan, plan.renditions, tz)
+    history = {id(r) for r in plan.renditions if shown_as_history(plan, r, conversation_day)}
+    ordered = sorted(plan.renditions, key=lambda r: (id(r) not in history, r.date))
     daypart_hint = rng.choice(("morning", "afternoon"))
     values = {
         "brand": brand, "agent": agent_first, "customer": f"{customer_first} {customer_last}",
@@ -684,13 +671,13 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
         say("agent", rng.choice(_VERIFY_THANKS))
 
     # --- the renditions ----------------------------------------------------------------------------
-    superseded_ids = {r.fact_id for r in ordered if r.status == "superseded"}
+    superseded_ids = {r.fact_id for r in ordered if id(r) in history}
     replaced_pending = bool(superseded_ids)  # a "what is it now?" follow-up is still natural
     for index, rendition in enumerate(ordered):
-        if index and ordered[index - 1].status != "superseded":  # never between an old rule and its follow-up
+        if index and id(ordered[index - 1]) not in history:  # never between an old rule and its follow-up
             boundaries.append(len(turns))
         subject = fact_subject(plan, rendition)
-        if rendition.status == "superseded":
+        if id(rendition) in history:
             pool = _HISTORY_QUESTIONS if subject else ("Was it always like that? I remember it being different.",)
             say("customer", rng.choice(pool).format(subject=subject))
             lead, tail = history_framing(rng, plan, rendition, conversation_day)
@@ -883,9 +870,9 @@ def _time_turns(rng: random.Random, conversation: Conversation) -> None:
     conversation.duration = clock + (rng.uniform(5, 40) if conversation.channel == "chat" else rng.uniform(0.5, 2))
 
 
-def _conversation_day(plan: ArtifactPlan, ordered: list[Rendition], tz: dt.tzinfo) -> dt.date:
+def _conversation_day(plan: ArtifactPlan, renditions: list[Rendition], tz: dt.tzinfo) -> dt.date:
     first, last = as_local(plan.start, tz).date(), as_local(plan.end, tz).date()
-    current = [r.date for r in ordered if r.status == "current"] or [r.date for r in ordered]
+    current = [r.date for r in renditions if r.status == "current"] or [r.date for r in renditions]
     if current:
         day = max(current)
     else:
