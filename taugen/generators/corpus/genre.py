@@ -183,6 +183,11 @@ class Genre(ABC):
         categories: fact categories the genre is suited to (empty = any).
         variants: sub-kinds the planner may ask for (first is the default).
         binary: True when delivered files are not text (an author-side text source is then kept).
+        affinity: how strongly the planner routes facts here: ``(value type, variant, weight)`` rows;
+            value type is a FactValue ``type`` or ``none`` for facts without a value. A genre with no
+            rows only ever carries filler.
+        voiced: True when the genre carries people talking or writing informally (emails, chats,
+            calls, meetings): the planner puts voiced renditions only there.
     """
 
     name: str = ""
@@ -191,6 +196,8 @@ class Genre(ABC):
     categories: tuple[str, ...] = ()
     variants: tuple[str, ...] = ("",)
     binary: bool = False
+    affinity: tuple[tuple[str, str, int], ...] = ()
+    voiced: bool = False
 
     def accepts(self, fact: "Fact") -> bool:
         """Whether a fact may be owned by this genre (default: by category)."""

@@ -28,31 +28,6 @@ from taugen.generators.tiers import Surface, TierPreset
 
 POLICY_DOCUMENT = "policy_document"
 
-# Genre affinity by value type: (genre, variant, weight).
-_AFFINITY: dict[str, tuple[tuple[str, str, int], ...]] = {
-    "money": (("spreadsheet", "fee_schedule", 5), ("pdf_document", "handbook", 2), ("email_thread", "", 3),
-              ("support_transcript", "chat", 2), ("support_transcript", "phone", 1), ("call_recording", "", 1),
-              ("pdf_document", "slides", 1)),
-    "percent": (("spreadsheet", "fee_schedule", 4), ("email_thread", "", 2), ("pdf_document", "handbook", 2),
-                ("support_transcript", "chat", 1)),
-    "cap": (("spreadsheet", "decision_table", 3), ("pdf_document", "slides", 2), ("email_thread", "", 2),
-            ("support_transcript", "phone", 1), ("call_recording", "", 1)),
-    "count": (("spreadsheet", "decision_table", 2), ("pdf_document", "slides", 2), ("email_thread", "", 2),
-              ("support_transcript", "chat", 1)),
-    "duration": (("spreadsheet", "decision_table", 2), ("email_thread", "", 3), ("pdf_document", "handbook", 2),
-                 ("support_transcript", "phone", 2), ("call_recording", "", 1), ("flowchart", "", 1),
-                 ("pdf_document", "slides", 1)),
-    "date": (("email_thread", "", 3), ("pdf_document", "handbook", 1)),
-    "enum": (("pdf_document", "handbook", 2), ("email_thread", "", 2), ("support_transcript", "chat", 1)),
-    "boolean": (("spreadsheet", "decision_table", 1), ("email_thread", "", 2), ("support_transcript", "chat", 2),
-                ("pdf_document", "slides", 1), ("flowchart", "", 1)),
-    "text": (("flowchart", "", 3), ("pdf_document", "handbook", 2), ("pdf_document", "slides", 2),
-             ("email_thread", "", 2), ("support_transcript", "chat", 1), ("support_transcript", "phone", 1)),
-    "none": (("email_thread", "", 2), ("pdf_document", "handbook", 2), ("support_transcript", "chat", 1)),
-}
-_VOICED_GENRES = {"email_thread", "support_transcript", "call_recording"}
-
-
 @dataclass
 class CorpusPlan:
     """The planned corpus.
@@ -89,9 +64,10 @@ def _date_range(pack: Pack, fact: Fact, status: str) -> tuple[dt.date, dt.date]:
 
 
 def _pick_genre(fact: Fact, available: dict[str, Genre], rng: random.Random) -> tuple[str, str]:
+    """A (genre, variant) for ``fact``, drawn by the genres' declared affinity for its value type."""
     key = fact.value.type if fact.value is not None else "none"
-    options = [(genre, variant, weight) for genre, variant, weight in _AFFINITY.get(key, _AFFINITY["none"])
-               if genre in available and available[genre].accepts(fact)]
+    options = [(name, variant, weight) for name, genre in sorted(available.items())
+               for value_type, variant, weight in genre.affinity if value_type == key and genre.accepts(fact)]
     if not options:
         options = [("email_thread", "", 1)] if "email_thread" in available else [(next(iter(available)), "", 1)]
     total = sum(weight for _, _, weight in options)
@@ -171,7 +147,7 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
                     low = max(r[0] for r in low_high)
                     high = min(r[1] for r in low_high)
                     day = low + dt.timedelta(days=rng.randint(0, max(0, (high - low).days)))
-                    renditions = [_rendition(f, s, day, genre, preset, rng) for f, s in chunk]
+                    renditions = [_rendition(f, s, day, available[genre], preset, rng) for f, s in chunk]
                     new_plan(genre, variant, section, day, renditions, {f.id: f for f, _ in chunk})
                     carriers += 1
                 chunk = [(fact, fact_status)] if fact is not None else []
@@ -193,8 +169,8 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
                       client_confirmable=confirmable, policy_owns=policy_owns)
 
 
-def _rendition(fact: Fact, status: str, day: dt.date, genre: str, preset: TierPreset, rng: random.Random) -> Rendition:
-    voiced = genre in _VOICED_GENRES and rng.random() < preset.voiced_share
+def _rendition(fact: Fact, status: str, day: dt.date, genre: Genre, preset: TierPreset, rng: random.Random) -> Rendition:
+    voiced = genre.voiced and rng.random() < preset.voiced_share
     text, form = voiced_text(fact, rng) if voiced else canonical_text(fact)
     register = "voiced" if voiced and text != fact.statement else "canonical"
     return Rendition(fact_id=fact.id, text=text, value_form=form, register=register, status=status,  # type: ignore[arg-type]

@@ -170,6 +170,8 @@ class CallRecordingGenre(Genre):
     """
 
     name = "call_recording"
+    affinity = (("money", "", 1), ("cap", "", 1), ("duration", "", 1))
+    voiced = True
     label = "Call recording"
     max_facts = 2
     binary = True

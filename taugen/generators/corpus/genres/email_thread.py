@@ -562,6 +562,9 @@ class EmailThreadGenre(Genre):
     """
 
     name = "email_thread"
+    affinity = (("money", "", 3), ("percent", "", 2), ("cap", "", 2), ("count", "", 2), ("duration", "", 3),
+                ("date", "", 3), ("enum", "", 2), ("boolean", "", 2), ("text", "", 2), ("none", "", 2))
+    voiced = True
     label = "Email thread"
     max_facts = 4
 

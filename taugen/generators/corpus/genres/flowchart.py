@@ -167,6 +167,7 @@ class FlowchartGenre(Genre):
     """A customer-service process chart (PNG + SVG) rendered by Graphviz; see the module docstring."""
 
     name = "flowchart"
+    affinity = (("duration", "", 1), ("boolean", "", 1), ("text", "", 3))
     label = "Process flowchart"
     max_facts = 4
     categories = ("procedure", "procedures", "deadline", "deadlines", "eligibility")

@@ -427,6 +427,8 @@ class SpreadsheetGenre(Genre):
     """
 
     name = "spreadsheet"
+    affinity = (("money", "fee_schedule", 5), ("percent", "fee_schedule", 4), ("cap", "decision_table", 3),
+                ("count", "decision_table", 2), ("duration", "decision_table", 2), ("boolean", "decision_table", 1))
     label = "Spreadsheet (fee schedule / decision table)"
     max_facts = 12
     categories = ("fee", "fees", "limit", "limits", "deadline", "deadlines", "rate", "threshold")

@@ -1047,6 +1047,10 @@ class SupportTranscriptGenre(Genre):
     """
 
     name = "support_transcript"
+    affinity = (("money", "chat", 2), ("money", "phone", 1), ("percent", "chat", 1), ("cap", "phone", 1),
+                ("count", "chat", 1), ("duration", "phone", 2), ("enum", "chat", 1), ("boolean", "chat", 2),
+                ("text", "chat", 1), ("text", "phone", 1), ("none", "chat", 1))
+    voiced = True
     label = "Support transcript"
     max_facts = 3
     variants = ("chat", "phone")
