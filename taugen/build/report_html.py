@@ -1,0 +1,434 @@
+"""The reviewer report: one self-contained HTML page (and its data as JSON) about a built bundle.
+
+``taugen report BUNDLE`` reads a bundle folder and writes ``<name>-report.html`` and
+``<name>-report.json`` beside it, never inside it (so ``SHA256SUMS`` stays valid). The page shows:
+
+* a summary: bundle name, version, tier, surface, seed, counts, requested and achieved knobs, pass /
+  fail per validation check and whether the files still match ``SHA256SUMS``;
+* distributions as inline SVG bar charts drawn here (no plotting library);
+* per fact: statement and value, its owner artifact (genre, files), each rendition with its
+  register and status and an excerpt of the author source around it, and the tasks exercising it
+  (client-held facts are marked as such: no artifact carries them);
+* per task: problems and outcomes, persona, each part of the certificate and its findings;
+* per artifact: genre, variant, topic, dates, delivered files and the facts it carries;
+* per finding: check, code, subject (linked to its fact, task or artifact), message, evidence
+  excerpt and rule.
+
+The page loads nothing from the network (a Content-Security-Policy forbids it), carries a few lines
+of JavaScript for a text filter over the tables, records any script error in the page itself
+(``#report-js-errors``) and sets ``document.body.dataset.ready`` when its script has run, so a
+headless browser can check it. It carries no wall-clock time: the same bundle gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import jinja2
+
+from taugen.build.files import BundleFiles, json_bytes, read_bundle, sha256sums
+from taugen.errors import InputError
+from taugen.validators.bundle_view import BundleView
+
+CONTEXT_CHARS = 160
+"""Characters of author source shown on each side of a rendition."""
+
+_UNSAFE_ANCHOR = re.compile(r"[^A-Za-z0-9_-]+")
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class ReportPaths:
+    """Where :func:`write_report` wrote the report."""
+
+    html: Path
+    json: Path
+
+
+# ---------------------------------------------------------------------------------------------
+# Collecting the data
+# ---------------------------------------------------------------------------------------------
+
+
+def _load_json(files: Mapping[str, bytes], path: str, source: str, required: bool = True) -> Any:
+    if path not in files:
+        if required:
+            raise InputError(f"bundle is missing {path}", source)
+        return None
+    try:
+        return json.loads(files[path])
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path} is not valid JSON: {exc.msg}", source, exc.lineno) from None
+
+
+def format_value(value: Any) -> str:
+    """A fact value as one short line, e.g. ``duration: amount=7, unit=business_days``."""
+    if value is None:
+        return ""
+    if not isinstance(value, Mapping):
+        return str(value)
+    kind = value.get("type", "")
+    parts = []
+    for key, item in value.items():
+        if key == "type":
+            continue
+        if isinstance(item, list):
+            item = ", ".join(str(i) for i in item)
+        parts.append(f"{key}={item}")
+    return f"{kind}: {'; '.join(parts)}" if kind else "; ".join(parts)
+
+
+def _excerpt(source: str, text: str, width: int = CONTEXT_CHARS) -> dict[str, Any]:
+    """The rendition ``text`` located in ``source`` with ``width`` characters either side.
+
+    Whitespace is collapsed first, so a rendition wrapped over lines is still found. Returns
+    ``{found, before, match, after}``; when the text is not in the source verbatim (a flowchart
+    spreads it over nodes), ``found`` is False and ``match`` is the rendition text alone.
+    """
+    flat_source = _SPACE.sub(" ", source)
+    flat_text = _SPACE.sub(" ", text).strip()
+    index = flat_source.find(flat_text) if flat_text else -1
+    if index < 0 and flat_text and len(flat_source.lower()) == len(flat_source):
+        index = flat_source.lower().find(flat_text.lower())
+    if index < 0:
+        return {"found": False, "before": "", "match": text, "after": ""}
+    start, end = max(0, index - width), min(len(flat_source), index + len(flat_text) + width)
+    before, after = flat_source[start:index], flat_source[index + len(flat_text):end]
+    if start > 0:
+        before = "…" + before.split(" ", 1)[-1] if " " in before else "…" + before
+    if end < len(flat_source):
+        after = after.rsplit(" ", 1)[0] + "…" if " " in after else after + "…"
+    return {"found": True, "before": before, "match": flat_source[index:index + len(flat_text)], "after": after}
+
+
+def _anchors(ids: Iterable[str], prefix: str) -> dict[str, str]:
+    """Unique, URL-safe HTML ids for ``ids``: ``<prefix>-<id with unsafe characters as ->``."""
+    anchors: dict[str, str] = {}
+    used: set[str] = set()
+    for number, ident in enumerate(ids, 1):
+        anchor = f"{prefix}-{_UNSAFE_ANCHOR.sub('-', ident).strip('-') or number}"
+        if anchor in used:
+            anchor = f"{anchor}-{number}"
+        used.add(anchor)
+        anchors[ident] = anchor
+    return anchors
+
+
+def _certificate_parts(cert: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The certificate as named parts, each ``{name, ok, detail}`` (detail lists what failed or holds)."""
+    if not cert:
+        return [{"name": "certificate present", "ok": False, "detail": ["no certificate in certificates.json"]}]
+    setup = list(cert.get("unmet_after_setup") or [])
+    parts = [
+        ("setup leaves goals to do", bool(setup), setup),
+        ("gold calls run without error", not cert.get("gold_errors"), cert.get("gold_errors") or []),
+        ("gold meets every goal", not cert.get("unmet_after_gold"), cert.get("unmet_after_gold") or []),
+        ("no unnecessary writes", not cert.get("unnecessary_writes"), cert.get("unnecessary_writes") or []),
+        ("forbidden writes are caught", not cert.get("forbidden_writes_not_caught"),
+         cert.get("forbidden_writes_not_caught") or []),
+        ("doing nothing fails", not cert.get("do_nothing_passes"),
+         ["an empty run passes the task"] if cert.get("do_nothing_passes") else []),
+        ("gold changes the database", cert.get("initial_hash") != cert.get("gold_hash"),
+         [f"{cert.get('writes', 0)} writes"]),
+    ]
+    return [{"name": name, "ok": bool(ok), "detail": [str(d) for d in detail]} for name, ok, detail in parts]
+
+
+def _histogram(values: Iterable[int]) -> dict[str, int]:
+    counter = Counter(values)
+    return {str(key): counter[key] for key in sorted(counter)}
+
+
+def collect_report(bundle: Path) -> dict[str, Any]:
+    """Read a bundle folder and gather everything the report shows, as JSON-ready data.
+
+    Args:
+        bundle: a folder written by ``taugen build`` (holds ``bundle.json``).
+
+    Returns:
+        ``{bundle, integrity, counts, requested, achieved, validation, facts, tasks, findings,
+        artifacts, facts_anchor, distributions}``; facts and tasks carry their anchors, renditions their excerpts.
+
+    Raises:
+        InputError: not a bundle, or one of its JSON files is missing or unreadable.
+    """
+    files: BundleFiles = read_bundle(bundle)
+    source = str(bundle)
+    view = BundleView(files, source)
+    meta = view.bundle
+    manifest = view.manifest
+    certificates = view.certificates
+    task_facts = _load_json(files, "author/task_facts.json", source)
+    tasks_json = _load_json(files, f"{view.runtime_dir}/tasks.json", source, required=False) or []
+    listed = {task["id"] for task in tasks_json}
+    tasks_json = tasks_json + [{"id": task_id} for task_id in task_facts if task_id not in listed]
+    validation = _load_json(files, "author/validation.json", source, required=False)
+
+    recorded = files.get("SHA256SUMS")
+    actual = sha256sums({p: d for p, d in files.items() if p != "SHA256SUMS"})
+    integrity = {"ok": recorded == actual,
+                 "message": "files match SHA256SUMS" if recorded == actual else
+                 ("SHA256SUMS is missing" if recorded is None else
+                  "files differ from SHA256SUMS (edited, added or removed since the build)")}
+
+    facts_meta: dict[str, Any] = manifest["facts"]
+    artifacts: dict[str, Any] = manifest["artifacts"]
+    task_ids = [task["id"] for task in tasks_json]
+    task_labels = {task_id: f"T{number:02d}" for number, task_id in enumerate(task_ids, 1)}
+    task_anchor = _anchors(task_ids, "task")
+    fact_anchor = _anchors(facts_meta, "fact")
+    artifact_anchor = _anchors(artifacts, "artifact")
+    confirmable = set(manifest.get("client_confirmable") or [])
+
+    findings = list((validation or {}).get("findings") or [])
+    findings_for: dict[str, list[int]] = {}
+    finding_rows = []
+    for number, finding in enumerate(findings):
+        subject = str(finding.get("subject", ""))
+        parts = [subject] if subject in task_anchor else [p.strip() for p in subject.split(",") if p.strip()]
+        links = []
+        for part in parts or [subject]:  # a subject may name several ids: "call_recording_012, email_thread_004"
+            findings_for.setdefault(part, []).append(number)
+            links.append({"text": part, "label": task_labels.get(part, ""),
+                          "anchor": task_anchor.get(part) or fact_anchor.get(part) or artifact_anchor.get(part)})
+        finding_rows.append({**{k: finding.get(k, "") for k in ("check", "code", "severity", "subject", "message",
+                                                                  "evidence", "rule")},
+                             "anchor": f"finding-{number + 1}", "subject_links": links})
+
+    exercised: dict[str, list[str]] = {}
+    for task_id in task_ids:
+        for fact_id in (task_facts.get(task_id) or {}).get("facts", []):
+            exercised.setdefault(fact_id, []).append(task_id)
+
+    sources: dict[str, str] = {}
+
+    def source_text(artifact_id: str) -> str:
+        if artifact_id not in sources:
+            entry = artifacts[artifact_id]
+            text = view.author_text(artifact_id)
+            if not text:  # the policy document has no author source: its delivered text is the source
+                text = b"\n".join(files.get(f["path"], b"") for f in entry["files"] if f["role"] != "runtime").decode(
+                    errors="replace")
+            sources[artifact_id] = text
+        return sources[artifact_id]
+
+    renditions_of: dict[str, list[dict[str, Any]]] = {}
+    cues_of: dict[str, list[dict[str, Any]]] = {}
+    for artifact_id, entry in artifacts.items():
+        for rendition in entry.get("renditions", []):
+            renditions_of.setdefault(rendition["fact_id"], []).append(
+                {"artifact": artifact_id, "anchor": artifact_anchor[artifact_id], "genre": entry["genre"],
+                 "text": rendition["text"], "register": rendition["register"], "status": rendition["status"],
+                 "date": rendition["date"], "value_form": rendition.get("value_form", ""),
+                 "excerpt": _excerpt(source_text(artifact_id), rendition["text"])})
+        for cue in entry.get("cues") or []:  # sentences that mention a fact without owning it
+            cues_of.setdefault(cue["fact_id"], []).append(
+                {"artifact": artifact_id, "anchor": artifact_anchor[artifact_id], "genre": entry["genre"],
+                 "kind": cue.get("kind", ""), "text": cue.get("text", ""), "date": cue.get("date", ""),
+                 "excerpt": _excerpt(source_text(artifact_id), cue.get("text", ""))})
+
+    fact_rows = []
+    for fact_id, fact in facts_meta.items():
+        owner = fact.get("owner")
+        owner_row = None
+        if owner and owner in artifacts:
+            entry = artifacts[owner]
+            owner_row = {"artifact": owner, "anchor": artifact_anchor[owner], "genre": entry["genre"],
+                         "variant": entry.get("variant", ""),
+                         "files": [f["path"] for f in entry["files"] if f["role"] != "runtime"],
+                         "source": entry.get("author_source")}
+        fact_rows.append({
+            "id": fact_id, "anchor": fact_anchor[fact_id], "section": fact.get("section", ""),
+            "category": fact.get("category", ""), "statement": fact.get("statement", ""),
+            "value": format_value(fact.get("value")), "holder": fact.get("holder", ""),
+            "current": bool(fact.get("current", True)), "effective_from": fact.get("effective_from", ""),
+            "supersedes": fact.get("supersedes"), "superseded_by": fact.get("superseded_by"),
+            "client_held": bool(fact.get("client_held")), "client_confirmable": fact_id in confirmable,
+            "contested": bool(fact.get("contested")), "discovery_tier": fact.get("discovery_tier") or "",
+            "history_omitted": bool(fact.get("history_omitted")),
+            "owner": owner_row, "renditions": renditions_of.get(fact_id, []), "cues": cues_of.get(fact_id, []),
+            "tasks": [{"id": t, "label": task_labels[t], "anchor": task_anchor[t]} for t in exercised.get(fact_id, [])],
+            "findings": findings_for.get(fact_id, []),
+        })
+
+    task_rows = []
+    for task in tasks_json:
+        task_id = task["id"]
+        record = task_facts.get(task_id) or {}
+        cert = certificates.get(task_id) or {}
+        outcomes = record.get("outcomes") or {}
+        scenario = task.get("user_scenario") or {}
+        instructions = scenario.get("instructions") or {}
+        actions = ((task.get("evaluation_criteria") or {}).get("actions")) or []
+        task_rows.append({
+            "id": task_id, "label": task_labels[task_id], "anchor": task_anchor[task_id],
+            "customer_id": record.get("customer_id", ""), "persona": record.get("persona", ""),
+            "persona_text": scenario.get("persona") or "",
+            "reason_for_call": instructions.get("reason_for_call", "") if isinstance(instructions, dict) else "",
+            "purpose": (task.get("description") or {}).get("purpose") or "",
+            "problems": [{"name": p, "outcome": outcomes.get(p, "")} for p in record.get("problems", [])],
+            "facts": [{"id": f, "anchor": fact_anchor.get(f, "")} for f in record.get("facts", [])],
+            "gold": [{"name": a.get("name", ""), "arguments": json.dumps(a.get("arguments", {}), sort_keys=True)}
+                     for a in actions],
+            "certificate": {"ok": bool(cert.get("ok")), "writes": cert.get("writes", 0),
+                            "parts": _certificate_parts(cert)},
+            "findings": findings_for.get(task_id, []),
+        })
+
+    counts = meta.get("counts") or {}
+    register_status = Counter((r["register"], r["status"]) for a in artifacts.values() for r in a.get("renditions", []))
+    distributions = {
+        "artifacts_per_genre": dict(counts.get("artifacts_per_genre") or
+                                    Counter(a["genre"] for a in artifacts.values())),
+        "tokens_per_genre": dict(counts.get("tokens_per_genre") or {}),
+        # as the tier knob and bundle.json count them: problems besides identity verification, which opens every task
+        "tasks_per_problem_count": dict(counts.get("problems_per_task") or
+                                        _histogram(max(0, len(row["problems"]) - 1) for row in task_rows)),
+        "facts_per_artifact": _histogram(len({r["fact_id"] for r in a.get("renditions", [])})
+                                         for a in artifacts.values()),
+        "renditions_by_register_status": {f"{register} · {status}": number
+                                          for (register, status), number in sorted(register_status.items())},
+        "cues_by_kind": dict(sorted(Counter(cue.get("kind", "") for a in artifacts.values()
+                                            for cue in a.get("cues") or []).items())),
+        "tasks_per_persona": dict(sorted(Counter(row["persona"] for row in task_rows).items())),
+    }
+    checks = (validation or {}).get("checks") or {}
+    return {
+        "bundle": {key: meta.get(key) for key in ("name", "domain", "version", "tier", "seed", "taugen_version",
+                                                    "build_hash")}
+                  | {"surface": manifest.get("surface"), "now": manifest.get("now"),
+                     "snapshot_date": manifest.get("snapshot_date"), "history_start": manifest.get("history_start")},
+        "integrity": integrity,
+        "counts": counts,
+        "requested": meta.get("requested") or {},
+        "achieved": meta.get("achieved") or {},
+        "validation": {"present": validation is not None,
+                       "passed": bool(validation and validation.get("passed")) and not any(
+                           f.get("severity") == "error" for f in findings),
+                       "checks": checks},
+        "facts": fact_rows,
+        "tasks": task_rows,
+        "findings": finding_rows,
+        "artifacts": [{"id": aid, "anchor": artifact_anchor[aid], "genre": a["genre"], "variant": a.get("variant", ""),
+                       "topic": a.get("topic", ""), "start": a.get("start", ""), "end": a.get("end", ""),
+                       "carrier": bool(a.get("carrier")),
+                       "files": [f["path"] for f in a.get("files", []) if f["role"] != "runtime"],
+                       "source": a.get("author_source"),
+                       "facts": [{"id": f, "anchor": fact_anchor.get(f, "")}
+                                 for f in dict.fromkeys(r["fact_id"] for r in a.get("renditions", []))],
+                       "findings": findings_for.get(aid, [])}
+                      for aid, a in sorted(artifacts.items())],
+        "facts_anchor": fact_anchor,
+        "distributions": distributions,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Drawing
+# ---------------------------------------------------------------------------------------------
+
+
+def bar_chart(title: str, data: Mapping[str, int | float], caption: str = "", width: int = 460) -> dict[str, Any]:
+    """Geometry of a horizontal bar chart for the ``bar_chart`` template macro.
+
+    Args:
+        title: shown above the bars (and as the SVG's accessible name).
+        data: label → value, drawn in the given order.
+        caption: what the labels and values mean, shown under the title.
+        width: SVG width in pixels.
+
+    Returns:
+        ``{title, caption, width, height, label_width, bars: [{label, value, text, y, length}]}``.
+    """
+    row, top, label_width, value_room = 22, 6, 170, 70
+    span = width - label_width - value_room
+    largest = max([v for v in data.values()] + [0]) or 1
+    bars = []
+    for number, (label, value) in enumerate(data.items()):
+        length = round(span * value / largest, 1) if value > 0 else 0
+        bars.append({"label": str(label), "value": value, "text": f"{value:,}", "y": top + number * row,
+                     "length": max(length, 1.0) if value else 0})
+    return {"title": title, "caption": caption, "width": width, "height": top * 2 + max(1, len(bars)) * row,
+            "label_width": label_width, "bars": bars}
+
+
+def charts(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The report's bar charts from :func:`collect_report` data."""
+    dist = data["distributions"]
+    facts_per_artifact = {(f"{k} (filler)" if k == "0" else k): v for k, v in dist["facts_per_artifact"].items()}
+    return [
+        bar_chart("Artifacts per genre", dist["artifacts_per_genre"], "genre → artifacts"),
+        bar_chart("Tokens per genre", dist["tokens_per_genre"], "genre → word-piece tokens of the delivered text"),
+        bar_chart("Tasks per number of problems", dist["tasks_per_problem_count"],
+                  "problems besides identity verification (the tier knob) → tasks"),
+        bar_chart("Facts per artifact", facts_per_artifact, "facts an artifact carries → artifacts"),
+        bar_chart("Renditions by register and status", dist["renditions_by_register_status"],
+                  "register · status → renditions"),
+        bar_chart("Tasks per persona", dist["tasks_per_persona"], "persona → tasks"),
+    ] + ([bar_chart("Cues by kind", dist["cues_by_kind"], "mentions that own no fact: kind → cues")]
+         if dist.get("cues_by_kind") else [])
+
+
+def _show(value: Any) -> str:
+    """A knob or count for the page: lists joined with commas, mappings as ``key: value``, else ``str``."""
+    if isinstance(value, Mapping):
+        return ", ".join(f"{key}: {_show(item)}" for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_show(item) for item in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return "" if value is None else str(value)
+
+
+def _environment() -> jinja2.Environment:
+    environment = jinja2.Environment(loader=jinja2.PackageLoader("taugen", "templates/report"), autoescape=True,
+                                     undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                                     keep_trailing_newline=True)
+    environment.filters["show"] = _show
+    return environment
+
+
+def render_html(data: Mapping[str, Any]) -> str:
+    """Render :func:`collect_report` data as one self-contained HTML page (every value escaped)."""
+    return _environment().get_template("report.html.j2").render(report=data, charts=charts(data))
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+# ---------------------------------------------------------------------------------------------
+
+
+def default_report_path(bundle: Path, name: str) -> Path:
+    """``<bundle>/../<name>-report.html``: beside the bundle folder, never inside it."""
+    return bundle.resolve().parent / f"{name}-report.html"
+
+
+def write_report(bundle: Path, out: Path | None = None) -> ReportPaths:
+    """Write the HTML report and its JSON data for a bundle folder.
+
+    Args:
+        bundle: a folder written by ``taugen build``.
+        out: the HTML file to write; default :func:`default_report_path`. The JSON goes beside it
+            with the suffix ``.json`` (so by default ``<name>-report.json``).
+
+    Raises:
+        InputError: not a bundle, or ``out`` lies inside the bundle (it would break ``SHA256SUMS``).
+    """
+    data = collect_report(bundle)
+    name = data["bundle"].get("name") or bundle.resolve().name
+    html_path = (out or default_report_path(bundle, name)).resolve()
+    if html_path.is_relative_to(bundle.resolve()):
+        raise InputError("the report must be written outside the bundle folder (SHA256SUMS covers every file)",
+                         html_path)
+    if html_path.is_dir():
+        raise InputError("--out names a folder; give a file name ending in .html", html_path)
+    json_path = html_path.with_suffix(".json")
+    html_path.parent.mkdir(parents=True, exist_ok=True)
+    html_path.write_text(render_html(data), encoding="utf-8")
+    json_path.write_bytes(json_bytes(data))
+    return ReportPaths(html=html_path, json=json_path)
