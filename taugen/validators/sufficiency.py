@@ -1,0 +1,288 @@
+"""Sufficiency: the scenario gives every actor what the gold path needs (defect kinds K6, K14, K16).
+
+* K16 (``named_tool``): every tool named in user-facing text exists for the actor who reads it. A
+  tool is *named* when it appears in backticks, with call parentheses (``toggle_data()``) or before
+  the word "tool", and looks like an identifier. The user reads ``reason_for_call``, ``known_info``,
+  ``unknown_info`` and ``task_instructions`` (or the plain instructions string): names there must be
+  user tools. The ticket is read by the agent in solo mode, which has both tool sets.
+* K14 (``actor_lacks_tool``): every gold step's tool exists for its requestor (an ``assistant`` step
+  among the agent's tools, a ``user`` step among the user's).
+* K6 / K14 (``argument_unavailable``): every graded gold argument (all keys, or the ``compare_args``
+  ones) can be supplied by whoever must supply it. A value is available when it is stated in text the
+  user or the agent has (the scenario, the ticket, client-held facts, the policy, the records, the
+  tool descriptions), returned by an earlier gold step, or returned by one read the requestor can
+  make on the state before the step: a read with no required argument, or with one required argument
+  taken from a token the scenario states (an id, a phone number) or an id an earlier step returned.
+  Booleans and empty values are not checked; numbers match in their usual written forms.
+
+Gold replays use the domain's toolkit: ``DOMAIN.toolkit.task_session(view, task)`` when the toolkit
+provides one (telecom: tau2's environment with the task's initialization actions), otherwise taugen's
+DB replay (``db.json`` with ``initialization_data`` merged).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from taugen.validators.bundle_view import BundleView
+from taugen.validators.findings import Finding, error
+from taugen.validators.registry import validator
+
+_IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
+_NAMED_TOOL = re.compile(rf"`({_IDENTIFIER})(?:\([^`]*\))?`|\b({_IDENTIFIER})\(|\b({_IDENTIFIER})`?\s+tool\b")
+_TOKEN = re.compile(r"(?<![\w@.-])[A-Za-z0-9][A-Za-z0-9_.@+-]*[0-9][A-Za-z0-9_.@+-]*(?![\w@-])")
+_ID = re.compile(r"[A-Za-z]{0,6}[-_]?[A-Z0-9]*\d[A-Z0-9-]*")
+USER_FIELDS = ("reason_for_call", "known_info", "unknown_info", "task_instructions")
+
+
+# ---------------------------------------------------------------------------- text helpers
+def user_text(task: Mapping[str, Any]) -> str:
+    """What the simulated user reads of a task (persona excluded: it names no tools or values)."""
+    instructions = (task.get("user_scenario") or {}).get("instructions")
+    if isinstance(instructions, str):
+        return instructions
+    if isinstance(instructions, dict):
+        return "\n".join(str(instructions.get(key) or "") for key in USER_FIELDS)
+    return ""
+
+
+def named_tools(text: str) -> list[str]:
+    """Identifiers the text names as tools (see the module docstring), in order, without repeats."""
+    names: list[str] = []
+    for match in _NAMED_TOOL.finditer(text or ""):
+        name = next(group for group in match.groups() if group)
+        if "_" in name and name not in names:  # a tool name is snake_case; "the search tool" is prose
+            names.append(name)
+    return names
+
+
+def _number_forms(value: float) -> list[str]:
+    forms = {repr(value), f"{value:g}", f"{value:.2f}", f"{value:,.2f}"}
+    if float(value).is_integer():
+        forms |= {str(int(value)), f"{int(value):,}"}
+    return sorted(forms, key=len, reverse=True)
+
+
+def stated(value: Any, text: str, lowered: str | None = None) -> bool:
+    """Whether ``value`` is written in ``text`` (strings case-insensitively as a whole token; numbers in
+    their usual forms, not inside a longer number). ``lowered`` (``text.lower()``), when given, lets a
+    plain substring test rule a value out before any regular expression runs."""
+    if isinstance(value, bool) or value is None or value == "":
+        return True
+    if isinstance(value, (int, float)):
+        return any(form in text and re.search(rf"(?<![\d.]){re.escape(form)}(?!\d|\.\d)", text)
+                   for form in _number_forms(value))
+    needle = str(value)
+    if needle.lower() not in (lowered if lowered is not None else text.lower()):
+        return False
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(needle)}(?![A-Za-z0-9_])", text, re.IGNORECASE) is not None
+
+
+class Knowledge:
+    """A large text searched for many values: lower-cased once, answers memoised."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lowered = text.lower()
+        self._memo: dict[tuple[type, Any], bool] = {}
+
+    def states(self, value: Any) -> bool:
+        key = (type(value), value)
+        if key not in self._memo:
+            self._memo[key] = stated(value, self.text, self.lowered)
+        return self._memo[key]
+
+
+def leaves(value: Any) -> Iterable[Any]:
+    """Scalar values inside an argument (dicts and lists walked)."""
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from leaves(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from leaves(item)
+    else:
+        yield value
+
+
+def as_text(output: Any) -> str:
+    """A tool output (or parsed JSON) as plain text: every key and scalar on its own line (pydantic
+    models dumped first), so that escaping never glues a value to its neighbour."""
+    if hasattr(output, "model_dump"):
+        output = output.model_dump(mode="json")
+    if isinstance(output, dict):
+        return "\n".join(f"{key}\n{as_text(value)}" for key, value in output.items())
+    if isinstance(output, (list, tuple)):
+        return "\n".join(as_text(item) for item in output)
+    return "" if output is None else str(output)
+
+
+# ---------------------------------------------------------------------------- pure checks
+def named_tool_findings(task: Mapping[str, Any], agent_tools: Iterable[str], user_tools: Iterable[str]) -> list[Finding]:
+    """K16 for one task."""
+    agent, user = set(agent_tools), set(user_tools)
+    findings = []
+    for name in named_tools(user_text(task)):
+        if name not in user:
+            where = "an agent tool the user cannot call" if name in agent else "no such tool exists"
+            findings.append(error("sufficiency", "named_tool", str(task.get("id")),
+                                  f"the user instructions name the tool '{name}': {where}",
+                                  rule="K16: every tool named in scenario or ticket text exists for that actor"))
+    for name in named_tools(task.get("ticket") or ""):
+        if name not in agent | user:
+            findings.append(error("sufficiency", "named_tool", str(task.get("id")),
+                                  f"the ticket names the tool '{name}', which no actor has",
+                                  rule="K16: every tool named in scenario or ticket text exists for that actor"))
+    return findings
+
+
+def actor_tool_findings(task: Mapping[str, Any], agent_tools: Iterable[str], user_tools: Iterable[str]) -> list[Finding]:
+    """K14 (the actor has the tool) for one task."""
+    tools = {"assistant": set(agent_tools), "user": set(user_tools)}
+    findings = []
+    for action in (task.get("evaluation_criteria") or {}).get("actions") or []:
+        requestor = action.get("requestor") or "assistant"
+        if action.get("name") not in tools.get(requestor, set()):
+            findings.append(error("sufficiency", "actor_lacks_tool", str(task.get("id")),
+                                  f"gold {action.get('action_id')}: the {requestor} has no tool '{action.get('name')}'",
+                                  rule="K14: the actor of each gold step has the tool"))
+    return findings
+
+
+def graded_arguments(action: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments an ACTION check compares (``compare_args``: None = all, [] = none)."""
+    arguments = action.get("arguments") or {}
+    keys = action.get("compare_args")
+    if keys is None:
+        return dict(arguments)
+    return {key: arguments[key] for key in keys if key in arguments}
+
+
+# ---------------------------------------------------------------------------- replay sessions
+class _DbSession:
+    """taugen's DB replay for toolkit domains without their own session (banking)."""
+
+    def __init__(self, toolkit_class: Any, view: BundleView, task: Mapping[str, Any]) -> None:
+        patch = ((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data")
+        start = toolkit_class.db_model.model_validate(_merged(view.db, patch or {}))
+        self.toolkit = toolkit_class(start, view.now)
+
+    def step(self, action: Mapping[str, Any]) -> str | None:
+        result = self.toolkit.call(action["name"], **(action.get("arguments") or {}))
+        return as_text(result.output) if result.ok else None
+
+    def probe(self, side: str, name: str, arguments: dict[str, Any]) -> str | None:
+        if side != "assistant":
+            return None
+        result = self.toolkit.call(name, **arguments)
+        return as_text(result.output) if result.ok else None
+
+
+def _merged(base: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
+    """tau2's ``initialization_data`` merge (dicts merge, anything else replaces) without copying the
+    untouched parts: validation builds new models and never changes its input."""
+    merged = dict(base)
+    for key, value in patch.items():
+        old = merged.get(key)
+        merged[key] = _merged(old, value) if isinstance(value, dict) and isinstance(old, dict) else value
+    return merged
+
+
+def _domain(view: BundleView) -> Any:
+    return importlib.import_module(view.manifest["environment"]).DOMAIN
+
+
+def tool_sets(toolkit_class: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(agent tools, user tools)`` of a toolkit class (the user has none unless it says so)."""
+    user = getattr(toolkit_class, "user_tool_specs", None)
+    return toolkit_class.tool_specs(), (user() if user else {})
+
+
+def knowledge(view: BundleView) -> tuple[str, str]:
+    """``(agent knowledge, client knowledge)``: every document the agent can read (runtime markdown,
+    kit policy and tool descriptions, every record's text), and what the client alone holds."""
+    parts = [view.files[path].decode("utf-8", "replace") for path in sorted(view.files)
+             if (path.startswith(f"{view.runtime_dir}/") and path.endswith(".md")) or path == "kit/policy.md"]
+    if "kit/tools.json" in view.files:
+        parts.append(as_text(json.loads(view.files["kit/tools.json"])))
+    for artifact_id, entry in sorted(view.manifest.get("artifacts", {}).items()):
+        if entry.get("genre") != "policy_document":
+            parts.append(view.text(artifact_id))
+    client = view.files.get("author/client_prompt.md", b"").decode("utf-8", "replace")
+    return "\n".join(parts), client
+
+
+def argument_findings(task: Mapping[str, Any], session: Any, agent_tools: Mapping[str, Any],
+                      user_tools: Mapping[str, Any], agent_knowledge: str | Knowledge,
+                      client_knowledge: str = "") -> list[Finding]:
+    """K6 / K14 (arguments available to whoever supplies them) for one task, replaying its gold."""
+    findings = []
+    scenario = f"{user_text(task)}\n{task.get('ticket') or ''}\n{client_knowledge}"
+    library = agent_knowledge if isinstance(agent_knowledge, Knowledge) else Knowledge(agent_knowledge)
+    found = (token.rstrip(".-+@_") for token in _TOKEN.findall(f"{user_text(task)}\n{task.get('ticket') or ''}"))
+    tokens = list(dict.fromkeys(token for token in found if any(ch.isdigit() for ch in token)))[:24]
+    outputs: list[str] = []
+    earlier_ids: list[str] = []
+    tools = {"assistant": agent_tools, "user": user_tools}
+    for action in (task.get("evaluation_criteria") or {}).get("actions") or []:
+        side = action.get("requestor") or "assistant"
+        probes: list[str] | None = None
+        for key, argument in graded_arguments(action).items():
+            for value in leaves(argument):
+                if stated(value, scenario) or any(stated(value, out) for out in outputs) or library.states(value):
+                    continue
+                if probes is None:
+                    probes = _probe(session, side, tools.get(side, {}), list(dict.fromkeys(tokens + earlier_ids))[:48])
+                if any(stated(value, out) for out in probes):
+                    continue
+                findings.append(error(
+                    "sufficiency", "argument_unavailable", str(task.get("id")),
+                    f"gold {action.get('action_id')} ({side} {action.get('name')}): {key}={value!r} is stated "
+                    f"nowhere the {side} can read and no earlier step or single read returns it",
+                    rule="K6/K14: every gold argument is in known info, ticket or policy, or returned by an "
+                         "earlier read, for whoever must supply it"))
+        output = session.step(action)
+        if output is not None:
+            outputs.append(output)
+            earlier_ids += [line for line in output.splitlines() if _ID.fullmatch(line)]
+    return findings
+
+
+def _probe(session: Any, side: str, specs: Mapping[str, Any], tokens: list[str]) -> list[str]:
+    found = []
+    for name, spec in specs.items():
+        if spec.kind != "read":
+            continue
+        if not spec.required:
+            calls = [{}]
+        elif len(spec.required) == 1:
+            calls = [{spec.required[0]: token} for token in tokens]
+        else:
+            continue
+        for arguments in calls:
+            output = session.probe(side, name, arguments)
+            if output:
+                found.append(output)
+    return found
+
+
+@validator("sufficiency")
+def check_sufficiency(view: BundleView) -> list[Finding]:
+    """See the module docstring."""
+    definition = _domain(view)
+    toolkit_class = definition.toolkit
+    agent_tools, user_tools = tool_sets(toolkit_class)
+    agent_text, client_knowledge = knowledge(view)
+    agent_knowledge = Knowledge(agent_text)
+    make_session = getattr(toolkit_class, "task_session", None)
+    findings: list[Finding] = []
+    for task in view.tasks:
+        findings += named_tool_findings(task, agent_tools, user_tools)
+        findings += actor_tool_findings(task, agent_tools, user_tools)
+        session = make_session(view, task) if make_session else _DbSession(toolkit_class, view, task)
+        findings += argument_findings(task, session, agent_tools, user_tools, agent_knowledge, client_knowledge)
+    return findings
