@@ -20,13 +20,16 @@ def _by_check(findings: list[Finding]) -> dict[str, list[Finding]]:
 
 
 def report_json(findings: list[Finding], bundle: str) -> dict[str, Any]:
-    """``{bundle, passed, checks: {name: {passed, errors, warnings}}, findings: [...]}``."""
+    """``{bundle, passed, checks: {name: {passed, errors, warnings}}, annotations: [...], findings: [...]}``;
+    ``annotations`` lists the tasks' accepted defects (info findings of the ``annotations`` check)."""
     checks = {}
     for name, items in _by_check(findings).items():
         errors = sum(f.severity == "error" for f in items)
         checks[name] = {"passed": errors == 0, "errors": errors,
                         "warnings": sum(f.severity == "warning" for f in items)}
     return {"bundle": bundle, "passed": all(c["passed"] for c in checks.values()), "checks": checks,
+            "annotations": [{"task": f.subject, "annotation": f.message, "path": f.evidence}
+                            for f in findings if f.check == "annotations"],
             "findings": [f.model_dump() for f in findings]}
 
 
@@ -38,8 +41,10 @@ def report_markdown(findings: list[Finding], bundle: str) -> str:
              "| check | result | errors | warnings |", "|---|---|---|---|"]
     for name, check in data["checks"].items():
         lines.append(f"| {name} | {'pass' if check['passed'] else 'FAIL'} | {check['errors']} | {check['warnings']} |")
+    lines += ["", "## Annotations (defects tasks accept, with the reason)", ""]
+    lines += [f"- {a['task']}: {a['annotation']}" for a in data["annotations"]] or ["- none"]
     for name, items in _by_check(findings).items():
-        if not items:
+        if not items or name == "annotations":
             continue
         lines += ["", f"## {name}", ""]
         for finding in items:

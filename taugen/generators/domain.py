@@ -31,6 +31,14 @@ class DomainDefinition:
         personas: persona name → paragraph (or None) for the user simulator.
         policy_preamble: policy text that is not a fact (how the agent works, tool etiquette).
         customer_table: the database table whose keys are the tasks' customers.
+        compose: optional ``(definition, pack, world, preset, seed) -> list[TaskRecord]`` that replaces
+            :func:`taugen.generators.tasks.compose_tasks` in the build (a domain with its own task space).
+        runtime_files: optional ``(pack, world, tasks, policy_text, seed) -> {name: bytes | None}``:
+            files of ``tau2/domains/<domain>/`` to add or replace (None removes the default one).
+        check_tasks: optional ``(BundleView) -> list[Finding]`` that replaces the DB replay of the
+            ``tasks`` validator (a domain whose tasks tau2 sets up with initialization actions).
+        policy: the policy as code (:class:`taugen.generators.policy.PolicyRule`), computed from the
+            pack's typed facts; the defect validators replay gold writes through it (K1, K3, K9, K17).
     """
 
     name: str
@@ -41,6 +49,10 @@ class DomainDefinition:
     personas: dict[str, str | None] = field(default_factory=dict)
     policy_preamble: str = ""
     customer_table: str = "customers"
+    compose: Callable[..., list] | None = None
+    runtime_files: Callable[..., dict] | None = None
+    check_tasks: Callable[..., list] | None = None
+    policy: tuple = ()
 
 
 def load_domain(config: DomainConfig, pack_file: str = "domain.yaml") -> DomainDefinition:

@@ -1,6 +1,7 @@
 """The banking domain's code: Cedar Ridge Bank's world, tools and problem functions."""
 
 from taugen.generators.domain import DomainDefinition
+from taugen.generators.domains.banking.policy import RULES
 from taugen.generators.domains.banking.problems import PROBLEMS, IdentityVerification
 from taugen.generators.domains.banking.tools import BankingTools
 from taugen.generators.domains.banking.world import build_world
@@ -36,4 +37,5 @@ DOMAIN = DomainDefinition(
     problems=PROBLEMS,
     personas=PERSONAS,
     policy_preamble=POLICY_PREAMBLE,
+    policy=RULES,
 )

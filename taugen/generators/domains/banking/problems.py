@@ -521,7 +521,8 @@ class LateRegEClaim(Problem):
 class PaperStatementSwitch(Problem):
     name = "paper_statement_switch"
     slot = "statements"
-    facts = ("fee_paper_statement", "estatement_waives_paper_fee", "paper_statement_refund_on_enrollment")
+    facts = ("fee_paper_statement", "estatement_waives_paper_fee", "paper_statement_refund_on_enrollment",
+             "paper_statement_exempt_products")
     summary = ("Paper statement fee complaint: switch to electronic statements and refund the paper fees of the "
                "last 3 months, none older.")
 
@@ -533,6 +534,10 @@ class PaperStatementSwitch(Problem):
 
     def setup(self, context):
         account = _account(context, kind="checking")
+        if account.product in context.pack.fact("paper_statement_exempt_products").applies_to:
+            # exempt products pay no paper fee: charging one would make the fee a bank error (a second
+            # compliant refund reason, defect kind K9)
+            raise LookupError(f"{account.product} is exempt from the paper statement fee")
         account.statement_delivery = "paper"
         fee = _money(context, "fee_paper_statement")
         window = context.value("paper_statement_refund_on_enrollment")  # type: ignore[assignment]

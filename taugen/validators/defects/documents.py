@@ -1,0 +1,177 @@
+"""K13: a policy or knowledge document contradicts itself.
+
+Typed values (money, percentages, durations) are extracted from every statement of every document (a
+sentence, or a table row); two statements about the same thing with different values of the same type
+conflict: identical wording with another value is an error; a statement whose content words all occur
+in the other (a table row and the sentence that restates it) is a warning. Statements dated as history
+("Until July 01, 2025: …" before ``now``) or as a future change are not active and never conflict.
+
+For taugen bundles the facts are typed already: two facts of one family in force at once (``fee_x`` and
+``fee_x_2025`` both current) or two current facts whose statements differ only in the value are active
+conflicts, and the runtime policy's own prose (the lines that are not rendered fact statements) must
+not state a current fact's subject with another value.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+from taugen.validators.bundle_view import BundleView
+from taugen.validators.defects.base import Defect, TaskSet, dates_in, to_findings
+from taugen.validators.defects.sources import taskset_for_view
+from taugen.validators.findings import Finding
+from taugen.validators.registry import validator
+
+CHECK = "defect_documents"
+RULE = "extract typed values from all documents; conflicting active values for one fact are errors (unless declared contested)"
+_VALUE = re.compile(r"\$\s?\d[\d,]*(?:\.\d{1,2})?|\b\d+(?:\.\d+)?\s?%|\b\d+\s+(?:business\s+|calendar\s+)?"
+                    r"(?:days?|hours?|minutes?|weeks?|months?|years?)\b", re.I)
+_WORD = re.compile(r"[a-z0-9][a-z0-9'-]*[a-z0-9]|[a-z]")
+"""Content words, numbers that are not the statement's value included ("6-month" vs "60-month")."""
+_STOP = set("""a an the of to in on for and or is are be by with at from as it its this that these those any each
+every per not no if when than then their your you we our can may must will shall would should has have had was were
+within after before up more less than only also there which who whom what""".split())
+
+
+def _kind(value: str) -> str:
+    if value.startswith("$"):
+        return "money"
+    if value.endswith("%"):
+        return "percent"
+    return "duration:" + re.sub(r"[\d.\s]+", "", value.lower()).rstrip("s").replace("business", "business ")
+
+
+def _normal(value: str) -> str:
+    return re.sub(r"[\s,$]", "", value.lower()).rstrip("s").replace(".00", "")
+
+
+_DATED = re.compile(r"^\W*(until|before|prior to|through|from|starting|effective|as of|beginning)\s+(.{6,30}?\d{4})\b",
+                    re.I)
+
+
+def active(statement: str, now: dt.datetime | None) -> bool:
+    """Whether a statement is in force: not one dated as history ("Until July 01, 2025: …", before
+    ``now``) or as a future change ("From June 1, 2026: …", after ``now``)."""
+    match = _DATED.match(statement)
+    if not match:
+        return True
+    dates = dates_in(match.group(2))
+    if not dates or dates[0].year is None:
+        return False
+    day = dt.date(dates[0].year, dates[0].month, dates[0].day)
+    today = now.date() if now else dt.date.max
+    if match.group(1).lower() in ("until", "before", "prior to", "through"):
+        return day > today
+    return day <= today
+
+
+def statements(text: str, now: dt.datetime | None = None) -> list[tuple[str, str, set[str], str]]:
+    """``(statement, value, content words, wording with the value masked)`` for each active statement
+    holding exactly one typed value."""
+    found = []
+    for line in text.splitlines():
+        parts = [line] if line.lstrip().startswith("|") else re.split(r"(?<=[.!?;])\s+", line)
+        if not active(line, now):
+            continue
+        for part in parts:
+            values = _VALUE.findall(part)
+            if len(values) != 1:
+                continue
+            masked = _VALUE.sub("#", part.lower())
+            words = {w for w in _WORD.findall(masked) if w not in _STOP}
+            if len(words) >= 3:
+                found.append((part.strip(), values[0], words, " ".join(masked.split())))
+    return found
+
+
+def _conflicts(items: list[tuple[str, str, set[str], str]]) -> list[tuple[str, str, bool]]:
+    """Pairs of statements about the same thing with different values of one type: the same wording
+    with another value, or one statement's content words all inside the other's ("| Platinum annual fee
+    | $95 |" and "The Platinum card's annual fee is $99."). Statements naming different things (Everyday
+    vs Premier Checking) differ in a content word both ways and never pair."""
+    conflicts = []
+    by_word: dict[str, list[int]] = {}
+    for position, (_, _, words, _) in enumerate(items):
+        for word in words:
+            by_word.setdefault(word, []).append(position)
+    for i, (text_a, value_a, words_a, masked_a) in enumerate(items):
+        rarest = min(words_a, key=lambda w: len(by_word[w]))
+        for j in by_word[rarest]:
+            if j <= i:
+                continue
+            text_b, value_b, words_b, masked_b = items[j]
+            if _kind(value_a) != _kind(value_b) or _normal(value_a) == _normal(value_b):
+                continue
+            if masked_a == masked_b:
+                conflicts.append((text_a, text_b, True))
+            elif (words_a <= words_b or words_b <= words_a) and min(len(words_a), len(words_b)) >= 3:
+                conflicts.append((text_a, text_b, False))
+    return conflicts
+
+
+def _stem(fact_id: str) -> str:
+    return re.sub(r"_\d{4}$", "", fact_id)
+
+
+def fact_conflicts(facts: dict[str, dict[str, Any]]) -> list[Defect]:
+    """Active conflicts between a taugen manifest's facts."""
+    defects = []
+    current = {fid: fact for fid, fact in facts.items() if fact.get("current")}
+    by_stem: dict[str, list[str]] = {}
+    for fact_id in current:
+        by_stem.setdefault(_stem(fact_id), []).append(fact_id)
+    for stem, members in sorted(by_stem.items()):
+        values = {str(current[m].get("value")) for m in members}
+        if len(members) > 1 and len(values) > 1:
+            defects.append(Defect("K13", "error", None, f"facts:{stem}",
+                                  f"facts {', '.join(sorted(members))} are versions of one fact and all in force, with "
+                                  "different values", rule=RULE))
+    masked: dict[str, list[str]] = {}
+    for fact_id, fact in current.items():
+        if len(_VALUE.findall(fact["statement"])) != 1:
+            continue  # several numbers (a rate band "from $2,500 to $9,999.99"): the wording is not the subject
+        masked.setdefault(" ".join(_VALUE.sub("#", fact["statement"].lower()).split()), []).append(fact_id)
+    for wording, members in sorted(masked.items()):
+        values = {str(current[m].get("value")) for m in members}
+        if len(members) > 1 and len(values) > 1 and "#" in wording:
+            defects.append(Defect("K13", "error", None, f"facts:{members[0]}",
+                                  f"current facts {', '.join(sorted(members))} say the same thing with different values",
+                                  evidence=wording, rule=RULE))
+    return defects
+
+
+def document_defects(taskset: TaskSet) -> list[Defect]:
+    defects = []
+    facts = getattr(taskset.facts, "facts", None)
+    for name, text in sorted(taskset.documents.items()):
+        if taskset.taugen:
+            break  # a bundle's policy renders typed facts: their conflicts are checked on the facts below
+        for first, second, identical in _conflicts(statements(text, taskset.now)):
+            defects.append(Defect("K13", "error" if identical else "warning", None, name,
+                                  f"two statements of {name} give different values for the same thing",
+                                  evidence=f"{first!r} vs {second!r}", rule=RULE))
+    if taskset.taugen and isinstance(facts, dict):
+        defects += fact_conflicts(facts)
+        rendered = {" ".join(f["statement"].split()) for f in facts.values()}
+        # the policy's own prose (not a rendered fact statement, dated or not) must agree with the facts
+        policy = [item for item in statements(taskset.policy_text, taskset.now)
+                  if not any(statement in " ".join(item[0].split()) for statement in rendered)]
+        for fact_id, fact in sorted(facts.items()):
+            if not fact.get("current") or not policy:
+                continue
+            for item in statements(fact["statement"]):
+                for first, second, identical in _conflicts([item, *policy]):
+                    if first == item[0]:
+                        defects.append(Defect("K13", "error", None, f"facts:{fact_id}",
+                                              f"the runtime policy states fact {fact_id} with another value",
+                                              evidence=f"{first!r} vs {second!r}", rule=RULE))
+    return defects
+
+
+@validator(CHECK)
+def check_documents(view: BundleView) -> list[Finding]:
+    """K13 on a taugen bundle (see module docstring)."""
+    taskset = taskset_for_view(view)
+    return to_findings(CHECK, document_defects(taskset), taskset.tasks)

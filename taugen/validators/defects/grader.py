@@ -1,0 +1,178 @@
+"""K12: the grader checks the wrong or too few things.
+
+tau2's reward is the product of the parts named in ``reward_basis`` (``../shared/reference/
+tau2-format.md`` §4). Rules:
+
+* every populated criterion is graded: ``communicate_info``, ``nl_assertions`` or ``env_assertions``
+  filled in but absent from ``reward_basis`` is a warning (the data looks checked and is not);
+* no graded part is vacuous: a basis part whose criterion is empty always gives 1.0 (warning; an error
+  when every graded part is vacuous, so every run scores 1);
+* a ``communicate_info`` string must be able to match and must not match by accident: a comma (tau2
+  strips commas from the agent's replies, so it never matches), a sentence about the agent (a judge
+  statement, not words the agent says), or a bare short token (``"5"``, ``"IL"``) that any answer or a
+  list of every option contains;
+* a do-nothing run scores 0 and the gold run scores 1: computed from the replay (initial and final
+  database hash, env assertions before and after the gold);
+* one wrong write flips the reward: a gold write that leaves the graded databases unchanged is not
+  graded at all (a wrong version of it, or none, scores the same).
+
+For taugen bundles the do-nothing and unneeded-write parts are already certificate checks
+(``taugen.validators.tasks``); they are not repeated here.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from taugen.validators.bundle_view import BundleView
+from taugen.validators.defects.base import (
+    Defect, TaskSet, actions, criteria, excerpt, reward_basis, task_id, to_findings,
+)
+from taugen.validators.defects.sources import taskset_for_view
+from taugen.validators.findings import Finding
+from taugen.validators.registry import validator
+
+CHECK = "defect_grader"
+RULE = ("every populated criterion is graded; no graded part is vacuous; a do-nothing run and a list-every-answer "
+        "run both score 0; one wrong DB write flips the reward")
+_PARTS = {"COMMUNICATE": "communicate_info", "NL_ASSERTION": "nl_assertions", "ENV_ASSERTION": "env_assertions",
+          "ACTION": "actions"}
+_JUDGE = re.compile(r"^\s*(the\s+)?agent\b|\b(should|must|confirm(ed|s)?|acknowledg\w+)\b", re.I)
+
+
+def _communicate_problem(info: str, taskset: TaskSet) -> str | None:
+    text = str(info)
+    if "," in text:
+        return "contains a comma; tau2 removes commas from the agent's replies, so it can never match"
+    if _JUDGE.search(text) and len(text.split()) >= 4:
+        return "is a statement about the agent, not words the agent says; as a substring it will never match"
+    token = text.strip()
+    if len(token) <= 2 or re.fullmatch(r"\d{1,2}", token):
+        return f"'{token}' is so short that almost any reply contains it"
+    if re.fullmatch(r"[A-Za-z]+", token) and taskset.db is not None:
+        owners = {path.rsplit(".", 1)[0].split("[")[0] for key, path in taskset.db_index.where(token)}
+        lower = {path for key, path in taskset.db_index.where(token.lower())}
+        if len(owners) + len(lower) >= 5:
+            return f"'{token}' is a common option value in the database; a reply listing every option contains it"
+    return None
+
+
+def _do_nothing(taskset: TaskSet, task: dict[str, Any]) -> tuple[float | None, str]:
+    """(reward of a run that makes no tool call, why), None when it cannot be told."""
+    data = criteria(task)
+    gold = actions(task)
+    reasons = []
+    reward = 1.0
+    replay = taskset.replay(task)
+    for part in reward_basis(task):
+        if part == "DB":
+            if data.get("actions") is None and data.get("env_assertions") is None:
+                reasons.append("DB is not compared (no actions and no env assertions)")
+            elif replay is not None and replay.init_error is None:
+                if replay.initial_hash != replay.final_hash:
+                    return 0.0, ""
+                reasons.append("the gold leaves the database as it starts")
+            elif any(taskset.is_write(a) or taskset.tool(a.get("name", ""), a.get("requestor") or "assistant") is None
+                     for a in gold):
+                return 0.0, ""
+            else:
+                reasons.append("the gold makes no write, so the database stays as it starts")
+        elif part == "ENV_ASSERTION":
+            assertions = data.get("env_assertions") or []
+            if not assertions:
+                reasons.append("no env assertions")
+            elif replay is None or replay.init_error is not None:
+                return None, ""
+            elif all(result is True for result in replay.empty_assertions):
+                reasons.append("every env assertion already holds before the agent acts")
+            else:
+                return 0.0, ""
+        elif part == "ACTION":
+            if gold:
+                return 0.0, ""
+            reasons.append("no gold actions")
+        elif part == "COMMUNICATE":
+            if data.get("communicate_info"):
+                return 0.0, ""
+            reasons.append("nothing to communicate")
+        elif part == "NL_ASSERTION":
+            if data.get("nl_assertions"):
+                return 0.0, ""
+            reasons.append("no NL assertions")
+    return reward, "; ".join(reasons)
+
+
+def grader_defects(taskset: TaskSet) -> list[Defect]:
+    defects: list[Defect] = []
+    for task in taskset.tasks:
+        identifier = task_id(task)
+        data = criteria(task)
+        if not task.get("evaluation_criteria"):
+            defects.append(Defect("K12", "error", identifier, "evaluation_criteria",
+                                  "the task has no evaluation criteria: tau2 gives every run reward 1", rule=RULE))
+            continue
+        basis = reward_basis(task)
+        for part, key in _PARTS.items():
+            if part == "ACTION":
+                continue  # actions also derive the gold database: populated and ungraded is normal
+            if data.get(key) and part not in basis:
+                defects.append(Defect("K12", "warning", identifier, f"evaluation_criteria.{key}",
+                                      f"{key} is filled in but {part} is not in reward_basis {basis}: it is never graded",
+                                      evidence=excerpt(data.get(key)), rule=RULE))
+        vacuous = [part for part in basis if part in _PARTS and not data.get(_PARTS[part])]
+        if "DB" in basis and data.get("actions") is None and data.get("env_assertions") is None:
+            vacuous.append("DB")
+        if vacuous:
+            every = len(vacuous) == len(set(basis))
+            defects.append(Defect("K12", "error" if every else "warning", identifier, "evaluation_criteria.reward_basis",
+                                  f"graded part(s) {', '.join(vacuous)} have nothing to check and always give 1.0"
+                                  + (": every run scores 1" if every else ""), evidence=str(basis), rule=RULE))
+        graded = "COMMUNICATE" in basis
+        for position, info in enumerate(data.get("communicate_info") or []):
+            problem = _communicate_problem(info, taskset)
+            if problem:
+                defects.append(Defect("K12", "error" if graded else "warning", identifier,
+                                      f"evaluation_criteria.communicate_info[{position}]",
+                                      f"communicate_info {info!r} {problem}" + ("" if graded else " (not graded)"),
+                                      evidence=str(info), rule=RULE))
+        for position, action in enumerate(actions(task)):
+            if "ACTION" in basis and action.get("compare_args") == [] and taskset.is_write(action):
+                defects.append(Defect("K12", "warning", identifier, f"evaluation_criteria.actions[{position}].compare_args",
+                                      f"ACTION grading of write {action.get('name')} compares no argument: any "
+                                      "arguments pass", rule=RULE))
+        if taskset.taugen:
+            continue  # do-nothing and unneeded writes are certificate checks of taugen bundles
+        reward, why = _do_nothing(taskset, task)
+        if reward == 1.0 and not (vacuous and len(vacuous) == len(set(basis))):
+            defects.append(Defect("K12", "error", identifier, "evaluation_criteria",
+                                  f"a do-nothing run scores 1 ({why})", evidence=str(basis), rule=RULE))
+        replay = taskset.replay(task)
+        if replay is None or replay.init_error is not None:
+            continue
+        if "ENV_ASSERTION" in basis and any(result is not True for result in replay.gold_assertions):
+            failing = [i for i, result in enumerate(replay.gold_assertions) if result is not True]
+            if actions(task):
+                defects.append(Defect("K12", "error", identifier, f"evaluation_criteria.env_assertions[{failing[0]}]",
+                                      "the gold run fails its own env assertion(s) "
+                                      f"{failing}: the gold actions do not reach the graded state", rule=RULE))
+            else:
+                defects.append(Defect("K11", "warning", identifier, "evaluation_criteria.actions",
+                                      f"the task lists no gold actions, yet env assertion(s) {failing} need a change "
+                                      "the initial state lacks: the gold omits the writes the task asks for",
+                                      rule="map each request in the scenario to gold writes"))
+        if "DB" in basis:
+            for step in replay.steps:
+                if step.error is None and step.changed is False:
+                    defects.append(Defect("K12", "warning", identifier, f"evaluation_criteria.actions[{step.index}]",
+                                          f"gold write {step.action.get('name')} leaves the graded databases unchanged: "
+                                          "doing it wrong or not at all scores the same",
+                                          evidence=excerpt(step.action.get("arguments")), rule=RULE))
+    return defects
+
+
+@validator(CHECK)
+def check_grader(view: BundleView) -> list[Finding]:
+    """K12 on a taugen bundle (see module docstring)."""
+    taskset = taskset_for_view(view)
+    return to_findings(CHECK, grader_defects(taskset), taskset.tasks)

