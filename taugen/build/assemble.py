@@ -22,7 +22,7 @@ import jinja2
 import taugen
 from taugen.authoring.pack import Pack
 from taugen.build.files import BundleFiles, digest_name, json_bytes, sha256_hex, sha256sums
-from taugen.generators.corpus.genre import RenderedArtifact, stable_seed
+from taugen.generators.corpus.genre import CUE_STATUSES, RenderedArtifact, stable_seed
 from taugen.generators.corpus.planner import POLICY_DOCUMENT, CorpusPlan
 from taugen.generators.domain import DomainDefinition
 from taugen.generators.tasks import TaskRecord
@@ -84,6 +84,12 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
     files[f"{runtime}/db.json"] = json_bytes(world_json)
     files[f"{runtime}/tasks.json"] = json_bytes([task.to_tau2(config.domain) for task in tasks])
     files[f"{runtime}/split_tasks.json"] = json_bytes(splits(tasks, seed))
+    if domain.runtime_files is not None:  # a domain whose tau2 loader reads other files (telecom: TOML databases)
+        for name, data in domain.runtime_files(pack, world_json, tasks, policy_text, seed).items():
+            if data is None:
+                files.pop(f"{runtime}/{name}", None)
+            else:
+                files[f"{runtime}/{name}"] = data
 
     artifacts: dict[str, Any] = {}
     owners: dict[str, str] = {}
@@ -98,14 +104,19 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
             record_suffixes[rendered_file.suffix] = record_suffixes.get(rendered_file.suffix, 0) + 1
         source = f"author/sources/{plan_.artifact_id}.txt"
         files[source] = artifact.author_text.encode()
-        for rendition in artifact.renditions:
+        owned = [r for r in artifact.renditions if r.status not in CUE_STATUSES]  # cues own nothing
+        cues = [r for r in artifact.renditions if r.status in CUE_STATUSES]
+        for rendition in owned:
             owners[rendition.fact_id] = plan_.artifact_id
         artifacts[plan_.artifact_id] = {
-            "genre": plan_.genre, "variant": plan_.variant, "topic": plan_.topic, "carrier": bool(artifact.renditions),
+            "genre": plan_.genre, "variant": plan_.variant, "topic": plan_.topic, "carrier": bool(owned),
             "start": plan_.start.isoformat(), "end": plan_.end.isoformat(), "files": delivered, "author_source": source,
             "timestamps": [stamp.isoformat() for stamp in artifact.timestamps],
             "renditions": [{"fact_id": r.fact_id, "text": r.text, "value_form": r.value_form, "register": r.register,
-                            "status": r.status, "date": r.date.isoformat()} for r in artifact.renditions],
+                            "status": r.status, "date": r.date.isoformat()} for r in owned],
+            "cues": [{"fact_id": r.fact_id, "kind": r.status, "text": r.text, "value_form": r.value_form,
+                      "date": r.date.isoformat()} for r in cues],
+            "target_words": plan_.target_words,
             "metadata": artifact.metadata,
         }
     policy_renditions = []
@@ -113,6 +124,8 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
         for fact in pack.facts.values():
             if fact.effective_from > pack.now.date():
                 continue
+            if not pack.is_current(fact.id) and fact.id not in plan.history_facts:
+                continue  # this tier renders no history for the arc
             owners[fact.id] = POLICY_ARTIFACT_ID
             status = "current" if pack.is_current(fact.id) else "superseded"
             policy_renditions.append({"fact_id": fact.id, "text": fact.statement,
@@ -124,7 +137,8 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
         "start": pack.now.isoformat(), "end": pack.now.isoformat(),
         "files": [{"path": "kit/policy.md", "role": "main", "suffix": ".md"},
                   {"path": f"{runtime}/policy.md", "role": "runtime", "suffix": ".md"}],
-        "author_source": None, "timestamps": [], "renditions": policy_renditions, "metadata": {},
+        "author_source": None, "timestamps": [], "renditions": policy_renditions, "cues": [], "target_words": 0,
+        "metadata": {},
     }
     specs = domain.toolkit.tool_specs()
     files["kit/tools.json"] = json_bytes([spec.as_openai_function() for spec in specs.values()])
@@ -139,15 +153,22 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
         facts_manifest[fact.id] = {
             "section": fact.section, "category": fact.category, "statement": fact.statement,
             "value": fact.value.model_dump(mode="json") if fact.value is not None else None,
+            "applies_to": list(fact.applies_to),
             "holder": fact.holder, "effective_from": fact.effective_from.isoformat(), "supersedes": fact.supersedes,
             "superseded_by": newer, "current": pack.is_current(fact.id),
             "owner": owners.get(fact.id), "client_held": fact.id in plan.client_held,
+            "contested": fact.id in plan.contested,
+            "discovery_tier": plan.discovery.get(fact.id, {}).get("tier"),
+            "history_omitted": (not pack.is_current(fact.id) and fact.effective_from <= pack.now.date()
+                                and fact.id not in plan.history_facts),
         }
     manifest = {"domain": config.domain, "surface": plan.surface, "tier": preset.name,
                 "now": pack.now.isoformat(), "snapshot_date": config.snapshot_date.isoformat(),
                 "history_start": config.history_start.isoformat(), "environment": config.environment,
                 "facts": facts_manifest, "artifacts": artifacts, "client_held": plan.client_held,
-                "client_confirmable": plan.client_confirmable}
+                "client_confirmable": plan.client_confirmable, "modality": plan.modality,
+                "arcs": plan.arcs, "discovery": plan.discovery, "contested": plan.contested, "routes": plan.routes,
+                "modality_substitutions": plan.modality_substitutions, "client_overlay": plan.overlay}
     files["author/manifest.json"] = json_bytes(manifest)
     files["author/certificates.json"] = json_bytes({t.task_id: t.certificate.as_dict() for t in tasks})
     files["author/task_facts.json"] = json_bytes({t.task_id: {"problems": t.problems, "facts": t.facts,
@@ -163,8 +184,10 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
     })
     held = [pack.facts[i] for i in plan.client_held]
     confirmable = [pack.facts[i] for i in plan.client_confirmable]
+    contested = [{"statement": pack.facts[i].statement, "subject": pack.facts[i].subject or pack.facts[i].statement,
+                  "readings": len(entry["decoys"]) + 1} for i, entry in sorted(plan.contested.items())]
     files["author/client_prompt.md"] = templates.get_template("author/client_prompt.md.j2").render(
-        brand=config.brand, held=held, confirmable=confirmable).encode()
+        brand=config.brand, held=held, confirmable=confirmable, contested=contested).encode()
 
     per_genre: dict[str, int] = {}
     tokens_per_genre: dict[str, int] = {}
@@ -184,6 +207,10 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
         "problems_per_task": _histogram(len(t.problems) - 1 for t in tasks),
         "voiced_renditions": sum(1 for a in artifacts.values() for r in a["renditions"] if r["register"] == "voiced"),
         "renditions": sum(len(a["renditions"]) for a in artifacts.values()),
+        "contested": len(plan.contested), "decoys": sum(len(c["decoys"]) for c in plan.contested.values()),
+        "evidence_routes": len(plan.routes),
+        "discovery_tiers": _histogram(entry["tier"] for entry in plan.discovery.values()),
+        "modality_substitutions": len(plan.modality_substitutions),
     }
     achieved = {
         "surface": plan.surface,
@@ -193,12 +220,25 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
         "voiced_share": round(counts["voiced_renditions"] / max(1, counts["renditions"]), 3),
         "filler_ratio": round(counts["fillers"] / max(1, counts["carriers"]), 3),
         "superseded_renditions": sum(1 for a in artifacts.values() for r in a["renditions"] if r["status"] == "superseded"),
+        "superseded_share": round(sum(1 for arc in plan.arcs if arc["history_rendered"]) / max(1, len(plan.arcs)), 3),
+        "evidence_routes": len(plan.routes),
+        "max_calls": sum(1 for a in artifacts.values() if a["genre"] == "call_recording" and a["carrier"]),
+        "modality": plan.modality, "contested": len(plan.contested),
     }
+    achieved["long_documents"] = {"artifacts": sum(1 for a in artifacts.values() if a["target_words"]),
+                                  "tokens": sum(count_tokens(extract[a.plan.artifact_id]) for a in rendered
+                                                if a.plan.target_words)}
+    from taugen.validators.bundle_view import BundleView  # late: validators import this module
+    from taugen.validators.realism import summary as realism_summary
+
+    view = BundleView(files, source="<build>")
+    view._text_cache.update(extract)
     name = f"{config.domain}-{preset.name}-{config.version}"
     bundle_json = {
         "name": name, "domain": config.domain, "version": config.version, "taugen_version": taugen.__version__,
         "seed": seed, "tier": preset.name, "requested": preset.knobs(), "achieved": achieved,
         "sources": pack.sha256_by_file(), "counts": counts, "environment": config.environment,
+        "realism": realism_summary(view),
     }
     files["bundle.json"] = json_bytes(bundle_json)
     return AssembledBundle(name=name, files=files, counts=counts)

@@ -28,6 +28,9 @@ from taugen.validators.findings import Finding, has_errors
 from taugen.validators.registry import run_validators
 
 PACKS_DIR = Path(__file__).resolve().parent.parent / "facts"
+_PRIMED_TEXTS: dict[str, str] = {}
+"""Texts the build already read back from the delivered files, by artifact id (set only while the
+build's own validation runs, so validators do not parse every PDF and workbook twice)."""
 Progress = Callable[[str, str], None]
 """``progress(stage, detail)``: called when a stage starts and as it advances."""
 
@@ -87,7 +90,7 @@ class _Stages:
 
 
 def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
-          progress: Progress | None = None) -> BuildResult:
+          progress: Progress | None = None, surface: str | None = None, modality: str | None = None) -> BuildResult:
     """Build a validated, versioned bundle.
 
     Args:
@@ -96,12 +99,14 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         seed: the build seed; same pack + seed + taugen version ⇒ byte-identical bundle.
         out: the folder the bundle folder is written into.
         progress: optional callback for stage progress.
+        surface: evidence surface overriding the tier's (``sop``, ``core``, ``hard``, ``hard_client``).
+        modality: modality profile overriding the tier's (``text``, ``text+image``, ``text+image+audio``).
 
     Raises:
         InputError: bad pack, unknown domain or tier (the CLI exits 2).
     """
     try:
-        preset = tier(difficulty)
+        preset = tier(difficulty).with_overrides(surface=surface, modality=modality)
     except KeyError as exc:
         raise InputError(str(exc.args[0])) from None
     stages = _Stages(progress)
@@ -111,11 +116,11 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
     with stages.stage("world"):
         world = definition.build_world(pack.config, seed)
     with stages.stage("tasks"):
-        tasks = compose_tasks(definition, pack, world, preset, seed)
+        tasks = (definition.compose or compose_tasks)(definition, pack, world, preset, seed)
     templates = template_environment()
     with stages.stage("corpus"):
         available = genres()
-        plan = plan_corpus(pack, preset, seed, available)
+        plan = plan_corpus(pack, preset, seed, available, surface=surface)
         context = RenderContext(config=pack.config, templates=templates, build_seed=seed, tier=preset.name)
         total = len(plan.artifacts)
         done = [0]
@@ -124,14 +129,21 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
             done[0] += 1
             stages.progress("corpus", f"{done[0]}/{total}")
 
-        rendered = render_corpus(plan, context, available, advanced)
+        read_back: dict[str, str] = {}
+        rendered = render_corpus(plan, context, available, advanced, texts=read_back)
         policy_text = render_policy(pack, definition, plan, templates)
-        extract = {a.plan.artifact_id: available[a.plan.genre].extract_text(a.files, a.author_text) for a in rendered}
+        extract = {a.plan.artifact_id: read_back[a.plan.artifact_id] if a.plan.artifact_id in read_back
+                   else available[a.plan.genre].extract_text(a.files, a.author_text) for a in rendered}
     with stages.stage("assemble"):
         assembled = assemble_bundle(pack, definition, preset, seed, world.model_dump(mode="json"), tasks, plan,
                                     rendered, policy_text, extract, templates)
     with stages.stage("validate"):
-        findings = validate_files(assembled.files, "<build>", lambda name: stages.progress("validate", name))
+        _PRIMED_TEXTS.clear()
+        _PRIMED_TEXTS.update(extract)  # the same reader on the same bytes: validators need not re-read them
+        try:
+            findings = validate_files(assembled.files, "<build>", lambda name: stages.progress("validate", name))
+        finally:
+            _PRIMED_TEXTS.clear()
     files = _with_report(assembled.files, findings, assembled.name)
     destination = out / bundle_name(pack, preset)
     written = None
@@ -147,7 +159,9 @@ def validate_files(files: BundleFiles, source: str, on_validator: Callable[[str]
     """Run every validator over bundle files (the validation report itself is ignored)."""
     content = {path: data for path, data in files.items()
                if not path.startswith("author/validation.") and path != "SHA256SUMS"}
-    return run_validators(BundleView(content, source=source), on_validator)
+    view = BundleView(content, source=source)
+    view._text_cache.update(_PRIMED_TEXTS)
+    return run_validators(view, on_validator)
 
 
 def _with_report(files: BundleFiles, findings: list[Finding], name: str) -> BundleFiles:

@@ -6,10 +6,13 @@ the build achieved, so "hard" is a claim that can be checked.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Literal
 
 Surface = Literal["sop", "core", "hard", "hard_client"]
+SURFACES: tuple[str, ...] = ("sop", "core", "hard", "hard_client")
+Modality = Literal["text", "text+image", "text+image+audio"]
+MODALITIES: tuple[str, ...] = ("text", "text+image", "text+image+audio")
 
 
 @dataclass(frozen=True)
@@ -23,10 +26,16 @@ class TierPreset:
         tasks: how many tasks to compose.
         surface: evidence surface; ``hard`` becomes ``hard_client`` when the pack has client-held facts.
         voiced_share: share of renditions in the voiced register (0–1).
-        superseded_share: share of supersession arcs whose older versions are rendered as history.
+        superseded_share: share of supersession arcs whose older versions are rendered as history
+            (the others keep only their current version in the records).
         filler_ratio: filler artifacts per carrier artifact.
         evidence_routes: how many facts are reachable only by following a pointer between two records.
         max_calls: at most this many call recordings (audio is the slowest genre).
+        modality: which media the records may use (``text``, ``text+image``, ``text+image+audio``).
+        contested: how many facts the records disagree about (each with at least two decoys); only on
+            ``hard_client``.
+        long_documents: scale of long documents (handbooks, archives, transcripts): 0 keeps every genre
+            at its natural length, 1 draws long-document lengths from the genre's full range.
     """
 
     name: str
@@ -39,16 +48,37 @@ class TierPreset:
     filler_ratio: float
     evidence_routes: int
     max_calls: int
+    modality: Modality = "text"
+    contested: int = 0
+    long_documents: float = 0.0
 
     def knobs(self) -> dict:
         """The preset as plain data for ``bundle.json``."""
         return asdict(self)
 
+    def with_overrides(self, surface: str | None = None, modality: str | None = None) -> "TierPreset":
+        """This preset with another evidence surface and/or modality profile.
+
+        Raises:
+            KeyError: an unknown surface or modality (the message lists the known ones).
+        """
+        preset = self
+        if surface is not None:
+            if surface not in SURFACES:
+                raise KeyError(f"unknown evidence surface '{surface}' (choose from {', '.join(SURFACES)})")
+            preset = replace(preset, surface=surface)  # type: ignore[arg-type]
+        if modality is not None:
+            if modality not in MODALITIES:
+                raise KeyError(f"unknown modality profile '{modality}' (choose from {', '.join(MODALITIES)})")
+            preset = replace(preset, modality=modality)  # type: ignore[arg-type]
+        return preset
+
 
 TIERS: dict[str, TierPreset] = {
-    "easy": TierPreset("easy", (1, 1), ("None",), 45, "sop", 0.0, 0.0, 0.25, 0, 2),
-    "medium": TierPreset("medium", (2, 2), ("None", "Plain"), 45, "core", 0.3, 0.5, 0.6, 3, 4),
-    "hard": TierPreset("hard", (3, 4), ("None", "Plain", "Demanding"), 45, "hard", 0.75, 1.0, 1.2, 8, 8),
+    "easy": TierPreset("easy", (1, 1), ("None",), 45, "sop", 0.0, 0.0, 0.25, 0, 2, "text", 0, 0.0),
+    "medium": TierPreset("medium", (2, 2), ("None", "Plain"), 45, "core", 0.3, 0.5, 0.6, 3, 4, "text+image", 0, 0.15),
+    "hard": TierPreset("hard", (3, 4), ("None", "Plain", "Demanding"), 45, "hard", 0.75, 1.0, 2.2, 12, 8,
+                       "text+image+audio", 3, 1.0),
 }
 
 

@@ -1,6 +1,9 @@
 """Corpus validators: coverage, placement and per-genre structure.
 
-* coverage: every fact has exactly one owner artifact, or is client-held (then it has none);
+* coverage: every fact has exactly one owner artifact, or is client-held (then it has none), or is an
+  older version whose history the tier leaves out (``history_omitted``, then it has none); cues (pointers,
+  caveats, route pointers, decoys) own nothing, and every decoy is declared in the manifest's
+  ``contested`` map;
 * placement: each rendition's value is in the owner's delivered file in an accepted surface form and
   the rendition's words are there too; client-held facts appear in no delivered record;
 * structure: each genre's own ``validate`` (headers, reply chains, turn numbers, magic bytes).
@@ -34,6 +37,11 @@ def check_coverage(view: BundleView) -> list[Finding]:
             continue
         if fact["effective_from"] > manifest["now"][:10]:
             continue
+        if fact.get("history_omitted"):
+            if owners:
+                findings.append(error("coverage", "omitted_history_rendered", fact_id,
+                                      f"a version the tier leaves out is rendered in {', '.join(owners)}"))
+            continue
         if len(owners) != 1:
             findings.append(error("coverage", "owner_count", fact_id,
                                   f"fact has {len(owners)} owner artifacts ({', '.join(owners) or 'none'})",
@@ -44,6 +52,14 @@ def check_coverage(view: BundleView) -> list[Finding]:
     for fact_id in carried:
         if fact_id not in manifest["facts"]:
             findings.append(error("coverage", "unknown_fact", fact_id, "an artifact carries a fact the pack lacks"))
+    declared = {(decoy["artifact"], fact_id, decoy["text"]) for fact_id, entry in (manifest.get("contested") or {}).items()
+                for decoy in entry["decoys"]}
+    for artifact_id, entry in manifest["artifacts"].items():
+        for cue in entry.get("cues", []):
+            if cue["kind"] == "decoy" and (artifact_id, cue["fact_id"], cue["text"]) not in declared:
+                findings.append(error("coverage", "undeclared_decoy", f"{cue['fact_id']}@{artifact_id}",
+                                      "a record states a wrong value of a fact that is not declared contested",
+                                      evidence=cue["text"], rule="decoys are declared, never a second owner"))
     return findings
 
 
@@ -53,7 +69,7 @@ def check_placement(view: BundleView) -> list[Finding]:
     findings = []
     manifest = view.manifest
     for artifact_id, entry in sorted(manifest["artifacts"].items()):
-        if not entry["renditions"]:
+        if not entry["renditions"] and not entry.get("cues"):
             continue
         text = view.text(artifact_id)
         normalised = normalise_text(text)
@@ -70,6 +86,16 @@ def check_placement(view: BundleView) -> list[Finding]:
                 findings.append(error("placement", "rendition_not_found", subject,
                                       "the rendition's words are not in the delivered file",
                                       evidence=rendition["text"], rule="the manifest's rendition is in the owner"))
+        for cue in entry.get("cues", []):
+            subject = f"{cue['fact_id']}@{artifact_id}"
+            if normalise_text(cue["text"]) not in normalised:
+                findings.append(error("placement", "cue_not_found", subject,
+                                      f"the {cue['kind']} sentence is not in the delivered file", evidence=cue["text"]))
+            value = view.fact_value(cue["fact_id"]) if cue["fact_id"] in manifest["facts"] else None
+            if value is not None and find_surface_form(value, cue["text"]) is not None:
+                findings.append(error("placement", "cue_states_value", subject,
+                                      f"the {cue['kind']} sentence states the fact's value", evidence=cue["text"],
+                                      rule="pointers, caveats, route pointers and decoys never state the true value"))
     client_statements = {fid: normalise_text(manifest["facts"][fid]["statement"]) for fid in manifest["client_held"]}
     if client_statements:
         for artifact_id in manifest["artifacts"]:

@@ -28,7 +28,9 @@ if TYPE_CHECKING:
     from taugen.validators.findings import Finding
 
 Register = Literal["canonical", "voiced"]
-RenditionStatus = Literal["current", "superseded"]
+RenditionStatus = Literal["current", "superseded", "pointer", "caveat", "decoy", "route"]
+CUE_STATUSES = ("pointer", "caveat", "decoy", "route")
+"""Statuses of sentences that talk about a fact without owning it (see :class:`Rendition`)."""
 
 
 @dataclass
@@ -71,6 +73,10 @@ class ArtifactPlan:
         facts: the Fact objects for those renditions, by id.
         seed: the artifact's own seed (derived from the build seed and the artifact id).
         variant: a genre-specific sub-kind (``chat`` / ``phone``; ``handbook`` / ``slides``; ...).
+        target_words: a length the planner asks for (words of running text), drawn from the genre's
+            long-document range; 0 = the genre's natural length. Genres that write long documents
+            (handbooks, archives, meeting transcripts, channel exports) grow their context text to about
+            this length; others may ignore it.
     """
 
     artifact_id: str
@@ -83,11 +89,12 @@ class ArtifactPlan:
     facts: dict[str, "Fact"]
     seed: int
     variant: str = ""
+    target_words: int = 0
 
     @property
     def is_carrier(self) -> bool:
-        """True when the artifact owns at least one fact."""
-        return bool(self.renditions)
+        """True when the artifact owns at least one fact (cues own nothing)."""
+        return any(r.status not in CUE_STATUSES for r in self.renditions)
 
     def successor(self, fact_id: str) -> Fact | None:
         """The fact in :attr:`facts` whose ``supersedes`` is ``fact_id`` (its newer version), or None

@@ -3,13 +3,30 @@
 The plan is the manifest before rendering. Rules:
 
 * every fact has exactly one owner artifact, or is withheld as client-held on the ``hard_client``
-  surface;
+  surface, or is an older version of a supersession arc whose history the tier does not render
+  (``superseded_share``);
 * on the ``sop`` surface the policy document owns every fact (history in its change log) and the
   other genres carry filler only; on ``core`` and ``hard`` the policy document is demoted (it owns
   nothing) and facts spread over genres by affinity;
 * a superseded version is owned by an artifact dated before its successor took effect; its successor
-  by one dated on or after ``effective_from`` and never after the snapshot date;
-* fillers: ``filler_ratio`` per carrier, and at least one per genre so every genre is present.
+  by one dated on or after ``effective_from`` and never after the snapshot date; the versions of one
+  arc sit in records of different genres, and each version has a decision date (``decided_on``, or a
+  seeded day before ``effective_from``) recorded in the plan's arcs;
+* ``hard_client`` is the ``hard`` plan with a client overlay: the client-held facts are carved out of
+  the artifacts that carried them (substitution, never addition: the artifact count does not change);
+  each held fact gets a discovery tier: ``pointer`` (a record tells the reader to ask the operations
+  lead), ``caveat`` (a record says it is decided case by case) or ``silent``. A few ``holder: both``
+  facts become *contested*: at least two records state distinct wrong values (decoys) while the owner
+  keeps the right one; the client settles it;
+* evidence routes: a fact's value sits in a schedule or handbook, and a conversation or email dated
+  later points to that record by its kind and date ("it's in the fee schedule dated March 3, 2025");
+* the modality profile decides which media the records use; an artifact of a medium outside the
+  profile (or over the call budget) is substituted into its text counterpart, keeping its renditions
+  (recorded in ``modality_substitutions``): a rendition moves medium, it is never duplicated;
+* fillers: ``filler_ratio`` per carrier, spread over genres and variants in proportion to the carriers,
+  so that a record's kind says nothing about whether it carries a fact, and at least one per genre;
+* long documents (``long_documents``): each artifact of a long-form genre gets a ``target_words``
+  drawn log-uniformly from the genre's range, carriers and fillers alike.
 
 All choices draw from generators seeded by the build seed and stable ids.
 """
@@ -17,16 +34,42 @@ All choices draw from generators seeded by the build seed and stable ids.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import random
 from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
 
 from taugen.authoring.models import Fact
 from taugen.authoring.pack import Pack
-from taugen.generators.corpus.genre import ArtifactPlan, Genre, Rendition, stable_seed
-from taugen.generators.corpus.renditions import canonical_text, voiced_text
-from taugen.generators.tiers import Surface, TierPreset
+from taugen.authoring.values import (
+    CapValue,
+    CountValue,
+    DurationValue,
+    MoneyValue,
+    PercentValue,
+    find_surface_form,
+)
+from taugen.generators.corpus.genre import CUE_STATUSES, ArtifactPlan, Genre, Rendition, stable_seed
+from taugen.generators.corpus.renditions import canonical_text, cue_text, decoy_text, voiced_text
+from taugen.generators.tiers import MODALITIES, Surface, TierPreset
 
 POLICY_DOCUMENT = "policy_document"
+
+# Media of the built-in genres (a genre may declare ``medium`` and ``substitute`` itself).
+_MEDIA = {"call_recording": "audio", "flowchart": "image", "web_screenshots": "image", "web_screenshot": "image"}
+_SUBSTITUTES = {"call_recording": ("support_transcript", "phone"), "flowchart": ("pdf_document", "handbook"),
+                "web_screenshots": ("knowledge_base_archive", ""), "web_screenshot": ("knowledge_base_archive", "")}
+# Long-form ranges in words of running text, by (genre, variant); '' = any variant. A genre may declare
+# ``long_words`` = (low, high) itself.
+_LONG_WORDS = {("pdf_document", "handbook"): (2500, 36000)}
+# The kind of record a route names, as it is visible in that record (its title or sheet name).
+_ANCHOR_TITLES = {("spreadsheet", "fee_schedule"): "schedule", ("spreadsheet", "decision_table"): "decision table",
+                  ("pdf_document", "handbook"): "staff reference", ("pdf_document", "slides"): "team briefing"}
+_NUMERIC = ("money", "percent", "duration", "count", "cap")
+_QUIET_GENRES = ("support_transcript", "email_thread")
+_DISCOVERY_TIERS = ("pointer", "caveat", "silent")
+
 
 @dataclass
 class CorpusPlan:
@@ -38,6 +81,16 @@ class CorpusPlan:
         client_held: ids of facts withheld from the records (known only to the simulated client).
         client_confirmable: ids of facts in the records that the client can also confirm.
         policy_owns: True when the policy document carries the facts (``sop``).
+        modality: the modality profile the records use.
+        history_facts: superseded fact ids whose version is rendered (in a record or the policy's
+            change log); older versions of the other arcs are not in the records.
+        arcs: per supersession arc, its versions with status, decision date, owner and record date.
+        discovery: held fact id → ``{tier, artifact, text}`` (artifact and text empty when silent).
+        contested: fact id → ``{current, owner, decoys: [{artifact, text, value, value_form}]}``.
+        routes: evidence routes: ``{id, fact_id, hops: [{from, to, text, anchor_title, anchor_date}]}``.
+        modality_substitutions: ``{artifact, from_genre, from_variant, to_genre, to_variant, reason}``.
+        overlay: artifacts the client overlay changed: ``{artifact, removed: [fact ids]}``.
+        requested: what the planner was asked for (surface, modality).
     """
 
     surface: Surface
@@ -45,6 +98,32 @@ class CorpusPlan:
     client_held: list[str] = field(default_factory=list)
     client_confirmable: list[str] = field(default_factory=list)
     policy_owns: bool = False
+    modality: str = "text"
+    history_facts: list[str] = field(default_factory=list)
+    arcs: list[dict[str, Any]] = field(default_factory=list)
+    discovery: dict[str, dict[str, str]] = field(default_factory=dict)
+    contested: dict[str, dict[str, Any]] = field(default_factory=dict)
+    routes: list[dict[str, Any]] = field(default_factory=list)
+    modality_substitutions: list[dict[str, str]] = field(default_factory=list)
+    overlay: list[dict[str, Any]] = field(default_factory=list)
+    requested: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _Draft:
+    """An artifact before it has an id (ids are given once substitutions are done)."""
+
+    genre: str
+    variant: str
+    topic: str
+    day: dt.date
+    renditions: list[Rendition]
+    facts: dict[str, Fact]
+    target_words: int = 0
+    artifact_id: str = ""
+
+    def owned(self) -> list[Rendition]:
+        return [r for r in self.renditions if r.status in ("current", "superseded")]
 
 
 def resolve_surface(preset: TierPreset, pack: Pack) -> Surface:
@@ -52,6 +131,17 @@ def resolve_surface(preset: TierPreset, pack: Pack) -> Surface:
     if preset.surface == "hard" and any(f.holder == "client" for f in pack.facts.values()):
         return "hard_client"
     return preset.surface
+
+
+def genre_medium(name: str, genre: Genre) -> str:
+    """``text``, ``image`` or ``audio``: the medium a genre's delivered files are read in."""
+    return getattr(genre, "medium", None) or _MEDIA.get(name, "text")
+
+
+def cue_capable(genre: Genre) -> bool:
+    """Genres that place any sentence verbatim in running text written by people (emails, chats,
+    calls, meetings): the only ones that carry pointers, caveats, route pointers and decoys."""
+    return genre.voiced and not genre.binary and not getattr(genre, "tabular", False)
 
 
 def _date_range(pack: Pack, fact: Fact, status: str) -> tuple[dt.date, dt.date]:
@@ -63,11 +153,15 @@ def _date_range(pack: Pack, fact: Fact, status: str) -> tuple[dt.date, dt.date]:
     return fact.effective_from, min(snapshot, pack.now.date())
 
 
-def _pick_genre(fact: Fact, available: dict[str, Genre], rng: random.Random) -> tuple[str, str]:
-    """A (genre, variant) for ``fact``, drawn by the genres' declared affinity for its value type."""
+def _pick_genre(fact: Fact, available: dict[str, Genre], rng: random.Random,
+                exclude: set[str] = frozenset()) -> tuple[str, str]:  # type: ignore[assignment]
+    """A (genre, variant) for ``fact``, drawn by the genres' declared affinity for its value type,
+    avoiding the genres in ``exclude`` when another one fits."""
     key = fact.value.type if fact.value is not None else "none"
     options = [(name, variant, weight) for name, genre in sorted(available.items())
                for value_type, variant, weight in genre.affinity if value_type == key and genre.accepts(fact)]
+    if exclude and any(name not in exclude for name, _, _ in options):
+        options = [option for option in options if option[0] not in exclude]
     if not options:
         options = [("email_thread", "", 1)] if "email_thread" in available else [(next(iter(available)), "", 1)]
     total = sum(weight for _, _, weight in options)
@@ -79,58 +173,80 @@ def _pick_genre(fact: Fact, available: dict[str, Genre], rng: random.Random) -> 
     return options[-1][0], options[-1][1]
 
 
-def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, Genre]) -> CorpusPlan:
+def _long_range(name: str, variant: str, genre: Genre) -> tuple[int, int] | None:
+    declared = getattr(genre, "long_words", None)
+    if isinstance(declared, dict):
+        declared = declared.get(variant) or declared.get("")
+    if declared:
+        return int(declared[0]), int(declared[1])
+    return _LONG_WORDS.get((name, variant)) or _LONG_WORDS.get((name, ""))
+
+
+def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, Genre],
+                surface: str | None = None, modality: str | None = None) -> CorpusPlan:
     """Plan every artifact of the corpus for ``pack`` at ``preset``.
 
     Args:
         pack: the loaded pack.
-        preset: tier knobs (surface, voiced share, filler ratio, call budget).
+        preset: tier knobs (surface, voiced share, filler ratio, call budget, modality, routes ...).
         seed: the build seed.
         available: registered genres by name (the policy document is planned by the build stage).
+        surface: evidence surface overriding the tier's (``sop``, ``core``, ``hard``, ``hard_client``).
+        modality: modality profile overriding the tier's.
 
     Returns:
         the :class:`CorpusPlan`; artifacts sorted by ``artifact_id``.
+
+    Raises:
+        KeyError: an unknown surface or modality profile.
     """
+    preset = preset.with_overrides(surface=surface, modality=modality)
     rng = random.Random(stable_seed(seed, preset.name, "corpus"))
-    surface = resolve_surface(preset, pack)
+    achieved_surface: Surface = resolve_surface(preset, pack) if surface is None else preset.surface
     sections = {section.id: section.title for section in pack.config.sections}
-    client_held = sorted(f.id for f in pack.facts.values() if f.holder == "client") if surface == "hard_client" else []
-    confirmable = sorted(f.id for f in pack.facts.values() if f.holder == "both") if surface == "hard_client" else []
-    genres = {name: genre for name, genre in available.items() if name != POLICY_DOCUMENT}
-    plans: list[ArtifactPlan] = []
-    counters: dict[str, int] = {}
+    genres_all = {name: genre for name, genre in available.items() if name != POLICY_DOCUMENT}
+    media = set(preset.modality.split("+"))
+    now_day = min(pack.config.snapshot_date, pack.now.date())
+    policy_owns = achieved_surface == "sop"
 
-    def new_plan(genre: str, variant: str, topic: str, day: dt.date, renditions: list[Rendition],
-                 facts: dict[str, Fact]) -> ArtifactPlan:
-        counters[genre] = counters.get(genre, 0) + 1
-        artifact_id = f"{genre}_{counters[genre]:03d}"
-        end, start = _times(genre, day, rng, pack)
-        plan = ArtifactPlan(artifact_id=artifact_id, genre=genre, topic=topic, topic_title=sections[topic],
-                            start=start, end=end, renditions=renditions, facts=facts,
-                            seed=stable_seed(seed, preset.name, artifact_id),
-                            variant=variant or available[genre].variants[0])
-        plans.append(plan)
-        return plan
+    # ---- supersession arcs: which histories are rendered, decision dates --------------------------------
+    arcs = pack.arcs()
+    arc_rng = random.Random(stable_seed(seed, preset.name, "arcs"))
+    shown = set(map(tuple, arc_rng.sample(arcs, round(len(arcs) * preset.superseded_share)))) if arcs else set()
+    history_facts = sorted(f for arc in arcs if tuple(arc) in shown for f in arc[:-1]
+                           if pack.facts[f].effective_from <= pack.now.date())
+    decided = {}
+    for arc in arcs:
+        floor = pack.config.history_start
+        for fact_id in arc:
+            fact = pack.facts[fact_id]
+            if fact.decided_on is not None:
+                day = fact.decided_on
+            else:
+                lead = arc_rng.randint(12, 75)
+                day = max(floor, fact.effective_from - dt.timedelta(days=lead))
+            decided[fact_id] = min(day, fact.effective_from)
+            floor = fact.effective_from + dt.timedelta(days=1)
 
-    policy_owns = surface == "sop"
-    carriers = 0
+    drafts: list[_Draft] = []
+    owner_of: dict[str, _Draft] = {}
     if not policy_owns:
         groups: dict[tuple[str, str, str, str], list[tuple[Fact, str]]] = {}
-        calls = 0
+        arc_genres: dict[str, set[str]] = {}
+        arc_of = {fact_id: tuple(arc) for arc in arcs for fact_id in arc}
         for fact in pack.facts.values():
-            if fact.id in client_held:
-                continue
             status = "current" if pack.is_current(fact.id) else "superseded"
             if fact.effective_from > pack.now.date():
                 continue  # announced for later: not policy yet and not rendered
-            genre, variant = _pick_genre(fact, genres, rng)
-            if genre == "call_recording":
-                if calls >= preset.max_calls * available[genre].max_facts:
-                    genre, variant = "support_transcript", "phone"
-                calls += 1
+            if status == "superseded" and fact.id not in history_facts:
+                continue  # this tier keeps only the arc's current version in the records
+            arc = arc_of.get(fact.id)
+            used = arc_genres.setdefault(arc[0], set()) if arc else set()
+            genre, variant = _pick_genre(fact, genres_all, rng, used)
+            used.add(genre)
             groups.setdefault((genre, variant, fact.section, status), []).append((fact, status))
         for (genre, variant, section, status), members in sorted(groups.items()):
-            capacity = available[genre].max_facts
+            capacity = genres_all[genre].max_facts
             members.sort(key=lambda item: (item[0].effective_from, item[0].id))
             chunk: list[tuple[Fact, str]] = []
             for fact, fact_status in members + [(None, "")]:  # type: ignore[list-item]
@@ -147,26 +263,383 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
                     low = max(r[0] for r in low_high)
                     high = min(r[1] for r in low_high)
                     day = low + dt.timedelta(days=rng.randint(0, max(0, (high - low).days)))
-                    renditions = [_rendition(f, s, day, available[genre], preset, rng) for f, s in chunk]
-                    new_plan(genre, variant, section, day, renditions, {f.id: f for f, _ in chunk})
-                    carriers += 1
+                    renditions = [_rendition(f, s, day, genres_all[genre], preset, rng) for f, s in chunk]
+                    draft = _Draft(genre, variant or genres_all[genre].variants[0], section, day, renditions,
+                                   {f.id: f for f, _ in chunk})
+                    drafts.append(draft)
+                    for f, _ in chunk:
+                        owner_of[f.id] = draft
                 chunk = [(fact, fact_status)] if fact is not None else []
-    fillers = max(len(genres), round(carriers * preset.filler_ratio))
-    genre_names = sorted(genres)
+
+    # ---- fillers, spread like the carriers ----------------------------------------------------------------
+    carriers = len(drafts)
+    fillers = max(len(genres_all), round(carriers * preset.filler_ratio))
+    weights: dict[tuple[str, str], int] = {}
+    for draft in drafts:
+        weights[(draft.genre, draft.variant)] = weights.get((draft.genre, draft.variant), 0) + 1
+    genre_names = sorted(genres_all)
+    for name in genre_names:  # every genre appears at least once
+        if not any(g == name for g, _ in weights):
+            weights[(name, genres_all[name].variants[0])] = 0
+    keys = sorted(weights)
+    total_weight = sum(weights.values()) or 1
+    quota = {key: weights[key] * fillers / total_weight for key in keys}
+    counts = {key: int(math.floor(quota[key])) for key in keys}
+    for name in genre_names:
+        if not any(counts[k] for k in keys if k[0] == name):
+            first = next(k for k in keys if k[0] == name)
+            counts[first] = 1
+    remainder = fillers - sum(counts.values())
+    for key in sorted(keys, key=lambda k: (-(quota[k] - math.floor(quota[k])), k))[:max(0, remainder)]:
+        counts[key] += 1
+    # A filler's topic and date follow the carriers of its genre (else all carriers), so that neither the
+    # subject a record is about nor when it was written says whether it carries a rule.
     section_ids = sorted(sections)
-    filler_calls = 0
-    for index in range(fillers):
-        genre = genre_names[index % len(genre_names)]
-        if genre == "call_recording":
-            if filler_calls >= max(1, preset.max_calls // 2):
-                genre = "support_transcript"
-            filler_calls += 1
-        variant = rng.choice(available[genre].variants)
-        span = (pack.config.snapshot_date - pack.config.history_start).days
-        day = pack.config.history_start + dt.timedelta(days=rng.randint(30, span))
-        new_plan(genre, variant, rng.choice(section_ids), day, [], {})
-    return CorpusPlan(surface=surface, artifacts=sorted(plans, key=lambda p: p.artifact_id), client_held=client_held,
-                      client_confirmable=confirmable, policy_owns=policy_owns)
+    span = (pack.config.snapshot_date - pack.config.history_start).days
+    carrier_drafts = list(drafts)
+    for (genre, variant), number in sorted(counts.items()):
+        like = [d for d in carrier_drafts if d.genre == genre] or carrier_drafts
+        for _ in range(number):
+            if like:
+                model = rng.choice(like)
+                topic = model.topic if rng.random() < 0.85 else rng.choice(section_ids)
+                day = model.day + dt.timedelta(days=rng.randint(-75, 75))
+                day = max(pack.config.history_start + dt.timedelta(days=7), day)
+            else:
+                topic = rng.choice(section_ids)
+                day = pack.config.history_start + dt.timedelta(days=rng.randint(30, span))
+            drafts.append(_Draft(genre, variant or genres_all[genre].variants[0], topic, min(day, now_day), [], {}))
+
+    # ---- modality profile and the call budget: substitute, never add --------------------------------------
+    arc_members = {fact_id: arc for arc in arcs for fact_id in arc}
+
+    def arc_siblings(fact_id: str) -> list[_Draft]:
+        return [owner_of[f] for f in arc_members.get(fact_id, []) if f in owner_of]
+
+    substitutions: list[tuple[_Draft, str, str, str]] = []
+    budget = {"call_recording": (preset.max_calls, max(1, preset.max_calls // 2))}
+    used_calls = {True: 0, False: 0}
+    for draft in drafts:
+        genre = genres_all[draft.genre]
+        medium = genre_medium(draft.genre, genre)
+        reason = ""
+        if medium not in media:
+            reason = "profile"
+        elif draft.genre in budget:
+            carrier = bool(draft.renditions)
+            limit = budget[draft.genre][0 if carrier else 1]
+            if used_calls[carrier] >= limit:
+                reason = "budget"
+            else:
+                used_calls[carrier] += 1
+        if not reason:
+            continue
+        targets = [getattr(genre, "substitute", None) or _SUBSTITUTES.get(draft.genre), ("email_thread", ""),
+                   ("support_transcript", "phone")]
+        taken = {sibling.genre for fact_id in draft.facts for sibling in arc_siblings(fact_id) if sibling is not draft}
+        fitting = [t for t in targets if t and t[0] in genres_all
+                   and len(draft.renditions) <= genres_all[t[0]].max_facts]
+        target = next((t for t in fitting if t[0] not in taken), fitting[0] if fitting else None)
+        if target is None:
+            continue
+        substitutions.append((draft, draft.genre, draft.variant, reason))
+        draft.genre, draft.variant = target[0], target[1] or genres_all[target[0]].variants[0]
+
+
+    # ---- long documents ---------------------------------------------------------------------------------
+    long_rng = random.Random(stable_seed(seed, preset.name, "lengths"))
+    for draft in drafts:
+        bounds = _long_range(draft.genre, draft.variant, genres_all[draft.genre])
+        if bounds and preset.long_documents > 0:
+            low, high = bounds
+            high = max(low, int(low + (high - low) * preset.long_documents))
+            draft.target_words = int(round(math.exp(long_rng.uniform(math.log(low), math.log(high)))))
+
+    # ---- client overlay, contested facts, routes ---------------------------------------------------------
+    client_held: list[str] = []
+    confirmable: list[str] = []
+    discovery: dict[str, dict[str, str]] = {}
+    contested: dict[str, dict[str, Any]] = {}
+    overlay: list[dict[str, Any]] = []
+    cue_rng = random.Random(stable_seed(seed, preset.name, "cues"))
+    hosts = _Hosts(drafts, genres_all)
+    if achieved_surface == "hard_client":
+        client_held = sorted(f.id for f in pack.facts.values() if f.holder == "client"
+                             and f.effective_from <= pack.now.date())
+        tiers = [_DISCOVERY_TIERS[i % 3] for i in range(len(client_held))]
+        cue_rng.shuffle(tiers)
+        carved: dict[int, list[str]] = {}
+        for fact_id, tier_name in zip(client_held, tiers):
+            fact = pack.facts[fact_id]
+            draft = owner_of.pop(fact_id, None)
+            if draft is not None:
+                draft.renditions = [r for r in draft.renditions if r.fact_id != fact_id]
+                carved.setdefault(id(draft), []).append(fact_id)
+                draft.facts = {k: v for k, v in draft.facts.items() if k != fact_id}
+            entry = {"tier": tier_name, "artifact": "", "text": ""}
+            if tier_name != "silent":
+                host = hosts.pick(cue_rng, fact, after=fact.effective_from, prefer=draft, avoid_values=[fact.value])
+                if host is None:
+                    entry["tier"] = "silent"
+                else:
+                    text = cue_text(fact, tier_name, cue_rng)
+                    hosts.add(host, Rendition(fact_id, text, "", "voiced", tier_name, host.day), fact)  # type: ignore[arg-type]
+                    entry.update(text=text, host=id(host))  # type: ignore[arg-type]
+            discovery[fact_id] = entry
+        for draft in drafts:
+            if id(draft) in carved:
+                overlay.append({"draft": draft, "removed": sorted(carved[id(draft)])})
+        contested_ids = _choose_contested(pack, preset, cue_rng, client_held, owner_of, history_facts)
+        for fact_id in contested_ids:
+            fact = pack.facts[fact_id]
+            owner = owner_of[fact_id]
+            values = _decoy_values(fact, pack, cue_rng)
+            decoys = []
+            used: list[_Draft] = [owner]
+            for value in values:
+                host = hosts.pick(cue_rng, fact, after=max(fact.effective_from, owner.day) + dt.timedelta(days=1),
+                                  exclude=used, avoid_values=[fact.value, value])
+                if host is None:
+                    continue
+                text, form = decoy_text(fact, value, cue_rng)
+                if not form or find_surface_form(fact.value, text) is not None:  # type: ignore[arg-type]
+                    continue
+                hosts.add(host, Rendition(fact_id, text, form, "voiced", "decoy", host.day), fact)  # type: ignore[arg-type]
+                used.append(host)
+                decoys.append({"host": id(host), "text": text, "value": value.model_dump(mode="json"),
+                               "value_form": form})
+                if len(decoys) == 2 + (len(contested) % 2):
+                    break
+            if len(decoys) >= 2:
+                contested[fact_id] = {"current": fact.statement, "owner": owner, "decoys": decoys}
+            else:  # could not place two decoys: take them back out
+                for decoy in decoys:
+                    host = hosts.by_id[decoy["host"]]
+                    host.renditions = [r for r in host.renditions if not (r.fact_id == fact_id and r.status == "decoy")]
+        confirmable = sorted(f.id for f in pack.facts.values() if f.holder == "both" and f.id not in contested
+                             and f.effective_from <= pack.now.date())
+
+    routes: list[dict[str, Any]] = []
+    if not policy_owns and preset.evidence_routes > 0:
+        routes = _plan_routes(pack, preset, cue_rng, drafts, owner_of, hosts, genres_all,
+                              excluded=set(client_held) | set(contested))
+
+    # ---- ids, times, plans ------------------------------------------------------------------------------
+    counters: dict[str, int] = {}
+    plans: list[ArtifactPlan] = []
+    by_draft: dict[int, ArtifactPlan] = {}
+    for draft in drafts:
+        counters[draft.genre] = counters.get(draft.genre, 0) + 1
+        draft.artifact_id = f"{draft.genre}_{counters[draft.genre]:03d}"
+        end, start = _times(draft.genre, draft.day, rng, pack)
+        plan = ArtifactPlan(artifact_id=draft.artifact_id, genre=draft.genre, topic=draft.topic,
+                            topic_title=sections[draft.topic], start=start, end=end, renditions=draft.renditions,
+                            facts=draft.facts, seed=stable_seed(seed, preset.name, draft.artifact_id),
+                            variant=draft.variant, target_words=draft.target_words)
+        plans.append(plan)
+        by_draft[id(draft)] = plan
+    aid = {key: plan.artifact_id for key, plan in by_draft.items()}
+    for entry in discovery.values():
+        host = entry.pop("host", None)  # type: ignore[arg-type]
+        entry["artifact"] = aid[host] if host is not None else ""  # type: ignore[index]
+    contested_out = {}
+    for fact_id, entry in contested.items():
+        contested_out[fact_id] = {
+            "current": entry["current"], "owner": entry["owner"].artifact_id,
+            "decoys": [{"artifact": aid[d["host"]], "text": d["text"], "value": d["value"],
+                        "value_form": d["value_form"]} for d in entry["decoys"]]}
+    for route in routes:
+        for hop in route["hops"]:
+            hop["from"] = aid[hop.pop("from_draft")]
+            hop["to"] = aid[hop.pop("to_draft")]
+    substitutions_out = [{"artifact": draft.artifact_id, "from_genre": genre, "from_variant": variant,
+                          "to_genre": draft.genre, "to_variant": draft.variant, "reason": reason}
+                         for draft, genre, variant, reason in substitutions]
+    overlay_out = [{"artifact": entry["draft"].artifact_id, "removed": entry["removed"],
+                    "carrier_after": any(r.status in ("current", "superseded") for r in entry["draft"].renditions)}
+                   for entry in overlay]
+    arcs_out = []
+    for arc in arcs:
+        versions = []
+        for position, fact_id in enumerate(arc):
+            fact = pack.facts[fact_id]
+            owner = owner_of.get(fact_id)
+            if fact.effective_from > pack.now.date():
+                status = "announced"
+            else:
+                status = "final_current" if pack.is_current(fact_id) else "superseded"
+            versions.append({"fact_id": fact_id, "status": status, "decision_date": decided[fact_id].isoformat(),
+                             "effective_from": fact.effective_from.isoformat(),
+                             "owner": owner.artifact_id if owner is not None and fact_id not in client_held else None,
+                             "genre": owner.genre if owner is not None else None,
+                             "record_date": owner.day.isoformat() if owner is not None else None})
+        arcs_out.append({"arc_id": arc[-1], "history_rendered": tuple(arc) in shown, "versions": versions})
+    return CorpusPlan(surface=achieved_surface, artifacts=sorted(plans, key=lambda p: p.artifact_id),
+                      client_held=client_held, client_confirmable=confirmable, policy_owns=policy_owns,
+                      modality=preset.modality, history_facts=history_facts, arcs=arcs_out, discovery=discovery,
+                      contested=contested_out, routes=routes, modality_substitutions=substitutions_out,
+                      overlay=overlay_out,
+                      requested={"surface": preset.surface, "modality": preset.modality})
+
+
+class _Hosts:
+    """Existing artifacts that can take one more cue (never a new artifact)."""
+
+    def __init__(self, drafts: list[_Draft], genres: dict[str, Genre]) -> None:
+        self.genres = genres
+        self.drafts = [d for d in drafts if cue_capable(genres[d.genre])]
+        self.by_id = {id(d): d for d in drafts}
+
+    def room(self, draft: _Draft) -> bool:
+        return len(draft.renditions) < self.genres[draft.genre].max_facts
+
+    def pick(self, rng: random.Random, fact: Fact, after: dt.date, prefer: _Draft | None = None,
+             exclude: list[_Draft] | None = None, avoid_values: list | None = None,
+             before: dt.date | None = None) -> _Draft | None:
+        """A cue-capable draft dated in ``[after, before]`` with room, whose renditions state none of
+        ``avoid_values``; ``prefer`` when it qualifies, then one on the fact's topic."""
+        excluded = {id(d) for d in exclude or []}
+
+        def fits(draft: _Draft) -> bool:
+            if id(draft) in excluded or draft.day < after or (before is not None and draft.day > before):
+                return False
+            if not self.room(draft) or not cue_capable(self.genres[draft.genre]):
+                return False
+            if fact.id in draft.facts or any(r.status in CUE_STATUSES for r in draft.renditions):
+                return False  # one cue per record, never about a fact the record states
+            for value in avoid_values or []:
+                if value is not None and any(find_surface_form(value, r.text) for r in draft.renditions):
+                    return False
+            return True
+
+        if prefer is not None and prefer.genre in _QUIET_GENRES and fits(prefer):
+            return prefer
+        pool: list[_Draft] = []
+        for genres in (_QUIET_GENRES, None):  # genres whose generic lines state no values come first
+            candidates = [d for d in self.drafts if (genres is None or d.genre in genres) and fits(d)]
+            pool = [d for d in candidates if d.topic == fact.section] or candidates
+            if pool:
+                break
+        if not pool:
+            return None
+        # prefer records that own nothing yet, so cues spread over conversations and threads
+        light = [d for d in pool if len(d.renditions) < max(1, self.genres[d.genre].max_facts - 1)]
+        return rng.choice(light or pool)
+
+    @staticmethod
+    def add(draft: _Draft, rendition: Rendition, fact: Fact) -> None:
+        draft.renditions.append(rendition)
+        draft.facts.setdefault(fact.id, fact)
+
+
+def _choose_contested(pack: Pack, preset: TierPreset, rng: random.Random, held: list[str],
+                      owner_of: dict[str, _Draft], history_facts: list[str]) -> list[str]:
+    """``holder: both`` facts (then facts tagged ``contested``) with a numeric value, current, owned
+    by a record: at most ``preset.contested`` of them."""
+    candidates = [f for f in pack.facts.values()
+                  if (f.holder == "both" or "contested" in f.tags) and f.value is not None
+                  and f.value.type in _NUMERIC and pack.is_current(f.id) and f.id in owner_of and f.id not in held]
+    candidates.sort(key=lambda f: (f.holder != "both", f.id))
+    return [f.id for f in candidates[:preset.contested]]
+
+
+def _decoy_values(fact: Fact, pack: Pack, rng: random.Random) -> list:
+    """Plausible wrong values of the same type, distinct from the true value and from every older
+    version of the fact (a decoy must not read as history)."""
+    value = fact.value
+    older = set()
+    node = fact.supersedes
+    while node:
+        older_value = pack.facts[node].value
+        if older_value is not None:
+            older.add(older_value.canonical())
+        node = pack.facts[node].supersedes
+
+    def money(amount: Decimal) -> list[Decimal]:
+        steps = [Decimal("0.8"), Decimal("1.2"), Decimal("1.5"), Decimal("0.5"), Decimal("1.25"), Decimal("0.75")]
+        out = []
+        for step in steps:
+            candidate = amount * step
+            unit = Decimal("5") if amount >= 20 else Decimal("1")
+            if amount >= 1000:
+                unit = Decimal("500")
+            candidate = (candidate / unit).quantize(Decimal("1")) * unit
+            out.append(candidate.quantize(Decimal("0.01")))
+        out += [amount + 5, amount - 5 if amount > 5 else amount + 10]
+        return out
+
+    found: list = []
+    if isinstance(value, MoneyValue):
+        candidates = [MoneyValue(amount=a, currency=value.currency) for a in money(value.amount) if a > 0]
+    elif isinstance(value, CapValue):
+        amounts = money(value.amount) if value.currency else [value.amount + d for d in (1, 2, -1, 3)]
+        candidates = [value.model_copy(update={"amount": a}) for a in amounts if a > 0]
+    elif isinstance(value, PercentValue):
+        candidates = [PercentValue(value=v) for v in (value.value + 1, value.value - 1, value.value * 2,
+                                                      value.value + Decimal("0.5")) if v > 0]
+    elif isinstance(value, DurationValue):
+        amount = value.amount
+        candidates = [DurationValue(amount=a, unit=value.unit) for a in
+                      (amount * 2, amount + 5, max(1, amount // 2), amount + 2, amount - 2) if a > 0]
+    elif isinstance(value, CountValue):
+        candidates = [CountValue(value=v, unit=value.unit) for v in (value.value + 1, value.value + 2,
+                                                                     value.value - 1) if v > 0]
+    else:
+        return []
+    rng.shuffle(candidates)
+    seen = {value.canonical()} | older
+    for candidate in candidates:
+        if candidate.canonical() in seen:
+            continue
+        seen.add(candidate.canonical())
+        found.append(candidate)
+    return found
+
+
+def _plan_routes(pack: Pack, preset: TierPreset, rng: random.Random, drafts: list[_Draft],
+                 owner_of: dict[str, _Draft], hosts: _Hosts, genres: dict[str, Genre],
+                 excluded: set[str]) -> list[dict[str, Any]]:
+    """Pick up to ``preset.evidence_routes`` facts owned by a schedule or handbook whose date names it
+    uniquely among records of its kind, and point to it from a later conversation or thread."""
+    busy: dict[str, list[tuple[dt.date, dt.date]]] = {}
+    for draft in drafts:  # a record shows days around its own date (review dates, publication)
+        busy.setdefault(draft.genre, []).append((draft.day - dt.timedelta(days=4), draft.day + dt.timedelta(days=1)))
+    effective_days = {f.effective_from for f in pack.facts.values()} | {f.decided_on for f in pack.facts.values()
+                                                                         if f.decided_on}
+    candidates = []
+    for fact_id, draft in sorted(owner_of.items(), key=lambda item: item[0]):
+        fact = pack.facts[fact_id]
+        title = _ANCHOR_TITLES.get((draft.genre, draft.variant))
+        if (title is None or fact_id in excluded or fact.value is None
+                or fact.value.type not in ("money", "percent", "duration")
+                or not pack.is_current(fact_id) or draft.day in effective_days
+                or draft.day >= pack.now.date() - dt.timedelta(days=1)):
+            continue
+        clashes = sum(1 for low, high in busy[draft.genre] if low <= draft.day <= high)
+        if clashes != 1:  # only its own record shows that day
+            continue
+        candidates.append((fact, draft, title))
+    rng.shuffle(candidates)
+    routes: list[dict[str, Any]] = []
+    targets: set[int] = set()
+    for fact, draft, title in candidates:
+        if len(routes) >= preset.evidence_routes:
+            break
+        if id(draft) in targets:
+            continue
+        host = hosts.pick(rng, fact, after=max(draft.day, fact.effective_from) + dt.timedelta(days=1),
+                          exclude=[draft], avoid_values=[fact.value],
+                          before=draft.day + dt.timedelta(days=120))
+        if host is None:
+            continue
+        anchor_date = f"{draft.day:%B} {draft.day.day}, {draft.day.year}"
+        text = cue_text(fact, "route", rng, anchor=(title, anchor_date))
+        hosts.add(host, Rendition(fact.id, text, "", "voiced", "route", host.day), fact)  # type: ignore[arg-type]
+        targets.add(id(draft))
+        routes.append({"id": f"route_{len(routes) + 1:03d}", "fact_id": fact.id,
+                       "hops": [{"from_draft": id(host), "to_draft": id(draft), "text": text, "anchor_title": title,
+                                 "anchor_date": draft.day.isoformat()}]})
+    return routes
 
 
 def _rendition(fact: Fact, status: str, day: dt.date, genre: Genre, preset: TierPreset, rng: random.Random) -> Rendition:
@@ -191,3 +664,7 @@ def _times(genre: str, day: dt.date, rng: random.Random, pack: Pack) -> tuple[dt
         start = end - dt.timedelta(days=rng.randint(0, 3))
     floor = dt.datetime.combine(pack.config.history_start, dt.time(8, 0), tzinfo=tz)
     return end, max(start, floor)
+
+
+__all__ = ["CorpusPlan", "MODALITIES", "POLICY_DOCUMENT", "cue_capable", "genre_medium", "plan_corpus",
+           "resolve_surface"]

@@ -1,15 +1,26 @@
 """Rendition wording: the canonical statement, or a voiced paraphrase that still states the value.
 
 Voiced renditions come first from the domain expert's own ``voiced`` lines; otherwise from spoken
-frames filled with the fact's ``subject`` and a voiced form of its value ("thirty-five dollars").
+frames filled with the fact's ``subject`` and a voiced form of its value ("thirty-five dollars"). A
+voiced rendition never shares a run of :data:`SHINGLE` words with the canonical statement (a reader who
+greps the statement must not find it); a candidate that does is replaced by another frame or subject
+wording, and when none qualifies the canonical statement is used (register ``canonical``).
+
+The module also words *cues*, sentences about a fact that do not own it: a pointer to the person who
+decides it, a caveat that it is decided case by case, a route pointer to the record that holds the
+value, and decoys (a contested fact stated with a wrong value).
 """
 
 from __future__ import annotations
 
 import random
+import re
 
 from taugen.authoring.models import Fact
 from taugen.authoring.values import find_surface_form
+
+SHINGLE = 6
+"""Voiced renditions share no run of this many words with the canonical statement."""
 
 # Frames work with any subject shape ("the dormant account fee", "closing an account", "an outgoing
 # wire"), so they never say "costs" of something that is not a charge: fee frames only serve money
@@ -33,6 +44,45 @@ _FRAMES: dict[str, tuple[str, ...]] = {
     "count": ("For {subject} it's {value}.", "On {subject} we allow {value}.", "{Subject}: {value}, no more."),
     "date": ("For {subject}, the date is {value}.", "On {subject}, {value} is the date we go by."),
 }
+_POINTERS = (
+    "On {subject}, I'd rather not guess. The operations lead keeps that one, so check with them before you quote anything.",
+    "{Subject} isn't written down anywhere I can find. Ask the operations lead; they decide it.",
+    "For {subject}, check with the operations lead. That one comes from them, not from the written schedule.",
+    "I don't have {subject} in front of me, and I won't make it up. The operations lead is the person to ask.",
+    "Please don't take {subject} from old notes. Run it past the operations lead first.",
+    "{Subject} is one for the operations lead. I've seen it quoted differently, so get it from them directly.",
+)
+_CAVEATS = (
+    "{Subject} is decided case by case, so there's no single answer I can give you here.",
+    "We look at {subject} case by case rather than by a fixed rule.",
+    "There isn't a set rule for {subject}; it's handled case by case.",
+    "On {subject}, it really is case by case. It depends on the account and who signs it off.",
+    "{Subject} gets decided case by case, and the outcome depends on the circumstances.",
+)
+_ROUTES = (
+    "For {subject}, go by the {title} dated {date}. The current figure is in there.",
+    "The current number for {subject} is in the {title} dated {date}, so check that rather than my notes.",
+    "{Subject} was updated. It's listed in the {title} from {date}.",
+    "If you need {subject}, it's in the {title} that went round on {date}.",
+    "Don't quote {subject} from memory; the {title} dated {date} has it.",
+)
+_WORD = re.compile(r"[a-z0-9$%']+")
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens (punctuation dropped) used for shingle comparisons."""
+    return _WORD.findall(text.lower().replace("\u2019", "'"))
+
+
+def shingles(text: str, size: int = SHINGLE) -> set[tuple[str, ...]]:
+    """Every run of ``size`` consecutive words of ``text``."""
+    tokens = words(text)
+    return {tuple(tokens[i:i + size]) for i in range(len(tokens) - size + 1)}
+
+
+def shares_run(text: str, statement: str, size: int = SHINGLE) -> bool:
+    """True when ``text`` and ``statement`` share a run of ``size`` words."""
+    return bool(shingles(text, size) & shingles(statement, size))
 
 
 def canonical_text(fact: Fact) -> tuple[str, str]:
@@ -41,25 +91,110 @@ def canonical_text(fact: Fact) -> tuple[str, str]:
     return fact.statement, form or ""
 
 
+def _subject_variants(subject: str) -> list[str]:
+    """The subject as written, then shorter wordings that break long runs shared with the statement:
+    ``the monthly fee on Everyday Checking`` → ``Everyday Checking's monthly fee`` / ``the monthly fee``."""
+    subject = subject.strip().rstrip(".")
+    bare = re.sub(r"^(the|a|an)\s+", "", subject, flags=re.IGNORECASE)
+    variants = [subject]
+    match = re.match(r"^(.+?)\s+(on|for|of|with)\s+(?:the\s+|a\s+|an\s+)?(.+)$", bare)
+    if match:
+        head, owner = match.group(1), match.group(3)
+        variants.append(f"{owner}'s {head}" if not owner.endswith("s") else f"{owner}' {head}")
+        variants.append(f"the {head} ({owner})")
+        variants.append(f"the {head}")
+    words_ = bare.split()
+    if len(words_) > 4:
+        variants.append("that " + " ".join(words_[-3:]))
+        variants.append("the " + " ".join(words_[:3]))
+    return variants
+
+
 def voiced_text(fact: Fact, rng: random.Random) -> tuple[str, str]:
     """A voiced rendition of ``fact`` and the value form it uses.
 
     Falls back to the canonical statement when the fact has neither hand-written voiced lines nor a
-    subject and numeric value to fill a frame with.
+    subject and numeric value to fill a frame with, or when every candidate shares a run of
+    :data:`SHINGLE` words with the statement.
     """
     if fact.voiced:
-        text = rng.choice(fact.voiced)
-        form = find_surface_form(fact.value, text) if fact.value is not None else ""
-        return text, form or ""
+        lines = list(fact.voiced)
+        rng.shuffle(lines)
+        for text in lines:
+            if not shares_run(text, fact.statement):
+                form = find_surface_form(fact.value, text) if fact.value is not None else ""
+                return text, form or ""
     value = fact.value
     if (value is None or fact.subject is None or value.type not in _FRAMES
             or fact.category not in _FRAMED_CATEGORIES):
         return canonical_text(fact)
     spoken = rng.choice(value.voiced_forms())
-    frame = rng.choice(_FEE_FRAMES if value.type == "money" and fact.category == "fee" else _FRAMES[value.type])
-    subject = fact.subject.rstrip(".")
-    text = frame.format(subject=subject, Subject=subject[:1].upper() + subject[1:], value=spoken)
-    form = find_surface_form(value, text)
-    if form is None:  # a frame must always carry the value; fall back rather than emit an unplaceable line
-        return canonical_text(fact)
-    return text, form
+    frames = list(_FEE_FRAMES if value.type == "money" and fact.category == "fee" else _FRAMES[value.type])
+    first = rng.choice(frames)
+    frames.remove(first)
+    rng.shuffle(frames)
+    for subject in _subject_variants(fact.subject):
+        for frame in [first, *frames]:
+            text = frame.format(subject=subject, Subject=subject[:1].upper() + subject[1:], value=spoken)
+            if shares_run(text, fact.statement):
+                continue
+            form = find_surface_form(value, text)
+            if form is not None:  # a frame must always carry the value
+                return text, form
+    return canonical_text(fact)
+
+
+def _subject(fact: Fact) -> str:
+    subject = (fact.subject or "").strip().rstrip(".")
+    if not subject or (fact.value is not None and find_surface_form(fact.value, subject) is not None):
+        return "that one"
+    for candidate in _subject_variants(subject):
+        if not shares_run(candidate, fact.statement, 5):
+            return candidate
+    return "that one"
+
+
+def cue_text(fact: Fact, kind: str, rng: random.Random, anchor: tuple[str, str] | None = None) -> str:
+    """A sentence about ``fact`` that does not state its value.
+
+    Args:
+        kind: ``pointer`` (ask the operations lead), ``caveat`` (decided case by case) or ``route``
+            (the value is in the record named by ``anchor`` = (kind of record, long date)).
+    """
+    subject = _subject(fact)
+    pool = {"pointer": _POINTERS, "caveat": _CAVEATS, "route": _ROUTES}[kind]
+    title, date = anchor or ("", "")
+    text = rng.choice(pool).format(subject=subject, Subject=subject[:1].upper() + subject[1:], title=title, date=date)
+    if fact.value is not None and find_surface_form(fact.value, text) is not None:  # pragma: no cover - guarded above
+        text = rng.choice(pool).format(subject="that one", Subject="That one", title=title, date=date)
+    return text
+
+
+def decoy_text(fact: Fact, value, rng: random.Random) -> tuple[str, str]:
+    """``fact`` stated with the wrong ``value`` (a decoy of a contested fact) and the form used.
+
+    Uses a voiced frame when the fact has a subject and a framed category, else the canonical
+    statement with its value swapped. Returns ``('', '')`` when neither states the decoy value.
+    """
+    forms = [f for f in value.surface_forms()] if value is not None else []
+    if fact.value is None or not forms:
+        return "", ""
+    if fact.subject and value.type in _FRAMES:
+        spoken = rng.choice(value.voiced_forms())
+        frames = list(_FRAMES[value.type])
+        rng.shuffle(frames)
+        subject = _subject(fact)
+        for frame in frames:
+            text = frame.format(subject=subject, Subject=subject[:1].upper() + subject[1:], value=spoken)
+            form = find_surface_form(value, text)
+            if form is not None and find_surface_form(fact.value, text) is None:
+                return text, form
+    true_form = find_surface_form(fact.value, fact.statement)
+    if true_form:
+        index = fact.statement.lower().find(true_form.lower())
+        if index >= 0:
+            text = fact.statement[:index] + value.canonical() + fact.statement[index + len(true_form):]
+            form = find_surface_form(value, text)
+            if form is not None and find_surface_form(fact.value, text) is None:
+                return text, form
+    return "", ""

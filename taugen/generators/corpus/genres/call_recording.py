@@ -57,10 +57,11 @@ from taugen.validators.findings import Finding, error, warning
 SUFFIX = ".wav"
 SAMPLE_RATE = 8000
 """Telephone sample rate in Hz (ITU-T G.711 narrowband)."""
-MAX_TURNS = 12
-MAX_WORDS = 115
-"""Word budget of a call: at espeak's pace this keeps the audio well under a minute."""
-MAX_SECONDS = 60.0
+MAX_TURNS = 30
+MIN_WORDS = 30
+MAX_WORDS = 400
+"""Word budget of a call is drawn from [MIN_WORDS, MAX_WORDS]: at espeak's pace, under three minutes."""
+MAX_SECONDS = 180.0
 WPM_RANGE = (100.0, 260.0)
 """Plausible words per minute of the whole recording (speech plus pauses)."""
 
@@ -188,8 +189,10 @@ class CallRecordingGenre(Genre):
         tz = local_zone(context)
         agent_voice = rng.choice(_AGENT_VOICES)
         customer_voice = rng.choice([v for v in _CUSTOMER_VOICES if v[:2] != agent_voice[:2]])
-        conversation = build_conversation(plan, context, "phone", brief=True, max_turns=MAX_TURNS,
-                                          genders=(agent_voice[2], customer_voice[2]), max_words=MAX_WORDS)
+        # Calls run from a quick question to a few minutes of back-and-forth (lengths spread like real calls).
+        words = plan.rng("call length").randint(MIN_WORDS, MAX_WORDS)
+        conversation = build_conversation(plan, context, "phone", brief=words < 110, max_turns=MAX_TURNS,
+                                          genders=(agent_voice[2], customer_voice[2]), max_words=words)
         voices = {
             "agent": (f"{agent_voice[0]}+{agent_voice[1]}", rng.randint(160, 180), rng.randint(40, 60)),
             "customer": (f"{customer_voice[0]}+{customer_voice[1]}", rng.randint(150, 185), rng.randint(35, 65)),

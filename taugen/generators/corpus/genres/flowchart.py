@@ -219,6 +219,25 @@ class FlowchartGenre(Genre):
                 step = b.node("step", text)
                 b.edge(previous, step, first_label)
                 previous, first_label = step, ""
+        # Working steps every real process map carries in varying number (so the map's size says
+        # nothing about the rules on it).
+        extra = ["Check for an open case on the same request", "Read back the request to the customer",
+                 "Attach documents the customer provided", "Check the account for holds and flags",
+                 "Confirm the customer's contact details", "Note the channel the request came in on",
+                 "Ask whether anyone else is on the account", "Check the notes from the last contact",
+                 "Offer a written summary by secure message", "Record the customer's preferred call-back time",
+                 "Link related cases in the case system", "Confirm the customer understood the next step",
+                 "Check whether a complaint was raised", "Tag the case for the weekly quality sample",
+                 "If the customer is calling for someone else, check that the authority on file covers this request",
+                 "Ask whether the customer has already contacted a branch or used the app about the same request",
+                 "Where the customer is upset, acknowledge it, slow down and explain each step as you take it",
+                 "If documents are missing, tell the customer exactly what to send and where, and set a reminder",
+                 "At the end of the contact, summarise what was agreed and who will act next, and record it in the case",
+                 "If the request touches another team's work, add them to the case rather than forwarding emails"]
+        for text in rng.sample(extra, rng.randint(0, len(extra))):
+            step = b.node("step", text)
+            b.edge(previous, step, first_label)
+            previous, first_label = step, ""
         check = b.node("decision", rng.choice(["Request meets the rules above?", "All conditions met?"]))
         b.edge(previous, check, first_label)
         complete = b.node("step", rng.choice(["Complete the request and confirm next steps",

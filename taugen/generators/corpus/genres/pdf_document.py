@@ -28,6 +28,7 @@ import datetime as dt
 import hashlib
 import io
 import math
+import re
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
@@ -60,6 +61,7 @@ from taugen.generators.corpus.genre import (
     register_genre,
     shown_as_history,
 )
+from taugen.generators.corpus.prose import long_sections
 from taugen.validators.findings import Finding, error
 
 if TYPE_CHECKING:
@@ -219,11 +221,33 @@ class _Doc(BaseDocTemplate):
                 page.append(fact_id)
 
 
+_PAGES_CACHE: dict[bytes, list[str]] = {}
+
+
 def _pages_text(data: bytes) -> list[str]:
     """Text of each page via pypdf. reportlab encodes U+2022 (bullet) in the standard fonts at code 127,
-    which pypdf decodes as DEL; it is mapped back to the bullet."""
-    reader = PdfReader(io.BytesIO(data))
-    return [(page.extract_text() or "").replace("\x7f", "\u2022") for page in reader.pages]
+    which pypdf decodes as DEL; it is mapped back to the bullet. The last few results are kept by the
+    digest of the bytes, so rendering (author text) and reading back the same PDF parse it once."""
+    key = hashlib.sha256(data).digest()
+    if key not in _PAGES_CACHE:
+        reader = PdfReader(io.BytesIO(data))
+        if len(_PAGES_CACHE) >= 8:
+            _PAGES_CACHE.pop(next(iter(_PAGES_CACHE)))
+        _PAGES_CACHE[key] = [(page.extract_text() or "").replace("\x7f", "\u2022") for page in reader.pages]
+    return list(_PAGES_CACHE[key])
+
+
+def _pages_with_text(data: bytes) -> list[str]:
+    """Per page, ``"text"`` when its content stream shows text (a ``Tj``/``TJ`` operator with a
+    non-empty string) and ``""`` otherwise: the structure check of long documents without a full
+    layout pass (placement reads the text itself through :meth:`PdfDocumentGenre.extract_text`)."""
+    marks = []
+    for page in PdfReader(io.BytesIO(data)).pages:
+        contents = page.get_contents()
+        stream = contents.get_data() if contents is not None else b""
+        shows = re.search(rb"\((?:[^()\\]|\\.)+\)\s*Tj|\[[^\]]*\([^)]+\)[^\]]*\]\s*TJ", stream)
+        marks.append("text" if shows else "")
+    return marks
 
 
 @register_genre
@@ -273,7 +297,7 @@ class PdfDocumentGenre(Genre):
         doc.build(story, canvasmaker=_canvas_maker(plan, "ReportLab PDF Library"))
         data = buffer.getvalue()
 
-        pages = len(PdfReader(io.BytesIO(data)).pages)
+        pages = len(_pages_text(data))
         reviewed_at = dt.datetime.combine(reviewed, dt.time(9, 0), tzinfo=plan.end.tzinfo)
         reviewed_at = min(max(reviewed_at, plan.start), plan.end)
         metadata = {"variant": variant, "page_count": pages, "page_facts": dict(sorted(doc.page_facts.items())),
@@ -308,7 +332,9 @@ class PdfDocumentGenre(Genre):
         current = [r for r in plan.renditions if not shown_as_history(plan, r, issued)]  # in force when issued
         replaced = [r for r in plan.renditions if shown_as_history(plan, r, issued)]
         headings: list[str] = []
-        if not plan.renditions:
+        if plan.target_words:
+            self._long_handbook(plan, context, values, story, headings, current)
+        elif not plan.renditions:
             number = 0
             for kind, text in _blocks(templates.get_template("pdf_document/handbook_filler.j2").render(**values)):
                 if kind == "heading":
@@ -340,7 +366,7 @@ class PdfDocumentGenre(Genre):
                         story.append(_para(rendition.text, "rule", (rendition.fact_id,), atomic=True,
                                            keepWithNext=1 if fact.applies_to else 0))
                         if fact.applies_to:
-                            story.append(_para(f"Applies to: {_products(fact, context)}.", "applies"))
+                            story.append(_para(f"Applies to: {_products(fact, context)}", "applies"))  # a label, not a sentence
                         else:
                             story.append(Spacer(1, 6))
             section += 1
@@ -381,6 +407,48 @@ class PdfDocumentGenre(Genre):
 
         extra = {"headings": headings, "version": version, "issued": issued.isoformat()}
         return story, LETTER, (inch, inch, inch, inch), on_page, title, extra
+
+    def _long_handbook(self, plan: ArtifactPlan, context: RenderContext, values: dict, story: list,
+                       headings: list[str], current: list) -> None:
+        """A long excerpt (``plan.target_words``): a purpose line, the rules in force (if any), then working
+        prose (case walk-throughs, desk notes, questions, checklists) written for this excerpt alone, so
+        no long sentence repeats across handbooks and the length says nothing about the rules inside."""
+        fake = plan.faker(context.config.locale, "handbook prose")
+        rng = plan.rng("handbook prose")
+        sections = long_sections(rng, fake, plan.topic, _lower_first(plan.topic_title), plan.target_words)
+        owner = f"{fake.first_name()} {fake.last_name()}"
+        number = 1
+        story.append(_para(f"{number}  Purpose and scope", "h1", keepWithNext=1))
+        headings.append("Purpose and scope")
+        story.append(_para(f"{owner} of {values['team']} keeps this excerpt on {values['topic']} for branch and "
+                           f"contact-centre colleagues; send corrections to {owner.split()[0]} directly.", "body"))
+        if current:
+            number += 1
+            story.append(_para(f"{number}  Rules in force", "h1", keepWithNext=1))
+            headings.append("Rules in force")
+            groups: dict[str, list] = {}
+            for rendition in current:
+                groups.setdefault(_heading_for(plan.facts[rendition.fact_id]), []).append(rendition)
+            for sub, (heading, members) in enumerate(groups.items(), start=1):
+                story.append(_para(f"{number}.{sub}  {heading}", "h2", keepWithNext=1))
+                headings.append(heading)
+                for rendition in members:
+                    fact = plan.facts[rendition.fact_id]
+                    story.append(_para(rendition.text, "rule", (rendition.fact_id,), atomic=True,
+                                       keepWithNext=1 if fact.applies_to else 0))
+                    if fact.applies_to:
+                        story.append(_para(f"Applies to: {_products(fact, context)}", "applies"))  # a label, not a sentence
+                    else:
+                        story.append(Spacer(1, 6))
+        for section in sections:
+            number += 1
+            story.append(_para(f"{number}  {section.heading}", "h1", keepWithNext=1))
+            headings.append(section.heading)
+            for kind, text in section.blocks:
+                if kind == "bullet":
+                    story.append(_para(text, "bullet", bulletText="\u2022"))
+                else:
+                    story.append(_para(text, "body"))
 
     @staticmethod
     def _table_row(cells: list[str], widths: list[float], header: bool = False,
@@ -527,7 +595,7 @@ class PdfDocumentGenre(Genre):
         if b"%%EOF" not in data[-1024:]:
             findings.append(error("structure", "pdf_truncated", subject, "the PDF has no %%EOF trailer (truncated?)"))
         try:
-            texts = _pages_text(data)
+            texts = _pages_with_text(data)
         except Exception as exc:  # noqa: BLE001 - any reader failure is the finding
             return findings + [error("structure", "pdf_unreadable", subject, "pypdf cannot read the PDF", str(exc))]
         if len(texts) < 2:

@@ -584,12 +584,18 @@ class SpreadsheetGenre(Genre):
             review_dates.append(day)
             return day
 
+        # Sheet titles follow the variant, as a carrier's do (a routing table is a decision table; a review
+        # register is a schedule), and the row count varies, so neither says whether the sheet holds a rule.
         if variant == "decision_table":
-            sheet.title = "Routing"
+            sheet.title = "Decision table"
             sheet.append(["Request", "Channel", "Route to", "Identity check", "Owner", "Last reviewed"])
-            requests = [f"General question about {topic.lower()}", "Copy of a letter or notice",
-                        "Complaint about handling", "Update contact details", "Request a call back",
-                        "Question about a recent change"]
+            pool = [f"General question about {topic.lower()}", "Copy of a letter or notice",
+                    "Complaint about handling", "Update contact details", "Request a call back",
+                    "Question about a recent change", "Power of attorney on file", "Name change after marriage",
+                    "Lost or stolen card", "Statement copy for a lender", "Joint owner wants access",
+                    "Change of mailing address", "Request for a branch appointment", "Bereavement notification",
+                    "Online banking locked", "Query about a returned payment"]
+            requests = rng.sample(pool, rng.randint(3, len(pool)))
             channels = ("Phone", "Chat", "Branch", "Secure message")
             teams = ("Customer Care", "Branch team", "Complaints team", "Specialist desk")
             for row, request in enumerate(requests, start=2):
@@ -598,17 +604,21 @@ class SpreadsheetGenre(Genre):
                                         (some_day(), _DATE_FORMAT)])
             _style_sheet(sheet, [40, 16, 20, 14, 22, 14])
             return f"{topic} request routing"
-        sheet.title = "Document register"
+        sheet.title = rng.choice(("Schedule", "Fee schedule")) if variant == "fee_schedule" else "Schedule"
         sheet.append(["Document", "Audience", "Owner", "Status", "Last reviewed"])
-        documents = [f"{topic}: agent quick reference", f"{topic}: customer letter templates",
-                     f"{topic}: call guide", f"{topic}: complaint handling checklist",
-                     f"{topic}: training notes", f"{topic}: frequently asked questions"]
+        pool = [f"{topic}: agent quick reference", f"{topic}: customer letter templates",
+                f"{topic}: call guide", f"{topic}: complaint handling checklist",
+                f"{topic}: training notes", f"{topic}: frequently asked questions", f"{topic}: branch poster",
+                f"{topic}: website help page", f"{topic}: chat macros", f"{topic}: quality checklist",
+                f"{topic}: new starter module", f"{topic}: escalation contacts", f"{topic}: email templates",
+                f"{topic}: disclosure summary"]
+        documents = rng.sample(pool, rng.randint(3, len(pool)))
         for row, document in enumerate(documents, start=2):
             _write_row(sheet, row, [(document, None), (rng.choice(("Branch staff", "Contact centre", "All staff")), None),
                                     (rng.choice(_TEAMS), None), (rng.choice(("Current", "Current", "In review")), None),
                                     (some_day(), _DATE_FORMAT)])
         _style_sheet(sheet, [48, 18, 22, 12, 14])
-        return f"{topic} document register"
+        return f"{topic} review schedule"
 
     # ---------------------------------------------------------------------------------------------
     def extract_text(self, files: list[RenderedFile], author_text: str) -> str:

@@ -199,6 +199,26 @@ _REASONS: dict[str, tuple[str, ...]] = {
         "I'm calling on behalf of my mother",
     ),
 }
+_REASON_DETAILS = (  # customer-specific context: no two customers open with the same words
+    ", it's the account I opened at the {town} branch", " after a trip to {town}", ", it was at {merchant}",
+    ", it's about my {relative} {relfirst}'s account", " since last {weekday}", ", something to do with {merchant}",
+    " and {relfirst} at the {town} branch said to call you", ", my {relative} {relfirst} set it up for me",
+    " while I was in {town}", ", I think it started when I used it at {merchant}",
+    " as I'm moving to {town}", ", and my {relative} {relfirst} is with me",
+)
+_RELATIVES = ("husband", "wife", "son", "daughter", "mother", "father", "brother", "sister", "partner", "aunt")
+
+
+def _reason_detail(plan: ArtifactPlan, context: RenderContext) -> str:
+    """A clause that makes one customer's reason for contact their own (a town, a merchant, a relative)."""
+    rng = plan.rng("reason detail")
+    fake = plan.faker(context.config.locale, "reason detail")
+    return rng.choice(_REASON_DETAILS).format(
+        town=fake.city(), merchant=fake.company().replace(",", "").replace(".", ""), relative=rng.choice(_RELATIVES),
+        relfirst=fake.first_name(), weekday=rng.choice(("Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
+                                                        "Saturday", "Sunday")))
+
+
 _GENERIC_REASONS = (
     "I have a question about {topic_l}",
     "I was reading about {topic_l} on your website and got confused",
@@ -342,7 +362,7 @@ _CHAT_OPENERS = (
     "Hi. {Reason}, can someone help?",
 )
 _VERIFY = (
-    ("Before we go further, can you confirm the address we have on file?",
+    ("To start, can you confirm the address we have on file?",
      "Sure, it's {street}, {city}."),
     ("For security, can you verify your date of birth for me?",
      "Yes, it's {dob}."),
@@ -622,7 +642,7 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
     topic = plan.topic_title
     topic_l = lower_first(topic)
     reasons = _REASONS.get(plan.topic) or tuple(r.format(topic_l=topic_l) for r in _GENERIC_REASONS)
-    reason = rng.choice(reasons)
+    reason = rng.choice(reasons) + _reason_detail(plan, context)
     conversation_day = _conversation_day(plan, plan.renditions, tz)
     history = {id(r) for r in plan.renditions if shown_as_history(plan, r, conversation_day)}
     ordered = sorted(plan.renditions, key=lambda r: (id(r) not in history, r.date))

@@ -1,0 +1,359 @@
+"""Realism gates: the corpus must not be told apart from real records by its shape.
+
+Every gate measures a distribution, never a list of banned phrases:
+
+* ``lengths``: per genre (with at least :data:`MIN_ARTIFACTS` artifacts), lengths in tokens bucketed by
+  :data:`BUCKET` tokens take at least :data:`MIN_DISTINCT` distinct buckets, and the most common bucket
+  holds at most :data:`MAX_MODAL_SHARE` of the artifacts;
+* ``openings``: no two customers open a conversation (chats, phone transcripts, calls) with the same
+  message of :data:`MIN_WORDS` words or more;
+* ``repeated_sentences``: no sentence of :data:`MIN_WORDS` words or more appears in two long documents
+  (at least :data:`LONG_TOKENS` tokens) of the same genre;
+* ``voiced_overlap``: a voiced rendition shares no run of :data:`SHINGLE` words with its fact's
+  canonical statement;
+* ``probe``: a logistic regression over surface features (file suffixes, sizes, token counts, subject
+  lines, first lines, document titles) trained on half of the artifacts (seeded, stratified) and scored
+  on the other half (and the other way round) separates carriers from fillers with AUC at most
+  :data:`MAX_AUC`.
+
+On the ``hard`` tier the gates are errors; below it they are warnings. :func:`measure` returns the raw
+numbers (the build writes them into ``bundle.json`` under ``realism``), cached by the bundle's bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections import Counter, defaultdict
+from email.parser import BytesHeaderParser
+from typing import Any, Callable
+
+import numpy as np
+
+from taugen.build.assemble import count_tokens
+from taugen.generators.corpus.renditions import SHINGLE, shares_run
+from taugen.validators.bundle_view import BundleView
+from taugen.validators.findings import Finding, error, warning
+from taugen.validators.registry import validator
+
+BUCKET = 25
+MIN_DISTINCT = 8
+MAX_MODAL_SHARE = 0.25
+MIN_ARTIFACTS = 12
+MIN_WORDS = 8
+LONG_TOKENS = 1000
+MAX_AUC = 0.6
+PROBE_SEED = 20240101
+_HASH_BINS = 48
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
+_WORD = re.compile(r"[a-z0-9']+")
+_CACHE: dict[str, dict[str, Any]] = {}
+
+OpeningReader = Callable[[str], "str | None"]
+_OPENING_READERS: dict[str, OpeningReader] = {}
+
+
+def opening_reader(genre: str) -> Callable[[OpeningReader], OpeningReader]:
+    """Register how to read the customer's first message from a conversational genre's text."""
+
+    def register(function: OpeningReader) -> OpeningReader:
+        _OPENING_READERS[genre] = function
+        return function
+
+    return register
+
+
+def _is_agent(speaker: str) -> bool:
+    lowered = speaker.lower()
+    return "agent" in lowered or lowered.startswith(("advisor", "representative", "bank"))
+
+
+@opening_reader("support_transcript")
+@opening_reader("call_recording")
+def transcript_opening(text: str) -> str | None:
+    """The first turn not spoken by the agent, in a chat or phone transcript."""
+    from taugen.generators.corpus.genres.support_transcript import parse_turns
+
+    turns, _bad = parse_turns(text)
+    for turn in turns:
+        if not _is_agent(turn.speaker):
+            return turn.text
+    return None
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower().replace("\u2019", "'"))
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of ``text`` as normalised word strings: pieces split at sentence ends and blank lines
+    (lines wrapped by a layout stay joined) that end like a sentence; headings, page footers, table rows
+    and titles are not sentences."""
+    pieces: list[str] = []
+    for piece in _SENTENCE.split(text):
+        if pieces and piece.lstrip()[:1].islower():  # a sentence broken by a page or column break
+            pieces[-1] += " " + piece
+        elif piece.strip():
+            pieces.append(piece)
+    return [" ".join(_words(piece)) for piece in pieces
+            if piece.rstrip().rstrip("\"')\u201d\u2019").endswith((".", "!", "?"))]  # headers, footers, rows: not sentences
+
+
+def _strict(view: BundleView):
+    return error if view.manifest.get("tier") == "hard" else warning
+
+
+def _digest(view: BundleView) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(view.files):
+        if path.startswith("kit/records/") or path == "author/manifest.json":
+            digest.update(path.encode())
+            digest.update(hashlib.sha256(view.files[path]).digest())
+    return digest.hexdigest()
+
+
+def _artifacts(view: BundleView) -> list[str]:
+    return sorted(a for a, e in view.manifest["artifacts"].items() if e["genre"] != "policy_document")
+
+
+# --------------------------------------------------------------------------------------------------
+# Measurements
+# --------------------------------------------------------------------------------------------------
+
+def measure(view: BundleView) -> dict[str, Any]:
+    """Every realism number of a bundle: length distributions, repeated openings and sentences,
+    voiced overlaps and the probe AUC. Cached by the digest of the records and the manifest."""
+    key = _digest(view)
+    if key in _CACHE:
+        return _CACHE[key]
+    manifest = view.manifest
+    ids = _artifacts(view)
+    tokens = {a: count_tokens(view.text(a)) for a in ids}
+    by_genre: dict[str, list[str]] = defaultdict(list)
+    for artifact_id in ids:
+        by_genre[manifest["artifacts"][artifact_id]["genre"]].append(artifact_id)
+    lengths = {}
+    for genre, members in sorted(by_genre.items()):
+        buckets = Counter(tokens[a] // BUCKET for a in members)
+        lengths[genre] = {"artifacts": len(members), "distinct_buckets": len(buckets),
+                          "modal_share": round(max(buckets.values()) / len(members), 3),
+                          "min_tokens": min(tokens[a] for a in members), "max_tokens": max(tokens[a] for a in members)}
+    openings: dict[str, list[str]] = defaultdict(list)
+    for artifact_id in ids:
+        reader = _OPENING_READERS.get(manifest["artifacts"][artifact_id]["genre"])
+        if reader is None:
+            continue
+        first = reader(view.text(artifact_id))
+        if first and len(_words(first)) >= MIN_WORDS:
+            openings[" ".join(_words(first))].append(artifact_id)
+    repeated_openings = {text: owners for text, owners in openings.items() if len(owners) > 1}
+    repeated_sentences: dict[str, dict[str, list[str]]] = {}
+    long_docs = {}
+    for genre, members in sorted(by_genre.items()):
+        long_members = [a for a in members if tokens[a] >= LONG_TOKENS]
+        long_docs[genre] = len(long_members)
+        seen: dict[str, set[str]] = defaultdict(set)
+        for artifact_id in long_members:
+            for sentence in set(sentences(view.text(artifact_id))):
+                if sentence.count(" ") + 1 >= MIN_WORDS:
+                    seen[sentence].add(artifact_id)
+        repeats = {s: sorted(owners) for s, owners in seen.items() if len(owners) > 1}
+        if repeats:
+            repeated_sentences[genre] = repeats
+    overlaps = []
+    for artifact_id in ids:
+        for rendition in manifest["artifacts"][artifact_id]["renditions"]:
+            statement = manifest["facts"].get(rendition["fact_id"], {}).get("statement", "")
+            if rendition["register"] == "voiced" and shares_run(rendition["text"], statement):
+                overlaps.append({"artifact": artifact_id, "fact_id": rendition["fact_id"], "text": rendition["text"]})
+    voiced = sum(1 for a in ids for r in manifest["artifacts"][a]["renditions"] if r["register"] == "voiced")
+    auc, probe_n = probe_auc(view, ids, tokens)
+    result = {
+        "lengths": lengths, "repeated_openings": repeated_openings, "openings_checked": sum(map(len, openings.values())),
+        "long_documents": long_docs, "repeated_sentences": repeated_sentences,
+        "voiced_checked": voiced, "voiced_overlaps": overlaps,
+        "probe": {"auc": auc, "artifacts": probe_n, "max_auc": MAX_AUC},
+    }
+    _CACHE.clear()
+    _CACHE[key] = result
+    return result
+
+
+def summary(view: BundleView) -> dict[str, Any]:
+    """The realism numbers ``bundle.json`` reports (counts, not the full lists)."""
+    result = measure(view)
+    return {
+        "probe_auc": result["probe"]["auc"],
+        "length_distinct_buckets": {g: v["distinct_buckets"] for g, v in result["lengths"].items()},
+        "length_modal_share": {g: v["modal_share"] for g, v in result["lengths"].items()},
+        "repeated_openings": len(result["repeated_openings"]),
+        "repeated_long_sentences": sum(len(v) for v in result["repeated_sentences"].values()),
+        "voiced_overlaps": len(result["voiced_overlaps"]),
+        "long_documents": result["long_documents"],
+    }
+
+
+# --------------------------------------------------------------------------------------------------
+# The carrier-vs-filler probe
+# --------------------------------------------------------------------------------------------------
+
+def _bin(token: str, salt: str) -> int:
+    return int.from_bytes(hashlib.blake2b(f"{salt}:{token}".encode(), digest_size=4).digest(), "big") % _HASH_BINS
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def _subject_line(view: BundleView, artifact_id: str) -> str:
+    for file in view.delivered(artifact_id):
+        if file.suffix == ".eml":
+            headers = BytesHeaderParser().parsebytes(file.data)
+            return str(headers.get("Subject", ""))
+    return ""
+
+
+def _title_line(view: BundleView, artifact_id: str) -> str:
+    """A document's own title: PDF ``/Title``, HTML ``<title>``, else ''."""
+    for file in view.delivered(artifact_id):
+        if file.suffix == ".pdf":
+            match = re.search(rb"/Title \((.*?)\)", file.data)
+            if match:
+                return match.group(1).decode("latin-1", "replace")
+        if file.suffix in (".html", ".htm"):
+            match = re.search(rb"<title>(.*?)</title>", file.data, re.IGNORECASE | re.DOTALL)
+            if match:
+                return match.group(1).decode("utf-8", "replace")
+    return ""
+
+
+def features(view: BundleView, ids: list[str], tokens: dict[str, int]) -> np.ndarray:
+    """One row of surface features per artifact: suffix set, file count, log bytes, log tokens, hashed
+    words of the subject line, the first line and the title."""
+    entries = view.manifest["artifacts"]
+    suffix_sets = sorted({"+".join(sorted({f["suffix"] for f in entries[a]["files"]})) for a in ids})
+    rows = []
+    for artifact_id in ids:
+        entry = entries[artifact_id]
+        files = view.delivered(artifact_id)
+        row = [0.0] * (len(suffix_sets) + 3 + 3 * _HASH_BINS)
+        row[suffix_sets.index("+".join(sorted({f["suffix"] for f in entry["files"]})))] = 1.0
+        base = len(suffix_sets)
+        row[base] = float(len(files))
+        row[base + 1] = math.log1p(sum(len(f.data) for f in files))
+        row[base + 2] = math.log1p(tokens[artifact_id])
+        offset = base + 3
+        for slot, line in enumerate((_subject_line(view, artifact_id), _first_line(view.text(artifact_id)),
+                                     _title_line(view, artifact_id))):
+            for token in _words(line):
+                row[offset + slot * _HASH_BINS + _bin(token, str(slot))] += 1.0
+        rows.append(row)
+    return np.asarray(rows, dtype=float)
+
+
+def _fit(x: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 25) -> np.ndarray:
+    """L2-regularised logistic regression by Newton's method (weights, bias last)."""
+    design = np.hstack([x, np.ones((x.shape[0], 1))])
+    weights = np.zeros(design.shape[1])
+    penalty = np.full(design.shape[1], l2)
+    penalty[-1] = 1e-6
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-np.clip(design @ weights, -30, 30)))
+        gradient = design.T @ (p - y) + penalty * weights
+        hessian = (design * (p * (1 - p))[:, None]).T @ design + np.diag(penalty)
+        step = np.linalg.solve(hessian, gradient)
+        weights -= step
+        if np.max(np.abs(step)) < 1e-7:
+            break
+    return weights
+
+
+def auc(scores: np.ndarray, labels: np.ndarray) -> float:
+    """Area under the ROC curve (Mann–Whitney U with tied ranks averaged)."""
+    order = np.argsort(scores, kind="mergesort")
+    ranks = np.empty(len(scores))
+    sorted_scores = scores[order]
+    position = 0
+    while position < len(scores):
+        end = position
+        while end + 1 < len(scores) and sorted_scores[end + 1] == sorted_scores[position]:
+            end += 1
+        ranks[order[position:end + 1]] = (position + end) / 2 + 1
+        position = end + 1
+    positives = labels.sum()
+    negatives = len(labels) - positives
+    if positives == 0 or negatives == 0:
+        return 0.5
+    return float((ranks[labels == 1].sum() - positives * (positives + 1) / 2) / (positives * negatives))
+
+
+def probe_auc(view: BundleView, ids: list[str], tokens: dict[str, int]) -> tuple[float, int]:
+    """Mean held-out AUC of the probe over a seeded, stratified two-fold split, and the sample size."""
+    labels = np.asarray([1.0 if view.manifest["artifacts"][a]["carrier"] else 0.0 for a in ids])
+    if len(ids) < 20 or labels.sum() < 5 or (1 - labels).sum() < 5:
+        return 0.5, len(ids)
+    x = features(view, ids, tokens)
+    rng = np.random.default_rng(PROBE_SEED)
+    fold = np.zeros(len(ids), dtype=int)
+    for label in (0.0, 1.0):
+        members = np.flatnonzero(labels == label)
+        rng.shuffle(members)
+        fold[members[len(members) // 2:]] = 1
+    scores = []
+    for held_out in (0, 1):
+        train, test = fold != held_out, fold == held_out
+        mean = x[train].mean(axis=0)
+        spread = x[train].std(axis=0)
+        spread[spread == 0] = 1.0
+        weights = _fit((x[train] - mean) / spread, labels[train])
+        test_x = np.hstack([(x[test] - mean) / spread, np.ones((int(test.sum()), 1))])
+        scores.append(auc(test_x @ weights, labels[test]))
+    return round(float(np.mean(scores)), 3), len(ids)
+
+
+# --------------------------------------------------------------------------------------------------
+# The gates
+# --------------------------------------------------------------------------------------------------
+
+@validator("realism")
+def check_realism(view: BundleView) -> list[Finding]:
+    """See the module docstring."""
+    result = measure(view)
+    report = _strict(view)
+    findings: list[Finding] = []
+    for genre, stats in result["lengths"].items():
+        if stats["artifacts"] < MIN_ARTIFACTS:
+            continue
+        if stats["distinct_buckets"] < MIN_DISTINCT or stats["modal_share"] > MAX_MODAL_SHARE:
+            findings.append(report("realism", "length_distribution", genre,
+                                   f"{stats['artifacts']} artifacts take {stats['distinct_buckets']} length buckets of "
+                                   f"{BUCKET} tokens (need {MIN_DISTINCT}); the commonest holds "
+                                   f"{stats['modal_share']:.0%} (at most {MAX_MODAL_SHARE:.0%})",
+                                   rule="lengths spread like real records"))
+    for text, owners in sorted(result["repeated_openings"].items()):
+        findings.append(report("realism", "repeated_opening", ", ".join(owners[:4]),
+                               f"{len(owners)} customers open with the same message", evidence=text,
+                               rule=f"no two customers open with the same message of {MIN_WORDS}+ words"))
+    for genre, repeats in sorted(result["repeated_sentences"].items()):
+        examples = sorted(repeats.items(), key=lambda item: (-len(item[1]), item[0]))
+        findings.append(report("realism", "repeated_long_sentence", genre,
+                               f"{len(repeats)} sentence(s) of {MIN_WORDS}+ words repeat across long {genre} documents "
+                               f"(e.g. in {', '.join(examples[0][1][:3])})", evidence=examples[0][0],
+                               rule="no long sentence is shared by two long documents of a genre"))
+    for overlap in result["voiced_overlaps"]:
+        findings.append(report("realism", "voiced_copies_statement", f"{overlap['fact_id']}@{overlap['artifact']}",
+                               f"a voiced rendition shares a run of {SHINGLE} words with the canonical statement",
+                               evidence=overlap["text"], rule="voiced renditions are not the statement"))
+    probe = result["probe"]
+    if probe["auc"] > MAX_AUC:
+        findings.append(report("realism", "carriers_distinguishable", "probe",
+                               f"a surface-feature probe tells carriers from fillers with AUC {probe['auc']:.3f} "
+                               f"(at most {MAX_AUC})", rule="carrier-vs-filler probe at chance"))
+    findings.append(Finding(check="realism", code="probe_auc", severity="info", subject="probe",
+                            message=f"carrier-vs-filler probe AUC {probe['auc']:.3f} over {probe['artifacts']} "
+                                    f"artifacts (held-out halves, seeded)"))
+    return findings

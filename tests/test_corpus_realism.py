@@ -1,0 +1,300 @@
+"""Realism gates, client overlay, contested facts, evidence routes, modality profiles and scale.
+
+Each gate must flag a deliberately bad corpus (small synthetic bundles, fast) and pass the real hard
+bundle (the session's cached ``built_bundle("hard")``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from taugen.authoring.pack import load_pack
+from taugen.authoring.values import find_surface_form, normalise_text
+from taugen.build.files import read_bundle
+from taugen.generators.corpus.genre import genres
+from taugen.generators.corpus.planner import genre_medium, plan_corpus
+from taugen.generators.tiers import tier
+from taugen.validators.bundle_view import BundleView
+from taugen.validators.leakage import check_leakage
+from taugen.validators.realism import MAX_AUC, check_realism, measure
+from taugen.validators.routes import check_contested, check_discovery, check_modality, check_routes
+
+PACK = Path(__file__).resolve().parents[1] / "taugen" / "facts" / "banking"
+NAMES = ("Ava Stone", "Liam Park", "Noah Reyes", "Mia Chen", "Ella Ford", "Owen Hale", "Zoe Lamb", "Ian Moss",
+         "Ruth Kerr", "Omar Diaz", "Lena Voss", "Paul Nash", "Tara Wood", "Sam Orr", "Nina Bell", "Hugo Fry")
+
+
+# --------------------------------------------------------------------------------------------------
+# synthetic bundles
+# --------------------------------------------------------------------------------------------------
+
+def synthetic(artifacts: dict[str, dict], facts: dict | None = None, tier_name: str = "hard") -> BundleView:
+    """A minimal bundle: each artifact ``{text, genre?, suffix?, carrier?, renditions?}`` is one file."""
+    files: dict[str, bytes] = {}
+    entries = {}
+    for artifact_id, spec in artifacts.items():
+        data = spec["text"].encode()
+        suffix = spec.get("suffix", ".txt")
+        path = f"kit/records/{hashlib.sha256(data + artifact_id.encode()).hexdigest()[:16]}{suffix}"
+        files[path] = data
+        entries[artifact_id] = {
+            "genre": spec.get("genre", "support_transcript"), "variant": "chat", "topic": "fees",
+            "carrier": spec.get("carrier", False), "start": "2025-01-02T09:00:00-06:00",
+            "end": "2025-01-02T09:30:00-06:00", "files": [{"path": path, "role": "main", "suffix": suffix}],
+            "author_source": None, "timestamps": [], "renditions": spec.get("renditions", []), "cues": [],
+            "target_words": 0, "metadata": {}}
+    manifest = {"domain": "banking", "tier": tier_name, "now": "2026-03-16T10:30:00-05:00",
+                "snapshot_date": "2026-03-16", "history_start": "2024-01-01", "facts": facts or {},
+                "artifacts": entries, "client_held": []}
+    files["author/manifest.json"] = json.dumps(manifest).encode()
+    return BundleView(files)
+
+
+def transcript(opening: str, turns: int = 6, seed: int = 0) -> str:
+    rng = random.Random(seed)
+    lines = ["Cedar Ridge Bank | Live Chat Transcript", f"Case reference: CHT-{seed:06d}", "",
+             f"[01] Agent (09:00): Hello, this is {NAMES[seed % len(NAMES)]}. How can I help?",
+             f"[02] Customer (09:01): {opening}"]
+    for number in range(3, 3 + turns):
+        speaker = "Agent" if number % 2 else "Customer"
+        lines.append(f"[{number:02d}] {speaker} (09:{number:02d}): {rng.choice(NAMES)} asked about item {seed}-{number}.")
+    return "\n".join(lines)
+
+
+def codes(findings, code: str) -> list:
+    return [f for f in findings if f.code == code]
+
+
+def long_document(seed: int, shared: str = "") -> str:
+    rng = random.Random(seed)
+    sentences = [f"{rng.choice(NAMES)} met {rng.choice(NAMES)} in room {seed} on day {i} to review file {rng.random():.6f}."
+                 for i in range(110)]
+    if shared:
+        sentences.insert(40, shared)
+    return " ".join(sentences)
+
+
+# --------------------------------------------------------------------------------------------------
+# each gate flags a bad corpus
+# --------------------------------------------------------------------------------------------------
+
+def test_repeated_openings_are_flagged():
+    same = "Hi, I was charged twice for the same grocery order and I need it fixed"
+    view = synthetic({"support_transcript_001": {"text": transcript(same, seed=1)},
+                      "support_transcript_002": {"text": transcript(same, seed=2)},
+                      "support_transcript_003": {"text": transcript("Hello, my card stopped working at the pump "
+                                                                    "this morning in Springfield", seed=3)}})
+    found = codes(check_realism(view), "repeated_opening")
+    assert len(found) == 1 and found[0].severity == "error"
+    assert "support_transcript_001" in found[0].subject and "support_transcript_002" in found[0].subject
+
+
+def test_a_repeated_long_sentence_is_flagged_only_across_long_documents():
+    shared = "Every colleague must read the whole reference again after each reissue of the handbook."
+    view = synthetic({f"support_transcript_00{i}": {"text": long_document(i, shared if i < 3 else "")}
+                      for i in range(1, 5)})
+    found = codes(check_realism(view), "repeated_long_sentence")
+    assert len(found) == 1 and normalise_text(shared).rstrip(".").replace(",", "") in found[0].evidence
+    clean = synthetic({f"support_transcript_00{i}": {"text": long_document(i)} for i in range(1, 5)})
+    assert not codes(check_realism(clean), "repeated_long_sentence")
+
+
+def test_a_voiced_rendition_copying_the_statement_is_flagged():
+    statement = "The overdraft fee on Everyday Checking is $35.00 per item paid into overdraft."
+    facts = {"fee_x": {"statement": statement, "value": {"type": "money", "amount": "35.00", "currency": "USD"}}}
+    copied = {"fact_id": "fee_x", "text": "Yeah so the overdraft fee on Everyday Checking is $35.00, sorry.",
+              "value_form": "$35.00", "register": "voiced", "status": "current", "date": "2025-01-02"}
+    fresh = dict(copied, text="On an overdrawn item we take thirty-five dollars.")
+    bad = synthetic({"support_transcript_001": {"text": transcript("Why was I charged?") + "\n" + copied["text"],
+                                                "renditions": [copied], "carrier": True}}, facts)
+    good = synthetic({"support_transcript_001": {"text": transcript("Why was I charged?") + "\n" + fresh["text"],
+                                                 "renditions": [fresh], "carrier": True}}, facts)
+    assert codes(check_realism(bad), "voiced_copies_statement")
+    assert not codes(check_realism(good), "voiced_copies_statement")
+
+
+def test_the_probe_catches_fillers_told_apart_by_file_kind_and_first_line():
+    artifacts = {}
+    for index in range(60):
+        carrier = index % 2 == 0
+        first = "Fee schedule update" if carrier else "Team lunch rota"
+        artifacts[f"support_transcript_{index:03d}"] = {
+            "text": f"{first}\n" + transcript(f"Question {index} from {NAMES[index % 16]} about item {index}", seed=index),
+            "suffix": ".md" if carrier else ".txt", "carrier": carrier}
+    findings = check_realism(synthetic(artifacts))
+    flagged = codes(findings, "carriers_distinguishable")
+    assert flagged and flagged[0].severity == "error"
+    shuffled = {k: dict(v, suffix=".txt", text=v["text"].split("\n", 1)[1]) for k, v in artifacts.items()}
+    assert not codes(check_realism(synthetic(shuffled)), "carriers_distinguishable")
+
+
+def test_a_flat_length_distribution_is_flagged_and_gates_are_warnings_below_hard():
+    artifacts = {f"support_transcript_{i:03d}": {"text": transcript(f"Opening number {i} from {NAMES[i % 16]}", turns=6,
+                                                                    seed=i)} for i in range(20)}
+    found = codes(check_realism(synthetic(artifacts)), "length_distribution")
+    assert found and found[0].severity == "error"
+    soft = codes(check_realism(synthetic(artifacts, tier_name="medium")), "length_distribution")
+    assert soft and soft[0].severity == "warning"
+
+
+def test_leakage_reads_every_byte_for_paths_ids_and_timestamps():
+    facts = {"fee_everyday_checking_overdraft": {"statement": "x", "value": None}}
+    view = synthetic({"support_transcript_001": {"text": transcript("Hello there") + "\nsaved to /tmp/build/x by "
+                                                 "fee_everyday_checking_overdraft at 2026-11-29T08:00:00"}}, facts)
+    found = {f.code: f for f in check_leakage(view)}
+    assert "author_language" in found and "generation_timestamp" in found
+    messages = " ".join(f.message for f in check_leakage(view))
+    assert "/tmp/" in messages and "fee_everyday_checking_overdraft" in messages and "2026-11-29T08:00" in messages
+
+
+# --------------------------------------------------------------------------------------------------
+# the real hard bundle
+# --------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def hard(built_bundle) -> Path:
+    return built_bundle("hard")
+
+
+@pytest.fixture(scope="module")
+def view(hard) -> BundleView:
+    return BundleView(read_bundle(hard))
+
+
+@pytest.fixture(scope="module")
+def manifest(view) -> dict:
+    return view.manifest
+
+
+def test_the_hard_bundle_passes_every_realism_gate(hard, view):
+    report = json.loads((hard / "author/validation.json").read_text())
+    assert report["checks"]["realism"]["errors"] == 0
+    result = measure(view)
+    assert result["probe"]["auc"] <= MAX_AUC
+    assert not result["repeated_openings"] and not result["repeated_sentences"] and not result["voiced_overlaps"]
+    assert result["voiced_checked"] >= 40 and result["openings_checked"] >= 100
+    info = json.loads((hard / "bundle.json").read_text())
+    assert info["realism"]["probe_auc"] == result["probe"]["auc"]
+    assert any(f["code"] == "probe_auc" for f in report["findings"])
+
+
+def test_hard_counts_reach_the_scale_targets(hard):
+    counts = json.loads((hard / "bundle.json").read_text())["counts"]
+    assert counts["facts"] >= 1000
+    assert counts["artifacts"] >= 800
+    assert counts["tokens"] >= 1_500_000
+
+
+def test_every_knob_is_reported_requested_and_achieved(hard):
+    info = json.loads((hard / "bundle.json").read_text())
+    for knob in ("superseded_share", "evidence_routes", "modality", "contested", "filler_ratio", "voiced_share"):
+        assert knob in info["requested"] and knob in info["achieved"], knob
+    assert info["achieved"]["superseded_share"] == info["requested"]["superseded_share"] == 1.0
+    assert info["achieved"]["evidence_routes"] == info["requested"]["evidence_routes"]
+    assert info["achieved"]["modality"] == "text+image+audio"
+
+
+def test_client_held_facts_are_carved_out_and_in_the_client_prompt(hard, view, manifest):
+    prompt = (hard / "author/client_prompt.md").read_text()
+    held = manifest["client_held"]
+    assert len(held) >= 10
+    for fact_id in held:
+        statement = manifest["facts"][fact_id]["statement"]
+        assert statement in prompt.split("<what_only_you_know>")[1].split("</what_only_you_know>")[0]
+        assert manifest["facts"][fact_id]["owner"] is None
+        assert not any(r["fact_id"] == fact_id for a in manifest["artifacts"].values() for r in a["renditions"])
+    overlay = manifest["client_overlay"]
+    assert overlay and all(entry["artifact"] in manifest["artifacts"] for entry in overlay)
+    assert sorted(f for entry in overlay for f in entry["removed"]) == sorted(held)
+
+
+def test_discovery_tier_sentences_are_in_their_records(view, manifest):
+    tiers = {entry["tier"] for entry in manifest["discovery"].values()}
+    assert tiers == {"pointer", "caveat", "silent"}
+    for fact_id, entry in manifest["discovery"].items():
+        if entry["tier"] == "silent":
+            continue
+        text = view.text(entry["artifact"])
+        assert normalise_text(entry["text"]) in normalise_text(text)
+        assert ("operations lead" if entry["tier"] == "pointer" else "case by case") in entry["text"].lower()
+        assert find_surface_form(view.fact_value(fact_id), text) is None if view.fact_value(fact_id) else True
+    assert not [f for f in check_discovery(view) if f.severity == "error"]
+
+
+def test_contested_facts_have_two_distinct_wrong_decoys(hard, view, manifest):
+    contested = manifest["contested"]
+    assert len(contested) >= 3
+    prompt = (hard / "author/client_prompt.md").read_text()
+    conflict = prompt.split("<records_in_conflict>")[1].split("</records_in_conflict>")[0]
+    for fact_id, entry in contested.items():
+        truth = view.fact_value(fact_id)
+        values = {json.dumps(d["value"], sort_keys=True) for d in entry["decoys"]}
+        assert len(entry["decoys"]) >= 2 and len(values) == len(entry["decoys"])
+        assert len({d["artifact"] for d in entry["decoys"]}) == len(entry["decoys"])
+        for decoy in entry["decoys"]:
+            assert decoy["value"]["type"] == truth.type and decoy["artifact"] != entry["owner"]
+            assert find_surface_form(truth, decoy["text"]) is None
+        assert manifest["facts"][fact_id]["statement"] in conflict
+        assert fact_id not in manifest["client_confirmable"]
+    assert not [f for f in check_contested(view) if f.severity == "error"]
+
+
+def test_evidence_routes_resolve(view, manifest):
+    routes = manifest["routes"]
+    assert len(routes) >= 8
+    for route in routes:
+        hop = route["hops"][-1]
+        assert manifest["facts"][route["fact_id"]]["owner"] == hop["to"]
+        assert find_surface_form(view.fact_value(route["fact_id"]), view.text(hop["from"])) is None
+    assert check_routes(view) == []
+
+
+def test_modality_substitution_moves_renditions_and_never_duplicates(view, manifest):
+    assert manifest["modality"] == "text+image+audio"
+    assert check_modality(view) == []
+    pack = load_pack(PACK)
+    available = genres()
+    full = plan_corpus(pack, tier("hard"), 0, available)
+    text_only = plan_corpus(pack, tier("hard"), 0, available, modality="text")
+    assert len(full.artifacts) == len(text_only.artifacts)  # substitution, never addition
+    assert all(genre_medium(a.genre, available[a.genre]) == "text" for a in text_only.artifacts)
+    assert any(move["reason"] == "profile" for move in text_only.modality_substitutions)
+
+    def owned(plan):
+        return sorted((r.fact_id, r.status) for a in plan.artifacts for r in a.renditions
+                      if r.status in ("current", "superseded"))
+
+    assert owned(full) == owned(text_only)
+    assert len(owned(text_only)) == len(set(owned(text_only)))
+
+
+def test_surfaces_are_overridable_and_the_client_overlay_substitutes(view):
+    pack = load_pack(PACK)
+    available = genres()
+    hard_plan = plan_corpus(pack, tier("hard"), 0, available, surface="hard")
+    client_plan = plan_corpus(pack, tier("hard"), 0, available)
+    core_plan = plan_corpus(pack, tier("hard"), 0, available, surface="core")
+    assert hard_plan.surface == "hard" and not hard_plan.client_held and not hard_plan.contested
+    assert client_plan.surface == "hard_client" and client_plan.client_held
+    assert core_plan.surface == "core" and not core_plan.client_held
+    assert [a.artifact_id for a in hard_plan.artifacts] == [a.artifact_id for a in client_plan.artifacts]
+    held_owned = {r.fact_id for a in hard_plan.artifacts for r in a.renditions} & set(client_plan.client_held)
+    assert held_owned  # the hard plan carries them; the overlay carved them out of the same artifacts
+    assert not {r.fact_id for a in client_plan.artifacts for r in a.renditions
+                if r.status in ("current", "superseded")} & set(client_plan.client_held)
+
+
+def test_supersession_arcs_spread_over_genres_with_decision_dates(manifest):
+    arcs = [arc for arc in manifest["arcs"] if arc["history_rendered"]]
+    assert len(arcs) >= 15
+    for arc in arcs:
+        genres_ = [v["genre"] for v in arc["versions"] if v["genre"]]
+        assert len(genres_) == len(set(genres_)), arc["arc_id"]
+        for version in arc["versions"]:
+            assert version["decision_date"] <= version["effective_from"]
+        assert arc["versions"][-1]["status"] in ("final_current", "announced")
