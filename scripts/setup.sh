@@ -4,7 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-system_packages=(espeak-ng graphviz ffmpeg poppler-utils)
+# chromium (headless) and fonts-liberation render the web_screenshot genre's PNGs at build time; the
+# reviewer report's browser test (tests/test_report.py) uses the same browser.
+system_packages=(espeak-ng graphviz ffmpeg poppler-utils chromium fonts-liberation)
 missing=()
 for package in "${system_packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

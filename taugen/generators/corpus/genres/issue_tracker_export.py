@@ -1,0 +1,430 @@
+"""The issue-tracker-export genre: Jira issues with comments and change history, exported as JSON.
+
+The file has the shape of the response of Jira's issue search with the change log expanded
+(``GET /rest/api/2/search?expand=changelog``; Jira Cloud REST API v2:
+https://developer.atlassian.com/cloud/jira/platform/rest/v2/api-group-issue-search/):
+``{"expand", "startAt", "maxResults", "total", "issues": [...]}``, each issue
+``{"id", "key", "fields": {...}, "changelog": {"histories": [...]}}`` with
+
+* ``fields``: ``summary``, ``description`` (plain text, as API v2 returns it), ``issuetype``,
+  ``project``, ``priority``, ``labels``, ``status`` (``To Do``, ``In Progress``, ``In Review``,
+  ``Done``), ``created``, ``updated``, ``resolutiondate``, ``reporter`` and ``assignee`` (users with
+  ``accountId``, ``displayName``, ``emailAddress``) and ``comment`` (``comments`` with ``id``,
+  ``author``, ``body``, ``created``, ``updated``; ``total``);
+* ``changelog.histories``: ``id``, ``author``, ``created`` and ``items`` (``field``,
+  ``fieldtype``, ``fromString``, ``toString``) for every status and assignee change.
+
+Times use Jira's format ``2026-03-04T14:09:31.000-0500``. Issues are numbered in the order they were
+raised and each runs through its own events (created, assigned, moved, commented) in working hours
+inside the plan window, never before the rules stated took effect. Every issue draws its summary from
+the same templates whether or not it states a rule; an export that would pass
+:data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens is written with fewer optional
+issues and comments. Renditions sit in an issue's description under ``Approved wording:`` or in a comment from
+the policy owner (voiced renditions only in comments), verbatim. A superseded rendition is framed as
+history only when :func:`~taugen.generators.corpus.genre.shown_as_history` holds on the date of the
+description or comment stating it. Sentences the planner adds about a fact without owning it
+(pointers, caveats, route pointers, decoys) are plain comments, verbatim. ``timestamps`` are every
+event time, in chronological order.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+
+from taugen.generators.corpus.genre import (
+    CUE_STATUSES,
+    ArtifactPlan,
+    Genre,
+    RenderContext,
+    RenderedArtifact,
+    RenderedFile,
+    Rendition,
+    register_genre,
+)
+from taugen.generators.corpus.genres.workplace import (
+    TOKEN_BUDGET,
+    Colleague,
+    cast,
+    counterpart,
+    in_force_from,
+    plan_frame,
+    subject_phrase,
+    token_count,
+    upper_first,
+    window,
+    working_spread,
+    written_history,
+    zone,
+)
+from taugen.validators.findings import Finding, error
+
+SUFFIX = ".json"
+STATUSES = ("To Do", "In Progress", "In Review", "Done")
+_KEY = re.compile(r"^[A-Z][A-Z0-9]{1,9}-\d+$")
+_STAMP = "%Y-%m-%dT%H:%M:%S.000%z"
+
+# No digits and no number words: only renditions carry values. {S} subject, {T} topic, {A} asset.
+_SUMMARIES = ("Update {A} for {S}", "Align {A} with the approved wording on {S}", "Confirm {S} before the "
+              "content release", "Customer complaint: {A} unclear on {S}", "Refresh {S} in {A}")
+_TOPIC_SUMMARIES = ("Refresh the {T} FAQ layout", "Move {T} guidance into the knowledge base",
+                    "Tag {T} complaints in the case system", "Review access to the {T} procedures page",
+                    "Add a {T} module to new-starter training", "Fix broken links on the {T} help pages",
+                    "Retire the old {T} letter templates")
+_GENERIC_SUBJECTS = ("the {T} help pages", "the {T} letters", "the {T} section of the call guide",
+                     "{T} complaints", "the {T} FAQ", "the {T} chat macros")
+_BACKGROUND = ("Agents have been giving different answers on this and complaints picked it up.",
+               "The content in {A} predates the latest policy review.",
+               "Raised after a branch escalation; the wording customers see should match our terms.",
+               "Part of the quarterly content review for {T}.")
+_FILLER_BACKGROUND = ("Housekeeping item from the last {T} review.", "Requested by the contact centre leads.",
+                      "Needed before the next round of training.", "Follow-up from the audit walkthrough.")
+_CRITERIA = ("The wording in {A} matches the approved text exactly", "Compliance has signed off the change",
+             "Contact centre leads are briefed", "The old wording is removed everywhere it appears",
+             "Change is recorded in the content log")
+_FILLER_CRITERIA = ("Content team has reviewed the page", "Links are checked", "Owners are agreed and recorded",
+                    "Change is recorded in the content log", "Team leads are told where to find it")
+_WAITING = "We need the approved wording from the policy owner before building this."
+_COMMENTS = {  # by the issue's status when the comment is written
+    "To Do": ("Picked this up, will have a draft for review shortly.", "Looking into this now.",
+              "Bumping this, the contact centre asked again."),
+    "In Progress": ("Draft is ready for review.", "Added the screenshots to the review folder.",
+                    "Checked with the branch leads, no concerns.", "Halfway through, no blockers."),
+    "In Review": ("Reviewed, looks good from Compliance.", "Deployed to the test environment.",
+                  "One small wording tweak requested, otherwise fine."),
+    "Done": ("Released, closing this one.", "Confirmed live.", "All done, thanks everyone."),
+}
+_WORDING_LEADS = ("Confirmed with the policy team, the wording is:", "Approved wording below.",
+                  "From the current terms:", "Please use exactly this:", "Signed off today:")
+_VOICED_LEADS = ("Quick note from the call with the team:", "How we say it on calls:", "For context, agents put it "
+                 "like this:")
+_REMARK_LEADS = ("", "FYI:", "Note:", "For context:")
+_ASSETS = ("the IVR prompts", "the chat macros", "the website help pages", "the agent knowledge base",
+           "the customer letter templates", "the branch reference guide", "the call guide")
+_LABELS = ("content", "compliance", "contact-centre", "website", "ivr", "training")
+
+
+def jira_time(moment: dt.datetime) -> str:
+    """``2026-03-04T14:09:31.000-0500`` (Jira's timestamp format)."""
+    return moment.strftime(_STAMP)
+
+
+def parse_jira_time(text: str) -> dt.datetime:
+    """Parse a Jira timestamp (``...000-0500`` or ISO 8601 with a colon in the offset)."""
+    return dt.datetime.fromisoformat(re.sub(r"([+-]\d{2})(\d{2})$", r"\1:\2", text))
+
+
+def _user(person: Colleague, account: str) -> dict:
+    return {"accountId": account, "displayName": person.name, "emailAddress": person.email, "active": True}
+
+
+@register_genre
+class IssueTrackerExportGenre(Genre):
+    """A Jira issue export (JSON); see the module docstring.
+
+    ``metadata``: ``project`` (key), ``issues`` (key → ``facts`` stated, ``where`` each is stated:
+    ``description`` or ``comment:<id>``) and ``timestamp_order`` = ``"chronological"``.
+    """
+
+    name = "issue_tracker_export"
+    label = "Issue tracker export (Jira JSON)"
+    max_facts = 4
+    variants = ("change_request", "defect")
+    affinity = (("text", "change_request", 2), ("money", "change_request", 1), ("duration", "defect", 1),
+                ("boolean", "defect", 1), ("cap", "change_request", 1), ("enum", "defect", 1),
+                ("none", "change_request", 1))
+    voiced = True
+
+    def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
+        """Raise the issues, play out their events in the window, export them. An export that would
+        run past :data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens is written
+        again with fewer optional issues and comments.
+
+        Raises:
+            ValueError: more renditions than ``max_facts``.
+        """
+        if len(plan.renditions) > self.max_facts:
+            raise ValueError(f"{plan.artifact_id}: issue_tracker_export holds at most {self.max_facts} facts")
+        for shrink in range(4):
+            artifact = self._render(plan, context, shrink)
+            if token_count(artifact.author_text) <= TOKEN_BUDGET:
+                break
+        return artifact
+
+    def _render(self, plan: ArtifactPlan, context: RenderContext, shrink: int) -> RenderedArtifact:
+        rng = plan.rng(f"issues-{shrink}" if shrink else "issues")
+        fake = plan.faker(context.config.locale, "issue-people")
+        tz = zone(context)
+        bank = context.config.business
+        other = counterpart(rng, context)
+        roles = [(bank, "business")] * 3 + ([(other, other.role)] if other is not None else [])
+        people = cast(rng, fake, roles)
+        accounts = {p.handle: f"5f{rng.getrandbits(64):016x}{rng.getrandbits(24):06x}" for p in people}
+        policy_owner, builder = people[0], people[-1]
+        initials = "".join(word[0] for word in bank.name.split() if word[:1].isalpha()).upper() or "OPS"
+        project = (initials + ("CX" if plan.variant == "defect" else "OPS"))[:10]
+        topic = subject_phrase(plan)
+        asset = rng.choice(_ASSETS)
+        variant = plan.variant if plan.variant in self.variants else self.variants[0]
+
+        # Issues: one per rendition (two close ones may share), plus context issues with no values.
+        groups: list[list[Rendition]] = []
+        remarks = [r for r in plan.renditions if r.status in CUE_STATUSES]  # plain comments, own nothing
+        for rendition in sorted((r for r in plan.renditions if r.status not in CUE_STATUSES),
+                                key=lambda r: (r.date, r.fact_id)):
+            if groups and len(groups[-1]) == 1 and rng.random() < 0.3:
+                groups[-1].append(rendition)
+            else:
+                groups.append([rendition])
+        count_context = (rng.randint(0, 1) if len(groups) < 4 and not shrink else 0) if groups else \
+            rng.randint(2, max(2, 4 - shrink))
+        issues: list[dict] = [{"renditions": g} for g in groups] + [{"renditions": []} for _ in range(count_context)]
+        rng.shuffle(issues)
+        for remark in remarks:
+            rng.choice(issues).setdefault("remarks", []).append(remark)
+
+        # Events per issue: created, assigned, status moves, comments.
+        for issue in issues:
+            final = rng.choice(("Done", "Done", "In Review", "In Progress")) if issue["renditions"] else \
+                rng.choice(STATUSES)
+            moves = list(STATUSES[1:STATUSES.index(final) + 1])
+            comments = rng.randint(1, max(1, 3 - shrink))
+            in_comment = [r for r in issue["renditions"] if r.register == "voiced" or rng.random() < 0.35]
+            needed = len(in_comment) + len(issue.get("remarks", []))
+            issue.update(final=final, moves=moves, n_comments=max(comments, needed), in_comment=in_comment,
+                         assigned=rng.random() < 0.9)
+            issue["n_events"] = 1 + int(issue["assigned"]) + len(moves) + issue["n_comments"]
+        start, end = window(plan, tz)
+        times = working_spread(rng, sum(i["n_events"] for i in issues), in_force_from(plan, start, end), end,
+                               min_gap=300, max_gap=6 * 3600)
+
+        exported: list[dict] = []
+        metadata_issues: dict[str, dict] = {}
+        cursor = 0
+        history_id, comment_id = rng.randint(100000, 400000), rng.randint(20000, 90000)
+        first_number = issue_number = rng.randint(120, 2400)
+        for number, issue in enumerate(issues):
+            slots = times[cursor:cursor + issue["n_events"]]
+            cursor += issue["n_events"]
+            created = slots[0]
+            issue_number = first_number if number == 0 else issue_number + rng.randint(1, 9)
+            key = f"{project}-{issue_number}"
+            reporter = rng.choice(people[1:3]) if issue["renditions"] else rng.choice(people)
+            assignee = builder if issue["renditions"] else rng.choice(people)
+            renditions: list[Rendition] = issue["renditions"]
+            # Every issue draws its summary from the same templates, whether or not it states a rule.
+            subject = subject_phrase(plan, renditions[0]) if renditions else \
+                rng.choice(_GENERIC_SUBJECTS).format(T=topic)
+            summary = upper_first(rng.choice(_SUMMARIES + _TOPIC_SUMMARIES).format(S=subject, A=asset, T=topic))
+            where: dict[str, str] = {}
+            described = [r for r in renditions if r not in issue["in_comment"]]
+            background = rng.choice(_BACKGROUND if renditions else _FILLER_BACKGROUND).format(A=asset, T=topic)
+            description = [f"Background:\n{background}"]
+            if described:
+                wording = []
+                for rendition in described:
+                    lead, tail = written_history(rng, plan, rendition, created.date())
+                    wording.append(" ".join(part for part in (lead, rendition.text, tail) if part))
+                    where[rendition.fact_id] = "description"
+                description.append("Approved wording:\n" + "\n".join(wording))
+            elif renditions:
+                description.append(_WAITING)
+            criteria = rng.sample(_CRITERIA if renditions else _FILLER_CRITERIA, k=rng.randint(2, 3))
+            description.append("Acceptance criteria:\n" + "\n".join(f"* {c.format(A=asset)}" for c in criteria))
+
+            # Lay the events on their slots in order.
+            # Assignment first (when any), then moves (in workflow order) and comments interleaved.
+            later = ["move"] * len(issue["moves"]) + ["comment"] * issue["n_comments"]
+            rng.shuffle(later)
+            events = ["assign"] * int(issue["assigned"]) + later
+            histories, comments = [], []
+            status = "To Do"
+            moves = list(issue["moves"])
+            pending = list(issue["in_comment"])
+            asides = list(issue.get("remarks", []))
+            resolved = None
+            used: set[str] = set()
+            for event, moment in zip(events, slots[1:]):
+                if event == "assign":
+                    history_id += rng.randint(1, 40)
+                    histories.append({"id": str(history_id), "author": _user(reporter, accounts[reporter.handle]),
+                                      "created": jira_time(moment),
+                                      "items": [{"field": "assignee", "fieldtype": "jira", "from": None,
+                                                 "fromString": None, "to": accounts[assignee.handle],
+                                                 "toString": assignee.name}]})
+                elif event == "move":
+                    target = moves.pop(0)
+                    history_id += rng.randint(1, 40)
+                    histories.append({"id": str(history_id), "author": _user(assignee, accounts[assignee.handle]),
+                                      "created": jira_time(moment),
+                                      "items": [{"field": "status", "fieldtype": "jira",
+                                                 "from": str(STATUSES.index(status) + 1), "fromString": status,
+                                                 "to": str(STATUSES.index(target) + 1), "toString": target}]})
+                    status = target
+                    if target == "Done":
+                        resolved = moment
+                else:
+                    comment_id += rng.randint(1, 60)
+                    if pending:
+                        rendition = pending.pop(0)
+                        lead, tail = written_history(rng, plan, rendition, moment.date())
+                        if not lead:
+                            lead = rng.choice(_VOICED_LEADS if rendition.register == "voiced" else _WORDING_LEADS)
+                        body = " ".join(part for part in (lead, rendition.text, tail) if part)
+                        author = policy_owner
+                        where[rendition.fact_id] = f"comment:{comment_id}"
+                    elif asides and (len(asides) >= issue["n_comments"] - len(comments) - len(pending)
+                                     or rng.random() < 0.5):
+                        aside = asides.pop(0)
+                        lead = rng.choice(_REMARK_LEADS)
+                        body = f"{lead} {aside.text}" if lead else aside.text
+                        author = rng.choice(people)
+                    else:
+                        options = [c for c in _COMMENTS[status] if c not in used] or ["Noted."]
+                        body = rng.choice(options)
+                        used.add(body)
+                        author = rng.choice([assignee, reporter])
+                    comments.append({"id": str(comment_id), "author": _user(author, accounts[author.handle]),
+                                     "body": body, "created": jira_time(moment), "updated": jira_time(moment)})
+            updated = slots[-1]
+            fields = {
+                "summary": summary,
+                "description": "\n\n".join(description),
+                "issuetype": {"name": "Bug" if variant == "defect" and renditions else "Task" if not renditions
+                              else "Story"},
+                "project": {"key": project,
+                            "name": f"{bank.name} {'Customer Experience' if variant == 'defect' else 'Operations'}"},
+                "priority": {"name": rng.choice(("Medium", "Medium", "High", "Low"))},
+                "labels": sorted(rng.sample(_LABELS, k=rng.randint(1, 2))),
+                "status": {"name": status},
+                "created": jira_time(created),
+                "updated": jira_time(updated),
+                "resolutiondate": jira_time(resolved) if resolved else None,
+                "reporter": _user(reporter, accounts[reporter.handle]),
+                "assignee": _user(assignee, accounts[assignee.handle]) if issue["assigned"] else None,
+                "comment": {"comments": comments, "maxResults": len(comments), "total": len(comments), "startAt": 0},
+            }
+            exported.append({"expand": "renderedFields,names,schema,changelog", "id": str(10000 + issue_number),
+                             "key": key, "fields": fields,
+                             "changelog": {"startAt": 0, "maxResults": len(histories), "total": len(histories),
+                                           "histories": histories}})
+            metadata_issues[key] = {"facts": [r.fact_id for r in renditions], "where": where}
+        document = {"expand": "schema,names", "startAt": 0, "maxResults": 50, "total": len(exported),
+                    "issues": exported}
+        data = (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        stamps = [plan_frame(t, plan, tz) for t in sorted(times)]
+        metadata = {"project": project, "variant": variant, "issues": metadata_issues,
+                    "timestamp_order": "chronological"}
+        return RenderedArtifact(plan=plan, files=[RenderedFile(SUFFIX, data)],
+                                author_text=self.extract_text([RenderedFile(SUFFIX, data)], ""),
+                                renditions=list(plan.renditions), timestamps=stamps, metadata=metadata)
+
+    # ------------------------------------------------------------------------------------------- reading
+    def extract_text(self, files: list[RenderedFile], author_text: str) -> str:
+        """Parse the export with :mod:`json`; for each issue: ``KEY: summary``, type, status, priority,
+        reporter, assignee, created and updated, the description, the comments (``[time] Author:
+        body``) and the change history (``[time] Author: field: from -> to``). ``author_text`` is not used."""
+        blocks = []
+        for file in files:
+            if file.suffix != SUFFIX:
+                continue
+            for issue in json.loads(file.data).get("issues", []):
+                fields = issue.get("fields", {})
+                status, priority = fields.get("status", {}).get("name", ""), fields.get("priority", {}).get("name", "")
+                assignee = (fields.get("assignee") or {}).get("displayName", "Unassigned")
+                lines = [f"{issue.get('key')}: {fields.get('summary', '')}",
+                         f"Type: {fields.get('issuetype', {}).get('name', '')} | Status: {status} | "
+                         f"Priority: {priority}",
+                         f"Reporter: {(fields.get('reporter') or {}).get('displayName', '')} | Assignee: {assignee}",
+                         f"Created: {fields.get('created', '')} | Updated: {fields.get('updated', '')}",
+                         "", fields.get("description") or "", ""]
+                comments = fields.get("comment", {}).get("comments", [])
+                if comments:
+                    lines.append("Comments:")
+                    lines += [f"[{c.get('created', '')}] {c.get('author', {}).get('displayName', '')}: "
+                              f"{c.get('body', '')}" for c in comments]
+                histories = issue.get("changelog", {}).get("histories", [])
+                if histories:
+                    lines.append("History:")
+                    for history in histories:
+                        who = history.get("author", {}).get("displayName", "")
+                        for item in history.get("items", []):
+                            lines.append(f"[{history.get('created', '')}] {who}: {item.get('field')}: "
+                                         f"{item.get('fromString') or 'None'} -> {item.get('toString')}")
+                blocks.append("\n".join(lines))
+        return "\n\n".join(blocks)
+
+    def validate(self, artifact: RenderedArtifact) -> list[Finding]:
+        """Export structure: one ``.json`` with an ``issues`` list (and ``total`` equal to its length);
+        each issue has a unique ``PROJECT-N`` key, a summary, a status and parseable ``created`` and
+        ``updated`` with created ≤ updated; comments and change-log histories are in time order and
+        inside ``[created, updated]``; status changes form a chain from ``To Do`` (each ``fromString`` is
+        the previous ``toString``) ending at the issue's status; ``resolutiondate`` is set exactly when
+        the issue is ``Done``."""
+        subject = artifact.plan.artifact_id
+        files = [f for f in artifact.files if f.suffix == SUFFIX]
+        if len(files) != 1:
+            return [error("structure", "json_missing", subject, f"expected one {SUFFIX} file, found {len(files)}")]
+        try:
+            document = json.loads(files[0].data)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            return [error("structure", "json_unreadable", subject, "the export is not valid JSON", str(exc))]
+        if not isinstance(document, dict) or not isinstance(document.get("issues"), list) or not document["issues"]:
+            return [error("structure", "no_issues", subject, "the export has no issues list")]
+        findings: list[Finding] = []
+        issues = document["issues"]
+        if "total" in document and document["total"] != len(issues):
+            findings.append(error("structure", "total_mismatch", subject,
+                                  f"total says {document['total']}, the export holds {len(issues)} issues"))
+        keys = [issue.get("key", "") for issue in issues]
+        if len(set(keys)) != len(keys):
+            findings.append(error("structure", "duplicate_key", subject, "two issues share a key"))
+        for issue in issues:
+            key = str(issue.get("key", ""))
+            fields = issue.get("fields") or {}
+            if not _KEY.match(key):
+                findings.append(error("structure", "bad_key", subject, f"issue key {key!r} is not PROJECT-N"))
+            if not fields.get("summary") or not (fields.get("status") or {}).get("name"):
+                findings.append(error("structure", "missing_field", subject, f"{key} lacks a summary or status"))
+                continue
+            try:
+                created, updated = parse_jira_time(fields["created"]), parse_jira_time(fields["updated"])
+                comments = [parse_jira_time(c["created"]) for c in (fields.get("comment") or {}).get("comments", [])]
+                histories = issue.get("changelog", {}).get("histories", [])
+                changes = [parse_jira_time(h["created"]) for h in histories]
+            except (KeyError, TypeError, ValueError) as exc:
+                findings.append(error("structure", "bad_time", subject, f"{key} has a missing or unparseable time",
+                                      str(exc)))
+                continue
+            if created > updated:
+                findings.append(error("structure", "updated_before_created", subject, f"{key} was updated before "
+                                      "it was created"))
+            for label, moments in (("comments", comments), ("changelog", changes)):
+                if any(b < a for a, b in zip(moments, moments[1:])):
+                    findings.append(error("structure", "changelog_out_of_order" if label == "changelog" else
+                                          "comments_out_of_order", subject, f"{key}: {label} are not in time order"))
+                if any(not created <= m <= updated for m in moments):
+                    findings.append(error("structure", "event_outside_issue", subject,
+                                          f"{key}: {label} fall outside created..updated"))
+            status = "To Do"
+            for history in histories:
+                for item in history.get("items", []):
+                    if item.get("field") != "status":
+                        continue
+                    if item.get("fromString") != status:
+                        findings.append(error("structure", "status_chain", subject,
+                                              f"{key}: a status change starts from {item.get('fromString')!r}, "
+                                              f"the issue was {status!r}"))
+                    status = item.get("toString")
+            if status != fields["status"]["name"]:
+                findings.append(error("structure", "status_mismatch", subject,
+                                      f"{key}: the change log ends at {status!r}, the issue shows "
+                                      f"{fields['status']['name']!r}"))
+            if (fields["status"]["name"] == "Done") != bool(fields.get("resolutiondate")):
+                findings.append(error("structure", "resolution_mismatch", subject,
+                                      f"{key}: resolutiondate does not match the status"))
+        return findings
+
+
+__all__ = ["IssueTrackerExportGenre", "jira_time", "parse_jira_time"]

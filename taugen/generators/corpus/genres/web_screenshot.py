@@ -1,0 +1,322 @@
+"""The web-screenshot genre: a screenshot (PNG) of the bank's website help page or mobile-app screen.
+
+Variants:
+
+* ``website``: a help-centre FAQ page (1280×1000 CSS pixels) with the bank's top bar, a breadcrumb,
+  the questions (the renditions are the open answers, verbatim), side cards and a ``Last updated``
+  line; written through ``web_screenshot/website.html.j2``;
+* ``mobile_app``: a phone app screen (390×844 CSS pixels at device scale factor 2, so the PNG is
+  780×1688) with a status bar, an app bar, help cards (the renditions) or card-control toggles, and
+  a tab bar; written through ``web_screenshot/mobile_app.html.j2``.
+
+The HTML page (all text escaped, inline CSS, no external resources; a small inline script scales the
+page down when it would overflow the viewport so that every line is in the picture) is rendered by
+headless Chromium (the Debian ``chromium`` package)::
+
+    chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
+             --disable-background-networking --disable-component-update --disable-sync --hide-scrollbars
+             --user-data-dir=<tmp> --window-size=W,H --force-device-scale-factor=S --screenshot=<png> file://<html>
+
+and the PNG is normalised with Pillow (decoded, converted to RGB, re-encoded with fixed settings and
+no ancillary chunks: no text, time or gamma metadata), so the delivered bytes depend only on the page,
+Chromium and the installed fonts (``fonts-liberation``). The delivered file is the PNG only; the
+HTML is kept as ``author_text``. Pages with and without rules share one layout: a page's open
+questions (website) or help cards (app) are drawn from the same count range whether or not some of
+them state rules, the others being help text with no values.
+
+A superseded rendition is framed as history (an italic "earlier" line) only when
+:func:`~taugen.generators.corpus.genre.shown_as_history` holds on the page's last-updated date;
+otherwise it is the rule in force that day and is shown like any other answer. ``timestamps`` are the
+page's last-updated time and the capture time (``plan.end``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import shutil
+import struct
+import subprocess
+import tempfile
+from pathlib import Path
+
+from PIL import Image
+
+from taugen.generators.corpus.genre import (
+    ArtifactPlan,
+    Genre,
+    RenderContext,
+    RenderedArtifact,
+    RenderedFile,
+    Rendition,
+    register_genre,
+    shown_as_history,
+)
+from taugen.generators.corpus.genres.workplace import (
+    item_label,
+    long_day,
+    office_time,
+    plan_frame,
+    subject_phrase,
+    upper_first,
+    visible_text,
+    window,
+    written_history,
+    zone,
+)
+from taugen.validators.findings import Finding, error
+
+SUFFIX = ".png"
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+VIEWPORTS = {"website": (1280, 1000, 1), "mobile_app": (390, 844, 2)}
+"""CSS viewport width, height and device scale factor of each variant."""
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--hide-scrollbars")
+_ACCENTS = (("#1f5f3f", "#eef6f1"), ("#1f4e79", "#eef4fa"), ("#7a2e2e", "#f8efef"), ("#3b3f8c", "#f0f0f9"))
+
+# No digits and no number words: only renditions carry values. {S} subject, {T} topic.
+_QUESTIONS = ("What should I know about {S}?", "What are the rules for {S}?", "What applies to {S}?",
+              "Where can I read the terms for {S}?")
+_FILLER_QA = (
+    ("How do I contact you about {T}?", "Call the number on the back of your card, send a secure message in "
+     "online banking, or visit any branch."),
+    ("Where can I find letters about {T}?", "Letters and notices are in online banking under Documents."),
+    ("Can someone help me in a branch?", "Yes. Any branch team can help, and you can book an appointment online."),
+    ("How do I make a complaint?", "Tell us by phone, in a branch or by secure message and we will log it "
+     "straight away."),
+    ("Is my information safe?", "We will never ask for your full password or a one-time code by phone or email."),
+)
+_CLOSED = ("How do I update my contact details?", "Can I manage this in the mobile app?",
+           "What if I disagree with a decision?", "Do I need to visit a branch?")
+_LEDES = ("Answers to common questions about {T}.", "Everything you need to know about {T}.",
+          "Help with {T}, in plain language.")
+_CARDS = (("Need more help?", "Send us a secure message from online banking."),
+          ("Visit a branch", "Find a branch near you and book an appointment."),
+          ("Report a lost card", "Lock your card straight away in the mobile app."),
+          ("Security centre", "Learn how we protect your accounts."))
+_APP_HELP = (("Lock your card", "If your card is lost, lock it straight away from the Cards tab."),
+             ("Report fraud", "Call us straight away if you see a payment you don't recognise."),
+             ("Chat with us", "Tap Chat to message our team; we reply right here in the app."),
+             ("Find a branch", "Use the map to find a branch near you and book an appointment."),
+             ("Update your details", "Change your address, email or phone number under Profile."),
+             ("Paperless documents", "Your statements and letters are under Documents in the menu."))
+_APP_TOGGLES = ("Lock card", "Online purchases", "International use", "ATM withdrawals", "Contactless payments",
+                "Purchase alerts")
+_APP_NOTES = ("Changes take effect straight away.", "Questions? Tap Help to chat with us.",
+              "Manage your alerts in Settings.")
+_TABS = ("Home", "Accounts", "Pay", "Help", "More")
+
+
+def chromium_executable() -> str:
+    """Path of the headless Chromium browser.
+
+    Raises:
+        RuntimeError: Chromium is not installed (Debian package ``chromium``).
+    """
+    for name in ("chromium", "chromium-browser"):
+        path = shutil.which(name)
+        if path:
+            return path
+    raise RuntimeError("the web_screenshot genre needs headless Chromium: install the Debian package "
+                       "'chromium' (apt-get install chromium fonts-liberation, or scripts/setup.sh)")
+
+
+def screenshot(html: str, width: int, height: int, scale: int = 1) -> bytes:
+    """Render ``html`` in headless Chromium at ``width``×``height`` CSS pixels and return normalised PNG
+    bytes (see the module docstring).
+
+    Raises:
+        RuntimeError: Chromium is missing, fails, or writes no image.
+    """
+    browser = chromium_executable()
+    with tempfile.TemporaryDirectory(prefix="screenshot-") as folder:
+        page, image = Path(folder) / "page.html", Path(folder) / "shot.png"
+        page.write_text(html, encoding="utf-8")
+        command = [browser, *CHROMIUM_FLAGS, f"--user-data-dir={Path(folder) / 'profile'}",
+                   f"--window-size={width},{height}", f"--force-device-scale-factor={scale}",
+                   f"--screenshot={image}", page.as_uri()]
+        try:
+            done = subprocess.run(command, capture_output=True, timeout=120, check=False)
+        except subprocess.TimeoutExpired as exc:
+            raise RuntimeError(f"chromium timed out rendering a screenshot: {exc}") from None
+        if done.returncode != 0 or not image.is_file():
+            tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
+            raise RuntimeError(f"chromium failed to render a screenshot (exit {done.returncode}): {' '.join(tail)}")
+        return normalise_png(image.read_bytes())
+
+
+def normalise_png(data: bytes) -> bytes:
+    """Decode and re-encode a PNG as 8-bit RGB with fixed zlib settings and no ancillary chunks."""
+    with Image.open(io.BytesIO(data)) as picture:
+        rgb = picture.convert("RGB")
+    out = io.BytesIO()
+    rgb.save(out, format="PNG", optimize=False, compress_level=6)
+    return out.getvalue()
+
+
+def png_size(data: bytes) -> tuple[int, int] | None:
+    """Width and height from the PNG's IHDR chunk, or None when it is not a PNG."""
+    if not data.startswith(PNG_MAGIC) or data[12:16] != b"IHDR":
+        return None
+    return struct.unpack(">II", data[16:24])
+
+
+@register_genre
+class WebScreenshotGenre(Genre):
+    """A website or mobile-app screenshot rendered by headless Chromium; see the module docstring.
+
+    ``metadata``: ``variant``, ``png_size`` ([width, height] in device pixels), ``viewport``,
+    ``updated`` and ``captured_at`` (ISO 8601).
+    """
+
+    name = "web_screenshot"
+    label = "Website / app screenshot (PNG)"
+    max_facts = 4
+    variants = ("website", "mobile_app")
+    affinity = (("percent", "website", 1), ("cap", "mobile_app", 1))
+    """Low on purpose: each screenshot costs a Chromium start (about a second)."""
+    binary = True
+    medium = "image"
+    substitute = ("knowledge_base_archive", "")
+    """When the modality profile has no images, the planner moves the renditions to an HTML archive."""
+
+    def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
+        """Write the page, screenshot it with Chromium, keep the HTML author-side.
+
+        Raises:
+            ValueError: more renditions than ``max_facts``.
+            RuntimeError: Chromium is missing or fails.
+        """
+        if len(plan.renditions) > self.max_facts:
+            raise ValueError(f"{plan.artifact_id}: web_screenshot holds at most {self.max_facts} facts")
+        rng = plan.rng("screenshot")
+        tz = zone(context)
+        start, end = window(plan, tz)
+        variant = plan.variant if plan.variant in self.variants else self.variants[0]
+        dated = [r.date for r in plan.renditions] or [end.date()]
+        updated = office_time(rng, min(max(max(dated), start.date()), end.date()), start, end)
+        accent, tint = rng.choice(_ACCENTS)
+        topic = subject_phrase(plan)
+        ordered = sorted(plan.renditions, key=lambda r: (r.status == "superseded" and plan.successor(r.fact_id)
+                                                         is not None, r.date, r.fact_id))
+        if variant == "website":
+            html = self._website(rng, plan, context, ordered, updated.date(), topic, accent, tint)
+        else:
+            html = self._app(rng, plan, context, ordered, updated.date(), topic, accent, end)
+        width, height, scale = VIEWPORTS[variant]
+        data = screenshot(html, width, height, scale)
+        size = png_size(data)
+        metadata = {"variant": variant, "png_size": list(size) if size else None, "viewport": [width, height, scale],
+                    "updated": updated.isoformat(), "captured_at": end.isoformat()}
+        return RenderedArtifact(plan=plan, files=[RenderedFile(SUFFIX, data, "image")], author_text=html,
+                                renditions=list(plan.renditions),
+                                timestamps=[plan_frame(updated, plan, tz), plan_frame(end, plan, tz)],
+                                metadata=metadata)
+
+    @staticmethod
+    def _answers(rng, plan: ArtifactPlan, group: list[Rendition], day: dt.date) -> list[dict]:
+        answers = []
+        for rendition in group:
+            lead, tail = written_history(rng, plan, rendition, day)
+            text = " ".join(part for part in (lead, rendition.text, tail) if part)
+            answers.append({"text": text, "earlier": bool(lead)})
+        return answers
+
+    def _groups(self, plan: ArtifactPlan, ordered: list[Rendition], day: dt.date) -> list[list[Rendition]]:
+        """One group per rule in force; a rule shown as history joins its successor's group."""
+        groups: list[list[Rendition]] = []
+        for rendition in ordered:
+            if shown_as_history(plan, rendition, day):
+                newer = plan.successor(rendition.fact_id)
+                home = next((g for g in groups if newer is not None and g[0].fact_id == newer.id), None)
+                if home is not None:
+                    home.append(rendition)
+                    continue
+            groups.append([rendition])
+        return groups
+
+    def _website(self, rng, plan: ArtifactPlan, context: RenderContext, ordered: list[Rendition], day: dt.date,
+                 topic: str, accent: str, tint: str) -> str:
+        entries = []
+        for group in self._groups(plan, ordered, day):
+            question = rng.choice(_QUESTIONS).format(S=subject_phrase(plan, group[0]))
+            entries.append({"question": upper_first(question), "answers": self._answers(rng, plan, group, day)})
+        fillers = list(_FILLER_QA)
+        rng.shuffle(fillers)
+        wanted = rng.randint(2, 6)  # open questions on the page, with or without rules
+        for question, answer in fillers[:max(wanted - len(entries), 0)]:
+            entries.insert(rng.randint(0, len(entries)), {"question": question.format(T=topic),
+                                                          "answers": [{"text": answer, "earlier": False}]})
+        closed = rng.sample(_CLOSED, k=rng.randint(1, 3))
+        entries += [{"question": q, "answers": []} for q in closed]
+        section = plan.topic_title or "Help"
+        heading = f"{section}: frequently asked questions" if rng.random() < 0.5 else f"Help with {topic}"
+        return context.templates.get_template("web_screenshot/website.html.j2").render(
+            viewport_height=VIEWPORTS["website"][1], brand=context.config.brand, accent=accent, tint=tint,
+            section=section, heading=upper_first(heading),
+            lede=rng.choice(_LEDES).format(T=topic), entries=entries,
+            cards=[{"title": title, "body": body} for title, body in rng.sample(_CARDS, k=2)],
+            updated=long_day(day))
+
+    def _app(self, rng, plan: ArtifactPlan, context: RenderContext, ordered: list[Rendition], day: dt.date,
+             topic: str, accent: str, captured: dt.datetime) -> str:
+        cards = []
+        for group in self._groups(plan, ordered, day):
+            cards.append({"title": item_label(plan, group[0]), "paragraphs": self._answers(rng, plan, group, day),
+                          "rows": []})
+        helps = list(_APP_HELP)
+        rng.shuffle(helps)
+        wanted = rng.randint(2, 4)  # cards on the screen, with or without rules
+        for title, text in helps[:max(wanted - len(cards), 0)]:
+            cards.insert(rng.randint(0, len(cards)), {"title": title, "paragraphs": [{"text": text, "earlier": False}],
+                                                      "rows": []})
+        if rng.random() < 0.35:
+            toggles = rng.sample(_APP_TOGGLES, k=rng.randint(2, 4))
+            cards.append({"title": "Card controls", "paragraphs": [],
+                          "rows": [{"label": label, "on": rng.random() < 0.5} for label in toggles]})
+        heading, back, active = upper_first(plan.topic_title or "Help"), "Help", "Help"
+        hour = captured.hour % 12 or 12
+        return context.templates.get_template("web_screenshot/mobile_app.html.j2").render(
+            viewport_height=VIEWPORTS["mobile_app"][1], accent=accent, clock=f"{hour}:{captured.minute:02d}",
+            battery=rng.randint(8, 17), back=back,
+            heading=heading, search=True, cards=cards,
+            note=f"Updated {long_day(day)}. {rng.choice(_APP_NOTES)}", tabs=_TABS,
+            active=active)
+
+    def extract_text(self, files: list[RenderedFile], author_text: str) -> str:
+        """The visible text of the author-side HTML page the screenshot was taken of (read with
+        :mod:`html.parser`; head, style and script skipped). The delivered PNG has no text reader here
+        (no OCR), so this genre, like audio, reads ``author_text``; the page is laid out so that every
+        visible line is inside the captured viewport."""
+        return visible_text(author_text)
+
+    def validate(self, artifact: RenderedArtifact) -> list[Finding]:
+        """One PNG (W3C Portable Network Graphics specification, https://www.w3.org/TR/png/): the
+        8-byte signature and an IHDR first chunk (§5.2, §11.2.2), a plausible size (320–4096 pixels
+        wide, 320–8192 high), an IEND last chunk (§11.2.5), and the size in ``metadata['png_size']``
+        when recorded; and an author-side page with visible text."""
+        subject = artifact.plan.artifact_id
+        images = [f for f in artifact.files if f.suffix == SUFFIX]
+        if len(images) != 1:
+            return [error("structure", "png_missing", subject, f"expected one {SUFFIX} file, found {len(images)}")]
+        data = images[0].data
+        size = png_size(data)
+        if size is None:
+            return [error("structure", "png_invalid", subject, "the screenshot is not a PNG (bad signature or IHDR)")]
+        findings: list[Finding] = []
+        width, height = size
+        if not (320 <= width <= 4096 and 320 <= height <= 8192):
+            findings.append(error("structure", "png_size", subject, f"implausible screenshot size {width}x{height}"))
+        if not data.endswith(b"IEND\xaeB`\x82"):
+            findings.append(error("structure", "png_truncated", subject, "the PNG does not end with IEND"))
+        recorded = artifact.metadata.get("png_size")
+        if recorded and list(recorded) != [width, height]:
+            findings.append(error("structure", "png_size_mismatch", subject,
+                                  f"the PNG is {width}x{height}, metadata says {recorded}"))
+        if artifact.author_text and not visible_text(artifact.author_text).strip():
+            findings.append(error("structure", "empty_page", subject, "the page behind the screenshot shows no text"))
+        return findings
+
+
+__all__ = ["WebScreenshotGenre", "screenshot", "normalise_png", "png_size", "chromium_executable"]
