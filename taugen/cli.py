@@ -40,7 +40,7 @@ def _fail_input(error: InputError) -> None:
 def _findings_table(findings, limit: int = 30) -> Table:
     table = Table(title="Findings", show_lines=False)
     for column in ("severity", "check", "code", "subject", "message"):
-        table.add_column(column, overflow="fold")
+        table.add_column(column, overflow="fold", no_wrap=column in ("severity", "code"))  # codes stay greppable
     for finding in findings[:limit]:
         table.add_row(finding.severity, finding.check, finding.code, finding.subject, finding.message)
     return table
@@ -52,6 +52,10 @@ def build(
     difficulty: Difficulty = typer.Option(Difficulty.medium, "--difficulty", "-d", help="Tier preset."),
     seed: int = typer.Option(0, "--seed", help="Build seed: same pack + seed gives the same bytes."),
     out: Path = typer.Option(Path("dist"), "--out", help="Folder to write the bundle folder into."),
+    surface: Optional[str] = typer.Option(None, "--surface", help="Evidence surface overriding the tier's: "
+                                          "sop, core, hard or hard_client."),
+    modality: Optional[str] = typer.Option(None, "--modality", help="Modality profile overriding the tier's: "
+                                           "text, text+image or text+image+audio."),
 ) -> None:
     """Build a validated, versioned bundle (tau2 runtime files, agent kit, author reports)."""
     from taugen.build.pipeline import build as run_build
@@ -65,7 +69,8 @@ def build(
             def report(stage: str, detail: str) -> None:
                 progress.update(task, description=stage, detail=detail)
 
-            result = run_build(domain, difficulty.value, seed=seed, out=out, progress=report)
+            result = run_build(domain, difficulty.value, seed=seed, out=out, progress=report, surface=surface,
+                               modality=modality)
     except InputError as error:
         _fail_input(error)
         return
@@ -124,6 +129,24 @@ def validate(
                       f"{sum(f.severity == 'warning' for f in findings)} warnings in {bundle}")
     if any(f.severity == "error" for f in findings):
         raise typer.Exit(1)
+
+
+@app.command()
+def report(
+    bundle: Path = typer.Argument(..., help="A bundle folder written by taugen build."),
+    out: Optional[Path] = typer.Option(None, "--out", help="HTML file (default: <bundle>/../<name>-report.html)."),
+) -> None:
+    """Write a self-contained HTML reviewer report (and its data as JSON) beside a bundle."""
+    from taugen.build.report_html import write_report
+
+    started = time.perf_counter()
+    try:
+        paths = write_report(bundle, out)
+    except InputError as exc:
+        _fail_input(exc)
+        return
+    console.print(f"report written to [bold]{paths.html}[/bold] (data: {paths.json}, "
+                  f"{time.perf_counter() - started:.2f} s)", soft_wrap=True)
 
 
 @app.command()
@@ -194,6 +217,38 @@ def tau2_check(bundle: Path = typer.Argument(..., help="A bundle folder written 
     console.print(f"{'FAIL' if failed else 'PASS'}: {len(rows) - failed} of {len(rows)} tasks score gold 1.0 and "
                   f"empty 0.0 in tau2 ({time.perf_counter() - started:.2f} s)")
     if failed:
+        raise typer.Exit(1)
+
+
+@app.command("lint-tasks")
+def lint_tasks(
+    folder: Path = typer.Argument(..., help="A tau2 domain folder: tasks.json (or tasks/task_*.json), "
+                                            "split_tasks.json, optionally db.json/db.toml, the policy."),
+    output_format: str = typer.Option("text", "--format", help="text, json or junit"),
+    tasks_file: Optional[str] = typer.Option(None, "--tasks", help="The task file when the folder holds several "
+                                                                   "(e.g. tasks_small.json)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
+    no_replay: bool = typer.Option(False, "--no-replay", help="Data checks only: do not replay gold in tau2."),
+) -> None:
+    """Check any tau2 task folder for task-authoring defects K1-K20 (exit 1 on errors, 2 on bad input)."""
+    from taugen.validators import foreign
+
+    if output_format not in foreign.FORMATS:
+        print(f"error: --format must be one of {', '.join(foreign.FORMATS)}, not {output_format!r}", file=sys.stderr)
+        raise typer.Exit(2)
+    try:
+        findings = foreign.lint_task_folder(folder, tasks_file, replay=not no_replay)
+        subjects = foreign.task_ids(folder, tasks_file)
+    except InputError as exc:
+        _fail_input(exc)
+        return
+    text = foreign.render(findings, output_format, str(folder), subjects)
+    if output is not None:
+        output.write_text(text, encoding="utf-8")
+        print(f"wrote {output}")
+    else:
+        sys.stdout.write(text)
+    if any(f.severity == "error" for f in findings):
         raise typer.Exit(1)
 
 

@@ -32,7 +32,11 @@ def validators() -> dict[str, Validator]:
     """Every registered validator by name (built-ins first imported)."""
     import taugen.validators.chronology  # noqa: F401
     import taugen.validators.corpus  # noqa: F401
+    import taugen.validators.defects  # noqa: F401
     import taugen.validators.leakage  # noqa: F401
+    import taugen.validators.realism  # noqa: F401
+    import taugen.validators.routes  # noqa: F401
+    import taugen.validators.sufficiency  # noqa: F401
     import taugen.validators.tasks  # noqa: F401
 
     for entry in entry_points(group="taugen.validators"):
