@@ -59,7 +59,7 @@ POLICY_DOCUMENT = "policy_document"
 # Media of the built-in genres (a genre may declare ``medium`` and ``substitute`` itself).
 _MEDIA = {"call_recording": "audio", "flowchart": "image", "web_screenshots": "image", "web_screenshot": "image"}
 _SUBSTITUTES = {"call_recording": ("support_transcript", "phone"), "flowchart": ("pdf_document", "handbook"),
-                "web_screenshots": ("knowledge_base_archive", ""), "web_screenshot": ("knowledge_base_archive", "")}
+                "web_screenshot": ("knowledge_base_archive", "")}
 # Long-form ranges in words of running text, by (genre, variant); '' = any variant. A genre may declare
 # ``long_words`` = (low, high) itself.
 _LONG_WORDS = {("pdf_document", "handbook"): (2500, 36000)}
