@@ -175,7 +175,7 @@ def test_a_validation_error_writes_nothing_and_keeps_the_old_bundle(tmp_path, mo
     destination.mkdir()
     (destination / "sentinel.txt").write_text("previous bundle")
     monkeypatch.setattr(pipeline, "validate_files",
-                        lambda files, source, on_validator=None: [error("test", "planted", "x", "planted error")])
+                        lambda files, source, on_validator=None, texts=None: [error("test", "planted", "x", "planted error")])
     result = build("banking", "medium", seed=1, out=tmp_path)
     assert not result.ok and result.path is None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["banking-medium-0.1.0"]

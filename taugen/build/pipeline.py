@@ -28,9 +28,6 @@ from taugen.validators.findings import Finding, has_errors
 from taugen.validators.registry import run_validators
 
 PACKS_DIR = Path(__file__).resolve().parent.parent / "facts"
-_PRIMED_TEXTS: dict[str, str] = {}
-"""Texts the build already read back from the delivered files, by artifact id (set only while the
-build's own validation runs, so validators do not parse every PDF and workbook twice)."""
 Progress = Callable[[str, str], None]
 """``progress(stage, detail)``: called when a stage starts and as it advances."""
 
@@ -138,12 +135,9 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         assembled = assemble_bundle(pack, definition, preset, seed, world.model_dump(mode="json"), tasks, plan,
                                     rendered, policy_text, extract, templates)
     with stages.stage("validate"):
-        _PRIMED_TEXTS.clear()
-        _PRIMED_TEXTS.update(extract)  # the same reader on the same bytes: validators need not re-read them
-        try:
-            findings = validate_files(assembled.files, "<build>", lambda name: stages.progress("validate", name))
-        finally:
-            _PRIMED_TEXTS.clear()
+        # The render workers already read every delivered file back with the genre's reader: reuse it.
+        findings = validate_files(assembled.files, "<build>", lambda name: stages.progress("validate", name),
+                                  texts=extract)
     files = _with_report(assembled.files, findings, assembled.name)
     destination = out / bundle_name(pack, preset)
     written = None
@@ -155,12 +149,16 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
                        timings=stages.timings)
 
 
-def validate_files(files: BundleFiles, source: str, on_validator: Callable[[str], None] | None = None) -> list[Finding]:
-    """Run every validator over bundle files (the validation report itself is ignored)."""
+def validate_files(files: BundleFiles, source: str, on_validator: Callable[[str], None] | None = None,
+                   texts: dict[str, str] | None = None) -> list[Finding]:
+    """Run every validator over bundle files (the validation report itself is ignored).
+
+    ``texts`` (artifact id → text read back from its delivered files by the genre's own reader) spares
+    validators a second read of the same bytes during a build; ``taugen validate`` leaves it out.
+    """
     content = {path: data for path, data in files.items()
                if not path.startswith("author/validation.") and path != "SHA256SUMS"}
-    view = BundleView(content, source=source)
-    view._text_cache.update(_PRIMED_TEXTS)
+    view = BundleView(content, source=source, _text_cache=dict(texts or {}))
     return run_validators(view, on_validator)
 
 
