@@ -37,13 +37,12 @@ from taugen.generators.corpus.genre import (
 )
 from taugen.generators.corpus.genres.workplace import (
     TEAMS,
-    TOKEN_BUDGET,
     cast,
     counterpart,
     long_day,
     plan_frame,
+    render_within_budget,
     subject_phrase,
-    token_count,
     upper_first,
     window,
     working_spread,
@@ -171,13 +170,7 @@ class DecisionRegisterGenre(Genre):
         Raises:
             ValueError: more renditions than ``max_facts``.
         """
-        if len(plan.renditions) > self.max_facts:
-            raise ValueError(f"{plan.artifact_id}: decision_register holds at most {self.max_facts} facts")
-        for shrink in range(4):
-            artifact = self._render(plan, context, shrink)
-            if token_count(artifact.author_text) <= TOKEN_BUDGET:
-                break
-        return artifact
+        return render_within_budget(self, plan, context)
 
     def _render(self, plan: ArtifactPlan, context: RenderContext, shrink: int) -> RenderedArtifact:
         rng = plan.rng(f"register-{shrink}" if shrink else "register")

@@ -44,14 +44,13 @@ from taugen.generators.corpus.genre import (
     register_genre,
 )
 from taugen.generators.corpus.genres.workplace import (
-    TOKEN_BUDGET,
     Colleague,
     cast,
     counterpart,
     in_force_from,
     plan_frame,
+    render_within_budget,
     subject_phrase,
-    token_count,
     upper_first,
     window,
     working_spread,
@@ -144,13 +143,7 @@ class IssueTrackerExportGenre(Genre):
         Raises:
             ValueError: more renditions than ``max_facts``.
         """
-        if len(plan.renditions) > self.max_facts:
-            raise ValueError(f"{plan.artifact_id}: issue_tracker_export holds at most {self.max_facts} facts")
-        for shrink in range(4):
-            artifact = self._render(plan, context, shrink)
-            if token_count(artifact.author_text) <= TOKEN_BUDGET:
-                break
-        return artifact
+        return render_within_budget(self, plan, context)
 
     def _render(self, plan: ArtifactPlan, context: RenderContext, shrink: int) -> RenderedArtifact:
         rng = plan.rng(f"issues-{shrink}" if shrink else "issues")

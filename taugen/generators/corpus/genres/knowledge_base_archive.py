@@ -39,14 +39,13 @@ from taugen.generators.corpus.genre import (
 )
 from taugen.generators.corpus.genres.workplace import (
     TEAMS,
-    TOKEN_BUDGET,
     cast,
     item_label,
     long_day,
     office_time,
     plan_frame,
+    render_within_budget,
     subject_phrase,
-    token_count,
     upper_first,
     visible_text,
     window,
@@ -181,13 +180,7 @@ class KnowledgeBaseArchiveGenre(Genre):
         Raises:
             ValueError: more renditions than ``max_facts``.
         """
-        if len(plan.renditions) > self.max_facts:
-            raise ValueError(f"{plan.artifact_id}: knowledge_base_archive holds at most {self.max_facts} facts")
-        for shrink in range(4):
-            artifact = self._render(plan, context, shrink)
-            if token_count(artifact.author_text) <= TOKEN_BUDGET:
-                break
-        return artifact
+        return render_within_budget(self, plan, context)
 
     def _render(self, plan: ArtifactPlan, context: RenderContext, shrink: int) -> RenderedArtifact:
         rng = plan.rng(f"kb-{shrink}" if shrink else "kb")

@@ -48,15 +48,18 @@ from taugen.generators.corpus.genre import (
     register_genre,
     shown_as_history,
 )
-from taugen.generators.corpus.genres.support_transcript import history_framing, join_statement, offset_label
+from taugen.generators.corpus.genres.support_transcript import (
+    history_framing,
+    join_statement,
+    offset_label,
+)
 from taugen.generators.corpus.genres.workplace import (
-    TOKEN_BUDGET,
     Colleague,
     cast,
     counterpart,
     plan_frame,
+    render_within_budget,
     subject_phrase,
-    token_count,
     window,
     zone,
 )
@@ -269,13 +272,7 @@ class MeetingTranscriptGenre(Genre):
         Raises:
             ValueError: more renditions than ``max_facts``.
         """
-        if len(plan.renditions) > self.max_facts:
-            raise ValueError(f"{plan.artifact_id}: meeting_transcript holds at most {self.max_facts} facts")
-        for shrink in range(4):
-            artifact = self._render(plan, context, shrink)
-            if token_count(artifact.author_text) <= TOKEN_BUDGET:
-                break
-        return artifact
+        return render_within_budget(self, plan, context)
 
     def _render(self, plan: ArtifactPlan, context: RenderContext, shrink: int) -> RenderedArtifact:
         rng = plan.rng(f"meeting-{shrink}" if shrink else "meeting")

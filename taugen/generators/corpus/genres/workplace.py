@@ -76,6 +76,22 @@ class Colleague:
         return f"{self.first} {self.last}"
 
 
+def render_within_budget(genre, plan: ArtifactPlan, context: RenderContext):
+    """Render through ``genre._render(plan, context, shrink)``, shrinking (0 to 3) until the author text
+    fits :data:`TOKEN_BUDGET` tokens; the last attempt is returned even if it does not fit.
+
+    Raises:
+        ValueError: the plan holds more renditions than ``genre.max_facts``.
+    """
+    if len(plan.renditions) > genre.max_facts:
+        raise ValueError(f"{plan.artifact_id}: {genre.name} holds at most {genre.max_facts} facts")
+    for shrink in range(4):
+        artifact = genre._render(plan, context, shrink)
+        if token_count(artifact.author_text) <= TOKEN_BUDGET:
+            break
+    return artifact
+
+
 def token_count(text: str) -> int:
     """Words and punctuation marks: the same estimate the build and its realism gates use."""
     return len(_TOKEN.findall(text))
