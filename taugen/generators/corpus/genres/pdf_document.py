@@ -353,22 +353,7 @@ class PdfDocumentGenre(Genre):
                 story.append(_para(text, "body"))
             if current:
                 section += 1
-                story.append(_para(f"{section}  Rules in force", "h1", keepWithNext=1))
-                headings.append("Rules in force")
-                groups: dict[str, list] = {}
-                for rendition in current:
-                    groups.setdefault(_heading_for(plan.facts[rendition.fact_id]), []).append(rendition)
-                for sub, (heading, members) in enumerate(groups.items(), start=1):
-                    story.append(_para(f"{section}.{sub}  {heading}", "h2", keepWithNext=1))
-                    headings.append(heading)
-                    for rendition in members:
-                        fact = plan.facts[rendition.fact_id]
-                        story.append(_para(rendition.text, "rule", (rendition.fact_id,), atomic=True,
-                                           keepWithNext=1 if fact.applies_to else 0))
-                        if fact.applies_to:
-                            story.append(_para(f"Applies to: {_products(fact, context)}", "applies"))  # a label, not a sentence
-                        else:
-                            story.append(Spacer(1, 6))
+                _rules_in_force(story, headings, section, current, plan, context)
             section += 1
             story.append(_para(f"{section}  Handling notes", "h1", keepWithNext=1))
             headings.append("Handling notes")
@@ -424,22 +409,7 @@ class PdfDocumentGenre(Genre):
                            f"contact-centre colleagues; send corrections to {owner.split()[0]} directly.", "body"))
         if current:
             number += 1
-            story.append(_para(f"{number}  Rules in force", "h1", keepWithNext=1))
-            headings.append("Rules in force")
-            groups: dict[str, list] = {}
-            for rendition in current:
-                groups.setdefault(_heading_for(plan.facts[rendition.fact_id]), []).append(rendition)
-            for sub, (heading, members) in enumerate(groups.items(), start=1):
-                story.append(_para(f"{number}.{sub}  {heading}", "h2", keepWithNext=1))
-                headings.append(heading)
-                for rendition in members:
-                    fact = plan.facts[rendition.fact_id]
-                    story.append(_para(rendition.text, "rule", (rendition.fact_id,), atomic=True,
-                                       keepWithNext=1 if fact.applies_to else 0))
-                    if fact.applies_to:
-                        story.append(_para(f"Applies to: {_products(fact, context)}", "applies"))  # a label, not a sentence
-                    else:
-                        story.append(Spacer(1, 6))
+            _rules_in_force(story, headings, number, current, plan, context)
         for section in sections:
             number += 1
             story.append(_para(f"{number}  {section.heading}", "h1", keepWithNext=1))
@@ -615,3 +585,24 @@ class PdfDocumentGenre(Genre):
                                       f"page_facts names page {number} of {len(texts)}"))
         return findings
 
+
+def _rules_in_force(story: list, headings: list[str], number: int, current: list, plan: ArtifactPlan,
+                    context: RenderContext) -> None:
+    """Append section ``number`` "Rules in force": current renditions grouped under sub-headings, each
+    followed by its products label (or a spacer). Shared by the long and the short handbook."""
+    story.append(_para(f"{number}  Rules in force", "h1", keepWithNext=1))
+    headings.append("Rules in force")
+    groups: dict[str, list] = {}
+    for rendition in current:
+        groups.setdefault(_heading_for(plan.facts[rendition.fact_id]), []).append(rendition)
+    for sub, (heading, members) in enumerate(groups.items(), start=1):
+        story.append(_para(f"{number}.{sub}  {heading}", "h2", keepWithNext=1))
+        headings.append(heading)
+        for rendition in members:
+            fact = plan.facts[rendition.fact_id]
+            story.append(_para(rendition.text, "rule", (rendition.fact_id,), atomic=True,
+                               keepWithNext=1 if fact.applies_to else 0))
+            if fact.applies_to:
+                story.append(_para(f"Applies to: {_products(fact, context)}", "applies"))  # a label, not a sentence
+            else:
+                story.append(Spacer(1, 6))
