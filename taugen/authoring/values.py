@@ -321,15 +321,16 @@ def normalise_text(text: str) -> str:
     return _SPACE.sub(" ", text.translate(_QUOTES)).strip().lower()
 
 
-def find_surface_form(value: _Value, text: str) -> str | None:
+def find_surface_form(value: _Value, text: str, normalised: bool = False) -> str | None:
     """Return the first accepted surface form of ``value`` found in ``text``, or None.
 
-    Numbers must stand alone: ``$35`` does not match inside ``$350``.
+    Numbers must stand alone: ``$35`` does not match inside ``$350``. Pass ``normalised=True`` when
+    ``text`` already went through :func:`normalise_text` (spares normalising a long record per value).
     """
-    haystack = normalise_text(text)
+    haystack = text if normalised else normalise_text(text)
     for form in sorted(value.surface_forms(), key=len, reverse=True):
         needle = normalise_text(form)
-        if not needle:
+        if not needle or needle not in haystack:  # the plain substring test rules most forms out cheaply
             continue
         pattern = re.escape(needle)
         if needle[0].isalnum() or needle[0] in "$€£":

@@ -77,7 +77,7 @@ def check_placement(view: BundleView) -> list[Finding]:
             fact_id = rendition["fact_id"]
             subject = f"{fact_id}@{artifact_id}"
             value = view.fact_value(fact_id) if fact_id in manifest["facts"] else None
-            if value is not None and find_surface_form(value, text) is None:
+            if value is not None and find_surface_form(value, normalised, normalised=True) is None:
                 findings.append(error("placement", "value_not_found", subject,
                                       f"no accepted form of {value.canonical()!r} in the delivered {entry['genre']}",
                                       evidence=rendition["text"],
