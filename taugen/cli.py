@@ -220,6 +220,57 @@ def tau2_check(bundle: Path = typer.Argument(..., help="A bundle folder written 
         raise typer.Exit(1)
 
 
+@app.command()
+def mutate(
+    bundle: Path = typer.Argument(..., help="A good bundle folder written by taugen build."),
+    out: Path = typer.Option(..., "--out", help="Folder for the mutant bundles and kill_report.json."),
+    kind: Optional[list[str]] = typer.Option(None, "--kind", help="Only these defect kinds (repeatable, e.g. K3)."),
+) -> None:
+    """Plant realistic defects of every kind K1-K20 into a bundle, validate each mutant and print the
+    kill rate per kind (exit 1 when a mutant survives or the clean bundle has errors, 2 on bad input)."""
+    from taugen.build.files import read_bundle
+    from taugen.validators.mutation.model import KINDS
+    from taugen.validators.mutation.runner import run_mutation, write_mutants
+
+    wanted = {k.upper() for k in kind} if kind else None
+    if wanted and wanted - set(KINDS):
+        print(f"error: --kind must be K1..K20, not {', '.join(sorted(wanted - set(KINDS)))}", file=sys.stderr)
+        raise typer.Exit(2)
+    started = time.perf_counter()
+    try:
+        files = read_bundle(bundle)
+        with console.status("validating the clean bundle and each mutant") as status:
+            def progress(result) -> None:
+                verdict = "n/a" if not result.applicable else ("killed" if result.killed else "SURVIVED")
+                status.update(f"{result.operator.mutant_id}: {verdict}")
+
+            result = run_mutation(files, str(bundle), wanted, progress)
+        write_mutants(result, bundle, out)
+    except InputError as exc:
+        _fail_input(exc)
+        return
+    table = Table(title=f"Kill rate per kind ({bundle.name})")
+    for column in ("kind", "operators", "applicable", "killed", "kill rate"):
+        table.add_column(column, justify="left" if column == "kind" else "right")
+    for name, row in result.per_kind().items():
+        if row["operators"]:
+            rate = f"{row['killed'] / row['applicable']:.0%}" if row["applicable"] else "-"
+            table.add_row(name, str(row["operators"]), str(row["applicable"]), str(row["killed"]), rate)
+    console.print(table)
+    for survivor in result.survivors:
+        console.print(f"SURVIVED {survivor.operator.mutant_id} ({survivor.mutant.subject}): "
+                      f"{survivor.operator.description}", soft_wrap=True)
+    for finding in result.clean_errors:
+        console.print(f"clean bundle error: {finding.check} {finding.code} {finding.subject}: {finding.message}",
+                      soft_wrap=True)
+    applicable = sum(r.applicable for r in result.results)
+    console.print(f"{sum(r.killed for r in result.results)} of {applicable} mutants killed "
+                  f"({result.kill_rate():.1%}); {len(result.clean_errors)} errors on the clean bundle; "
+                  f"mutants and kill_report.json in {out} ({time.perf_counter() - started:.1f} s)", soft_wrap=True)
+    if result.survivors or result.clean_errors:
+        raise typer.Exit(1)
+
+
 @app.command("lint-tasks")
 def lint_tasks(
     folder: Path = typer.Argument(..., help="A tau2 domain folder: tasks.json (or tasks/task_*.json), "
