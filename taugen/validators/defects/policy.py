@@ -8,10 +8,11 @@ objects and the bundle's typed facts, so it runs on taugen bundles (not on forei
   (a forbidden write is K1, an amount that differs from what the facts compute is K3, a broken tool
   contract is K2). After the last step, obligations are settled (a write the policy requires but the
   gold lacks is K11).
-* K9: each gold write is replaced, one at a time, by the rules' alternatives (other reasons, shipping
-  options, departments; amounts recomputed from the facts); an alternative that replays without a tool
-  error or an error-level violation, reaches a different end state, and does not contradict a value the
-  user states is another policy-compliant end state meeting the goal.
+* K9: each gold write that itself complies is replaced, one at a time, by the rules' alternatives (other
+  reasons, shipping options, departments; amounts recomputed from the facts) and by the same write on
+  another fee of the same type that the scenario does not tell apart; an alternative that replays
+  without a tool error or an error-level violation, reaches a different end state, and does not
+  contradict a value the user states is another policy-compliant end state meeting the goal.
 * K17: every gold call is a decision "act" with the rules' inputs; every write the customer's state
   invites that the scenario mentions but the gold does not make is a decision "refuse". Two tasks with
   equal inputs for a rule and opposite decisions contradict each other.
@@ -29,7 +30,7 @@ from taugen.generators.policy import (
 )
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.defects.base import (
-    Defect, TaskSet, actions, mentions, scenario_text, task_id, to_findings, user_text,
+    Defect, TaskSet, actions, looks_like_id, mentions, scenario_text, task_id, to_findings, user_text,
 )
 from taugen.validators.defects.sources import taskset_for_view, taugen_start
 from taugen.validators.findings import Finding
@@ -124,6 +125,36 @@ def _k9(task: dict[str, Any], index: int, name: str, arguments: dict[str, Any], 
         rule="bounded search for other compliant end states meeting the goal; tighten the scenario or accept the set")
 
 
+def _fee_substitutes(toolkit: Toolkit, task: dict[str, Any], gold: list[dict[str, Any]],
+                     arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    """The same write aimed at another fee: "which of two eligible fees" (K9).
+
+    When a gold write's ``transaction_id`` names a fee (``kind == "fee"``), every other fee of the same
+    account and ``fee_type`` that no gold call targets is an option, unless the scenario tells the two
+    apart: some field (amount, date, description, id) whose gold value the scenario states and whose
+    other value it does not. Policy and replay then decide whether the option is another compliant end
+    state. Only fees: purchases are told apart by order words ("the later charge") that K15 judges.
+    """
+    transactions = getattr(toolkit.db, "transactions", None)
+    fee = transactions.get(arguments.get("transaction_id", "")) if transactions is not None else None
+    if fee is None or getattr(fee, "kind", None) != "fee":
+        return []
+    targeted = {(g.get("arguments") or {}).get("transaction_id") for g in gold}
+    text = scenario_text(task)
+    wanted = fee.model_dump(mode="json")
+    options = []
+    for other_id, other in sorted(transactions.items()):
+        if other_id in targeted or other.kind != "fee" or other.account_id != fee.account_id \
+                or other.fee_type != fee.fee_type:
+            continue
+        found = other.model_dump(mode="json")
+        if any(found.get(key) != value and mentions(text, value) and not mentions(text, found.get(key))
+               for key, value in wanted.items()):
+            continue
+        options.append({**arguments, "transaction_id": other_id})
+    return options
+
+
 def task_pass(taskset: TaskSet, task: dict[str, Any]) -> tuple[list[Defect], list[tuple[str, str, str, str]]]:
     """One replay of a task's gold through the policy: K1/K3/K2/K11 defects, K9 alternatives, and the
     task's K17 decision points ``(rule, tool, inputs json, "act"|"refuse")``."""
@@ -148,7 +179,10 @@ def task_pass(taskset: TaskSet, task: dict[str, Any]) -> tuple[list[Defect], lis
         if spec is not None and spec.kind != "read":
             for rule, inputs in decision_inputs(taskset.rules, context, name, arguments).items():
                 points.append((rule, name, json.dumps(inputs, sort_keys=True), "act"))
-            for option in alternatives(taskset.rules, context, name, arguments):
+            erring = any(v.severity == "error" and i == index for i, v in found)
+            options = [] if erring else alternatives(taskset.rules, context, name, arguments) + \
+                _fee_substitutes(toolkit, task, gold, arguments)
+            for option in options:
                 if _contradicts_user(task, arguments, option):
                     continue
                 if any(v.severity == "error" for v in evaluate(taskset.rules, toolkit.db, name, option, taskset.facts,
@@ -185,7 +219,8 @@ def _same_target(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 
 def _described(record: Any, text: str) -> int:
-    """How many of a record's identifying values the scenario states."""
+    """How many of a record's identifying values the scenario states (an identifier, such as a claim
+    number, counts twice: it names one record on its own)."""
     data = record.model_dump(mode="json") if hasattr(record, "model_dump") else {}
     hits = 0
     for key, value in data.items():
@@ -194,7 +229,7 @@ def _described(record: Any, text: str) -> int:
         if isinstance(value, (int, float)) and value < 0:
             value = -value
         if mentions(text, value):
-            hits += 1
+            hits += 2 if looks_like_id(value) else 1  # an identifier names one record on its own
     return hits
 
 
