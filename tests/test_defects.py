@@ -234,6 +234,50 @@ def test_k17_same_inputs_opposite_decisions(bundle_files):
     assert "K17" not in _codes(clean)
 
 
+def test_k9_which_of_two_eligible_fees(bundle_files):
+    def edit(tasks, say_which):
+        task = _task(tasks, "courtesy_overdraft_refund", alone=True)
+        fee_id = next(a for a in _gold(task) if a["name"] == "refund_fee")["arguments"]["transaction_id"]
+        patch = task["initial_state"]["initialization_data"]["agent_data"]
+        fee = patch["transactions"][fee_id]
+        patch["transactions"]["TX-SECOND01"] = {**fee, "transaction_id": "TX-SECOND01", "posted_on": "2026-03-09"}
+        if not say_which:  # the scenario no longer states the date that tells the two fees apart
+            import re
+
+            info = task["user_scenario"]["instructions"]
+            info["known_info"] = re.sub(r"charged on \w+ \d+ ", "charged ", info["known_info"])
+        _only(tasks, task)
+
+    k9 = [f for f in policy.check_policy_defects(_view(bundle_files("easy"), lambda t: edit(t, False)))
+          if f.code == "K9"]
+    assert k9 and "TX-SECOND01" in k9[0].message and k9[0].severity == "error"
+    pinned = policy.check_policy_defects(_view(bundle_files("easy"), lambda t: edit(t, True)))
+    assert "K9" not in _codes(pinned)
+
+
+def test_k9_is_not_reported_for_the_fix_of_a_wrong_gold_amount(bundle_files):
+    def edit(tasks):
+        task = _task(tasks, "lost_card_replacement", alone=True)
+        call = next(a for a in _gold(task) if a["name"] == "order_replacement_card")
+        call["arguments"]["fee"] = 7.0
+        _only(tasks, task)
+
+    codes = _codes(policy.check_policy_defects(_view(bundle_files("easy"), edit)))
+    assert "K3" in codes and "K9" not in codes
+
+
+def test_k17_a_claim_named_by_its_number_is_a_refused_decision(bundle_files):
+    def edit(tasks):
+        acting, refusing = sorted((t for t in tasks if t["id"].startswith("[banking]provisional_credit_overdue[")),
+                                  key=lambda t: t["id"])[:2]
+        refusing["evaluation_criteria"]["actions"] = [a for a in _gold(refusing)
+                                                      if a["name"] != "issue_provisional_credit"]
+        tasks[:] = [acting, refusing]
+
+    k17 = [f for f in policy.check_policy_defects(_view(bundle_files("easy"), edit)) if f.code == "K17"]
+    assert k17 and "issue_provisional_credit" in k17[0].message
+
+
 # ------------------------------------------------------------------------------------------ K2 K14
 
 
