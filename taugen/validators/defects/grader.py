@@ -3,8 +3,12 @@
 tau2's reward is the product of the parts named in ``reward_basis`` (``../shared/reference/
 tau2-format.md`` §4). Rules:
 
-* every populated criterion is graded: ``communicate_info``, ``nl_assertions`` or ``env_assertions``
-  filled in but absent from ``reward_basis`` is a warning (the data looks checked and is not);
+* something is graded: an empty ``reward_basis`` is an error (tau2 multiplies no parts: every run
+  scores 1);
+* every populated criterion is graded: a ``communicate_info`` string that neither COMMUNICATE nor a
+  graded NL assertion checks is an error (the task says what the agent must say, and nothing looks);
+  ``nl_assertions`` or ``env_assertions`` filled in but absent from ``reward_basis`` is a warning (often
+  kept as documentation);
 * no graded part is vacuous: a basis part whose criterion is empty always gives 1.0 (warning; an error
   when every graded part is vacuous, so every run scores 1);
 * a ``communicate_info`` string must be able to match and must not match by accident: a comma (tau2
@@ -16,8 +20,9 @@ tau2-format.md`` §4). Rules:
 * one wrong write flips the reward: a gold write that leaves the graded databases unchanged is not
   graded at all (a wrong version of it, or none, scores the same).
 
-For taugen bundles the do-nothing and unneeded-write parts are already certificate checks
-(``taugen.validators.tasks``); they are not repeated here.
+For taugen bundles the unneeded-write and failing-env-assertion parts are already certificate checks
+(``taugen.validators.tasks``) and are not repeated here; the do-nothing run is checked for every task
+set, since it is this kind's own rule.
 """
 
 from __future__ import annotations
@@ -49,13 +54,24 @@ def _communicate_problem(info: str, taskset: TaskSet) -> str | None:
         return "is a statement about the agent, not words the agent says; as a substring it will never match"
     token = text.strip()
     if len(token) <= 2 or re.fullmatch(r"\d{1,2}", token):
-        return f"'{token}' is so short that almost any reply contains it"
+        return "is so short that almost any reply contains it"
     if re.fullmatch(r"[A-Za-z]+", token) and taskset.db is not None:
         owners = {path.rsplit(".", 1)[0].split("[")[0] for key, path in taskset.db_index.where(token)}
         lower = {path for key, path in taskset.db_index.where(token.lower())}
         if len(owners) + len(lower) >= 5:
             return f"'{token}' is a common option value in the database; a reply listing every option contains it"
     return None
+
+
+def _ungraded_communicate(data: dict[str, Any], basis: list[str]) -> list[str]:
+    """The communicate_info strings no graded part checks: COMMUNICATE is not graded and no graded NL
+    assertion states the string (case and commas ignored)."""
+    if "COMMUNICATE" in basis:
+        return []
+    said = " ".join(data.get("nl_assertions") or []) if "NL_ASSERTION" in basis else ""
+    said = said.replace(",", "").lower()
+    return [str(info) for info in data.get("communicate_info") or []
+            if str(info).replace(",", "").lower().strip() not in said]
 
 
 def _do_nothing(taskset: TaskSet, task: dict[str, Any]) -> tuple[float | None, str]:
@@ -113,9 +129,18 @@ def grader_defects(taskset: TaskSet) -> list[Defect]:
                                   "the task has no evaluation criteria: tau2 gives every run reward 1", rule=RULE))
             continue
         basis = reward_basis(task)
+        if not basis:
+            defects.append(Defect("K12", "error", identifier, "evaluation_criteria.reward_basis",
+                                  "reward_basis is empty: tau2's reward is the product of no parts, so every run "
+                                  "scores 1", rule=RULE))
+            continue
+        for info in _ungraded_communicate(data, basis):
+            defects.append(Defect("K12", "error", identifier, "evaluation_criteria.communicate_info",
+                                  f"communicate_info {info!r} is never graded: COMMUNICATE is not in reward_basis "
+                                  f"{basis} and no graded NL assertion states it", evidence=str(info), rule=RULE))
         for part, key in _PARTS.items():
-            if part == "ACTION":
-                continue  # actions also derive the gold database: populated and ungraded is normal
+            if part in ("ACTION", "COMMUNICATE"):
+                continue  # actions also derive the gold database; communicate_info is checked above
             if data.get(key) and part not in basis:
                 defects.append(Defect("K12", "warning", identifier, f"evaluation_criteria.{key}",
                                       f"{key} is filled in but {part} is not in reward_basis {basis}: it is never graded",
@@ -141,12 +166,12 @@ def grader_defects(taskset: TaskSet) -> list[Defect]:
                 defects.append(Defect("K12", "warning", identifier, f"evaluation_criteria.actions[{position}].compare_args",
                                       f"ACTION grading of write {action.get('name')} compares no argument: any "
                                       "arguments pass", rule=RULE))
-        if taskset.taugen:
-            continue  # do-nothing and unneeded writes are certificate checks of taugen bundles
         reward, why = _do_nothing(taskset, task)
         if reward == 1.0 and not (vacuous and len(vacuous) == len(set(basis))):
             defects.append(Defect("K12", "error", identifier, "evaluation_criteria",
                                   f"a do-nothing run scores 1 ({why})", evidence=str(basis), rule=RULE))
+        if taskset.taugen:
+            continue  # failing env assertions and unneeded writes are certificate checks of taugen bundles
         replay = taskset.replay(task)
         if replay is None or replay.init_error is not None:
             continue
