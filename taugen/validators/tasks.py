@@ -8,7 +8,8 @@
   (fresh DB, ``initialization_data`` deep-merged, gold actions in order) raises no tool error, reaches
   the certified gold DB hash, differs from the do-nothing DB, and needs every write (dropping one
   changes the final DB);
-* duplicates: no two tasks share a normalised scenario and gold writes (defect kind K19).
+* duplicates: no two tasks share a normalised scenario (case, spacing and punctuation ignored) and gold
+  writes (in order, action ids ignored; reads may differ): defect kind K19, reported with code ``K19``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import re
 from typing import Any
 
 from taugen.generators.environment import Toolkit, clone, deep_merge
@@ -57,6 +59,22 @@ def _schema_findings(task: dict[str, Any]) -> list[str]:
         if "," in info:
             problems.append(f"communicate_info {info!r} contains a comma and can never match")
     return problems
+
+
+def normalised_scenario(scenario: Any) -> str:
+    """A user scenario as one comparable string: every text value lower-cased, punctuation turned into
+    spaces and runs of whitespace (newlines included) collapsed; keys sorted. Two scenarios that differ
+    only in case, spacing, line breaks or punctuation give the same string."""
+    def normal(value: Any) -> Any:
+        if isinstance(value, str):
+            return " ".join(re.sub(r"[^\w\s]", " ", value.lower()).split())
+        if isinstance(value, dict):
+            return {key: normal(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [normal(item) for item in value]
+        return value
+
+    return json.dumps(normal(scenario), sort_keys=True)
 
 
 def _toolkit_class(view: BundleView) -> type[Toolkit]:
@@ -140,11 +158,11 @@ def check_tasks(view: BundleView) -> list[Finding]:
             if reduced.db_hash() == final.db_hash():
                 findings.append(error("certificate", "unneeded_write", task_id,
                                       f"dropping {actions[index]['action_id']} leaves the graded DB unchanged"))
-        scenario = json.dumps(task.get("user_scenario"), sort_keys=True).lower()
+        scenario = normalised_scenario(task.get("user_scenario"))
         gold_writes = json.dumps([actions[i] | {"action_id": None} for i in writes], sort_keys=True)
-        signature = hashlib.sha256(f"{' '.join(scenario.split())}|{gold_writes}".encode()).hexdigest()
+        signature = hashlib.sha256(f"{scenario}|{gold_writes}".encode()).hexdigest()
         if signature in signatures:
-            findings.append(error("tasks", "duplicate_task", task_id, f"same scenario and gold writes as "
-                                  f"{signatures[signature]}", rule="K19: no duplicate tasks"))
+            findings.append(error("tasks", "K19", task_id, f"duplicate task: same normalised scenario and gold "
+                                  f"writes as {signatures[signature]}", rule="K19: hash normalised scenario + gold writes"))
         signatures.setdefault(signature, task_id)
     return findings
