@@ -8,8 +8,9 @@ in the other (a table row and the sentence that restates it) is a warning. State
 
 For taugen bundles the facts are typed already: two facts of one family in force at once (``fee_x`` and
 ``fee_x_2025`` both current) or two current facts whose statements differ only in the value are active
-conflicts, and the runtime policy's own prose (the lines that are not rendered fact statements) must
-not state a current fact's subject with another value.
+conflicts, the runtime policy's own prose (the lines that are not rendered fact statements) must
+not state a current fact's subject with another value, and no record may restate a current fact with a
+value that no version of the fact ever had (unless it is a declared contested decoy).
 """
 
 from __future__ import annotations
@@ -96,11 +97,16 @@ def _conflicts(items: list[tuple[str, str, set[str], str]]) -> list[tuple[str, s
     for position, (_, _, words, _) in enumerate(items):
         for word in words:
             by_word.setdefault(word, []).append(position)
-    for i, (text_a, value_a, words_a, masked_a) in enumerate(items):
-        rarest = min(words_a, key=lambda w: len(by_word[w]))
-        for j in by_word[rarest]:
-            if j <= i:
+    seen: set[tuple[int, int]] = set()
+    for first, (_, _, words_first, _) in enumerate(items):
+        # a statement whose words all occur in another shares its rarest word with it: look both ways
+        rarest = min(words_first, key=lambda w: len(by_word[w]))
+        for second in by_word[rarest]:
+            i, j = min(first, second), max(first, second)
+            if i == j or (i, j) in seen:
                 continue
+            seen.add((i, j))
+            text_a, value_a, words_a, masked_a = items[i]
             text_b, value_b, words_b, masked_b = items[j]
             if _kind(value_a) != _kind(value_b) or _normal(value_a) == _normal(value_b):
                 continue
@@ -142,7 +148,71 @@ def fact_conflicts(facts: dict[str, dict[str, Any]]) -> list[Defect]:
     return defects
 
 
-def document_defects(taskset: TaskSet) -> list[Defect]:
+def _versions(fact_id: str, facts: dict[str, dict[str, Any]]) -> list[str]:
+    """``fact_id`` and every fact it supersedes or is superseded by (the fact's whole history)."""
+    found, queue = [], [fact_id]
+    while queue:
+        current = queue.pop()
+        if current in found or current not in facts:
+            continue
+        found.append(current)
+        queue += [facts[current].get("supersedes"), facts[current].get("superseded_by")]
+    return found
+
+
+def record_conflicts(facts: dict[str, dict[str, Any]], contested: dict[str, Any], records: dict[str, str],
+                     now: dt.datetime | None) -> list[Defect]:
+    """Records restating a current fact with a value no version of it ever had.
+
+    Args:
+        facts: the manifest's facts (fact id → ``statement``, ``current``, ``supersedes`` …).
+        contested: the manifest's declared contested facts (fact id → ``decoys`` with typed values);
+            a decoy's value is a declared disagreement, not a contradiction.
+        records: artifact id → the text a reader extracts from the record.
+        now: the world's now (statements dated as history or as a future change are skipped).
+
+    A record statement is about a fact when it holds the fact's whole statement with the value masked
+    (the same wording, perhaps inside a longer sentence; a looser match on content words pairs "Virginia"
+    with "West Virginia" and one product's fee with another's); it conflicts when its value has the fact's type and
+    equals neither the fact's value, nor a superseded or later version's, nor a declared decoy. History
+    of a rule (an older version in an older record) is a chronology question (K20), not a conflict.
+    """
+    items: list[tuple[str, tuple[str, str, set[str], str]]] = []
+    by_word: dict[str, list[int]] = {}
+    for artifact_id, text in sorted(records.items()):
+        for item in statements(text, now):
+            for word in item[2]:
+                by_word.setdefault(word, []).append(len(items))
+            items.append((artifact_id, item))
+    defects = []
+    for fact_id, fact in sorted(facts.items()):
+        own = statements(fact.get("statement", ""))
+        if not fact.get("current") or len(own) != 1 or len(_VALUE.findall(fact["statement"])) != 1:
+            continue
+        _, value, words, masked = own[0]
+        if any(word not in by_word for word in words):
+            continue
+        allowed = {_normal(_VALUE.findall(facts[v]["statement"])[0]) for v in _versions(fact_id, facts)
+                   if len(_VALUE.findall(facts[v].get("statement", ""))) == 1}
+        allowed |= {_normal(str((decoy.get("value") or {}).get("amount")))
+                    for decoy in (contested.get(fact_id) or {}).get("decoys") or []}
+        reported: set[str] = set()
+        for position in by_word[min(words, key=lambda w: len(by_word[w]))]:
+            artifact_id, (text, other, other_words, other_masked) = items[position]
+            if artifact_id in reported or _kind(other) != _kind(value) or _normal(other) in allowed:
+                continue
+            if masked.rstrip(".") in other_masked:
+                reported.add(artifact_id)
+                defects.append(Defect("K13", "error", None, f"{artifact_id}:{fact_id}",
+                                      f"record {artifact_id} states fact {fact_id} as {other}, a value no version of "
+                                      f"the fact has ({value} in force)", evidence=text[:300], rule=RULE))
+    return defects
+
+
+def document_defects(taskset: TaskSet, records: dict[str, str] | None = None,
+                     contested: dict[str, Any] | None = None) -> list[Defect]:
+    """K13 findings of a task set's documents; ``records`` (artifact id → text) and ``contested`` (the
+    manifest's declared contested facts) add the records of a taugen bundle."""
     defects = []
     facts = getattr(taskset.facts, "facts", None)
     for name, text in sorted(taskset.documents.items()):
@@ -167,6 +237,8 @@ def document_defects(taskset: TaskSet) -> list[Defect]:
                         defects.append(Defect("K13", "error", None, f"facts:{fact_id}",
                                               f"the runtime policy states fact {fact_id} with another value",
                                               evidence=f"{first!r} vs {second!r}", rule=RULE))
+        if records:
+            defects += record_conflicts(facts, contested or {}, records, taskset.now)
     return defects
 
 
@@ -174,4 +246,6 @@ def document_defects(taskset: TaskSet) -> list[Defect]:
 def check_documents(view: BundleView) -> list[Finding]:
     """K13 on a taugen bundle (see module docstring)."""
     taskset = taskset_for_view(view)
-    return to_findings(CHECK, document_defects(taskset), taskset.tasks)
+    records = {artifact_id: view.text(artifact_id) for artifact_id, entry in sorted(view.manifest["artifacts"].items())
+               if entry["genre"] != "policy_document"}
+    return to_findings(CHECK, document_defects(taskset, records, view.manifest.get("contested")), taskset.tasks)
