@@ -12,6 +12,9 @@ from each record. It looks for:
 * generation timestamps: ISO timestamps or dates after the world's ``now``, the build machine's current
   date (when it is after ``now``) in ISO, compact (``D:20261129``) or EXIF (``2026:11:29``) form, and ZIP
   member times after ``now``;
+* answer language in a record's text ("refund the $40 fee", "should be approved": the instruction a
+  task's gold carries out, :data:`taugen.validators.defects.data.ANSWER_LANGUAGE`; the policy document
+  states rules this way and is not scanned for it);
 * record file names that are not neutral content digests (defect kind K18).
 """
 
@@ -26,12 +29,14 @@ import zlib
 from pathlib import Path
 
 from taugen.validators.bundle_view import BundleView
+from taugen.validators.defects.data import ANSWER_LANGUAGE
 from taugen.validators.findings import Finding, error
 from taugen.validators.registry import validator
 
 AUTHOR_WORDS = ("answer key", "fact id", "fact_id", "distractor", "rendition", "carrier", "filler", "evaluator",
                 "ground truth", "gold action", "taugen", "client-held", "client_held", "supersession arc",
-                "author/", "manifest.json", "evidence surface")
+                "author/", "manifest.json", "evidence surface", "expected outcome", "expected answer",
+                "expected result", "correct answer", "correct action", "gold answer")
 _RECORD_NAME = re.compile(r"^kit/records/[0-9a-f]{16}\.[a-z0-9]+$")
 _TEXT_SUFFIXES = (".md", ".txt", ".eml", ".json", ".svg", ".csv", ".html", ".vtt", ".srt", ".dot")
 _WORDS = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(re.escape(w) for w in AUTHOR_WORDS) + r")(?![A-Za-z0-9_])",
@@ -141,7 +146,9 @@ def check_leakage(view: BundleView) -> list[Finding]:
             scans.append((f"{path} (text)", view.text(artifact_id)))
         hits: set[str] = set()
         stamps: set[str] = set()
-        for _where, text in scans:
+        for where, text in scans:
+            if where.endswith(" (text)") and (answer := ANSWER_LANGUAGE.search(text)):
+                hits.add(answer.group(0).lower())
             lowered = text.lower()
             if any(word in lowered for word in _LOWER_WORDS):  # cheap prefilter before the word regex
                 hits |= {m.group(0).lower() for m in _WORDS.finditer(text)}

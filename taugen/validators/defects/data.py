@@ -4,7 +4,8 @@ for any task set, and the tasks' annotations.
 * schema (foreign folders): tau2's Task model (when tau2 is installed) and taugen's schema rules;
 * splits (foreign folders): ``base`` exists, every split names existing tasks (a subset task file such as
   telecom's ``tasks_small.json`` is reported once), tasks outside ``base``, ``train``/``test`` overlap;
-* K18: agent-visible text (database strings, policy documents, file names) holds authoring words
+* K18: agent-visible text (database strings, the database patches of tasks' initial states, policy
+  documents, file names) holds authoring words
   (gold action, ground truth, evaluator …) or instructions that give the answer away ("refund the
   $40 fee", "should be approved"); taugen's own ``leakage`` validator covers author words in bundles,
   so there only answer language in the database is added;
@@ -40,7 +41,9 @@ RULE_K19 = "hash normalised scenario + gold writes"
 RULE_K20 = "order checks on every dated thing; supersession must go forward in time"
 AUTHOR_WORDS = ("answer key", "ground truth", "gold action", "gold answer", "evaluator", "expected answer",
                 "reward_basis", "nl_assertion", "communicate_info", "test case", "distractor")
-_ANSWER = re.compile(
+#: Instructions that give a task's answer away ("refund the $40 fee", "should be approved"); policy
+#: documents state rules this way, data and records must not.
+ANSWER_LANGUAGE = re.compile(
     r"\b(?:(?:please\s+)?(?:refund|waive|reverse|approve|deny|escalate|cancel|credit|reimburse)\s+(?:the|this|their|his|"
     r"her|it|them)\b[^.]{0,40}\$\d|(?:should|must|needs? to)\s+be\s+(?:refunded|waived|approved|denied|cancelled|"
     r"canceled|escalated|credited|reimbursed|transferred)|the (?:correct|right) (?:answer|action|amount) is)", re.I)
@@ -142,20 +145,26 @@ def _strings(value: Any) -> list[tuple[str, str]]:
 def k18_defects(taskset: TaskSet, files: list[str] | None = None) -> list[Defect]:
     defects = []
     author = re.compile(r"(?<![\w])(" + "|".join(map(re.escape, AUTHOR_WORDS)) + r")(?![\w])", re.I)
-    sources: list[tuple[str, str, str]] = []
+    sources: list[tuple[str | None, str, str, str]] = []
     for name, database in (("db", taskset.db), ("user_db", taskset.user_db)):
-        sources += [(name, path, text) for path, text in _strings(database or {})]
+        sources += [(None, name, path, text) for path, text in _strings(database or {})]
+    for task in taskset.tasks:  # a task's initial-state patch becomes database text the agent reads
+        data = ((task.get("initial_state") or {}).get("initialization_data") or {})
+        for name in ("agent_data", "user_data"):
+            if isinstance(data.get(name), dict):
+                sources += [(task_id(task), f"initialization_data.{name}", path, text)
+                            for path, text in _strings(data[name])]
     if not taskset.taugen:
-        sources += [(name, "", text) for name, text in taskset.documents.items()]
-    for where, path, text in sources:
-        for pattern, what, severity in ((_ANSWER, "answer language", "error"),
+        sources += [(None, name, "", text) for name, text in taskset.documents.items()]
+    for task, where, path, text in sources:
+        for pattern, what, severity in ((ANSWER_LANGUAGE, "answer language", "error"),
                                         (author, "authoring language", "error")):
-            if (taskset.taugen and pattern is author) or (pattern is _ANSWER and not path):
+            if (taskset.taugen and pattern is author) or (pattern is ANSWER_LANGUAGE and not path):
                 continue  # policy documents state rules ("should be refunded"); data must not
             match = pattern.search(text)
             if match:
                 start = max(0, match.start() - 60)
-                defects.append(Defect("K18", severity, None, f"{where}:{path}" if path else where,
+                defects.append(Defect("K18", severity, task, f"{where}:{path}" if path else where,
                                       f"agent-visible text holds {what}: {match.group(0)!r}",
                                       evidence=text[start:match.end() + 60], rule=RULE_K18))
     for name in files or []:
@@ -169,11 +178,13 @@ def k18_defects(taskset: TaskSet, files: list[str] | None = None) -> list[Defect
 
 
 def k19_defects(taskset: TaskSet) -> list[Defect]:
+    """Tasks whose normalised scenario, initial state and gold writes equal an earlier task's."""
+    from taugen.validators.tasks import normalised_scenario
+
     defects = []
     seen: dict[str, str] = {}
     for task in taskset.tasks:
-        scenario = json.dumps(task.get("user_scenario"), sort_keys=True).lower()
-        scenario = " ".join(re.sub(r"[^\w\s]", " ", scenario).split())
+        scenario = normalised_scenario(task.get("user_scenario"))
         writes = [a for a in actions(task) if taskset.is_write(a) or taskset.tool(a.get("name", ""), a.get("requestor")
                                                                                   or "assistant") is None]
         gold = json.dumps([{k: a.get(k) for k in ("name", "arguments", "requestor")} for a in writes], sort_keys=True)
