@@ -458,9 +458,14 @@ def test_k12_grader_problems(tmp_path):
     bare = _mock_task("bare", "You are user_1. Create a task called 'Budget Review'.", [_create("Budget Review")],
                       communicate_info=["5"], reward_basis=["DB", "COMMUNICATE"])
     nothing = _mock_task("nothing", "You are user_1. Say hello.", [], reward_basis=["DB"])
-    findings = lint_task_folder(_folder(tmp_path, "mock", [comma, bare, nothing, CLEAN_MOCK]))
+    empty = _mock_task("empty", "You are user_1. Create a task called 'Budget Review'.", [_create("Budget Review")],
+                       reward_basis=[])
+    ungraded = _mock_task("ungraded", "You are user_1. Create a task called 'Budget Review'.",
+                          [_create("Budget Review")], communicate_info=["Budget Review"])
+    findings = lint_task_folder(_folder(tmp_path, "mock", [comma, bare, nothing, empty, ungraded, CLEAN_MOCK]))
     k12 = {f.subject: f.message for f in findings if f.code == "K12" and f.severity == "error"}
     assert "comma" in k12["comma"] and "short" in k12["bare"] and "do-nothing run scores 1" in k12["nothing"]
+    assert "reward_basis is empty" in k12["empty"] and "never graded" in k12["ungraded"]
     assert "clean" not in k12
 
 
@@ -473,6 +478,16 @@ def test_k13_document_contradicts_itself(tmp_path):
     k13 = [f for f in findings if f.code == "K13"]
     assert {f.severity for f in k13} == {"error", "warning"} and len(k13) == 2
     assert not any("Basic" in f.evidence for f in k13)  # dated history is not an active value
+
+
+def test_k13_record_restates_a_fact_with_a_value_no_version_had():
+    facts = {"fee_x": {"current": True, "supersedes": "fee_x_2024", "statement": "The x fee is $5.00 per item."},
+             "fee_x_2024": {"current": False, "superseded_by": "fee_x", "statement": "The x fee is $4.00 per item."},
+             "fee_y": {"current": True, "statement": "The y fee is $2.00 per item."}}
+    records = {"kb": "Reminder: the x fee is $6.00 per item. The y fee is $2.00 per item.",
+               "old_email": "As agreed, the x fee is $4.00 per item.", "decoy": "The y fee is $3.00 per item."}
+    defects = documents.record_conflicts(facts, {"fee_y": {"decoys": [{"value": {"amount": "3.00"}}]}}, records, None)
+    assert [(d.kind, d.path) for d in defects] == [("K13", "kb:fee_x")]  # history and declared decoys pass
 
 
 def test_k13_two_current_versions_of_a_fact():
@@ -498,8 +513,11 @@ def test_k18_answer_language_in_the_database(bundle_files):
 def test_k19_duplicates(tmp_path):
     twin = copy.deepcopy(CLEAN_MOCK)
     twin["id"] = "clean_twin"
-    findings = lint_task_folder(_folder(tmp_path, "mock", [CLEAN_MOCK, twin]))
-    assert [f.subject for f in findings if f.code == "K19"] == ["clean_twin"]
+    reformatted = copy.deepcopy(CLEAN_MOCK)
+    reformatted["id"] = "clean_reformatted"  # the same words re-cased, re-spaced, other quotes, no full stop
+    reformatted["user_scenario"]["instructions"] = 'YOU ARE USER_1.\nAsk  the agent to create a task called "Budget Review" for you'
+    findings = lint_task_folder(_folder(tmp_path, "mock", [CLEAN_MOCK, twin, reformatted]))
+    assert sorted(f.subject for f in findings if f.code == "K19") == ["clean_reformatted", "clean_twin"]
 
 
 def test_k20_dates_after_now_and_before_what_they_follow(bundle_files):
@@ -614,6 +632,8 @@ def test_retail_fixture(fixture_findings):
     assert any("'#W9502127' exists (a near miss)" in f.message for f in k5["46"])  # the user's scripted typo
     assert all("6086499569" in k5[t][0].message for t in ("2", "3", "4"))  # a product id the DB lacks
     assert "do-nothing run scores 1" in _by(findings, "K12")["10"][0].message
+    never = sorted(t for t, found in _by(findings, "K12").items() if any("never graded" in f.message for f in found))
+    assert never == ["30", "31", "32"]  # a tracking number to tell, NL_ASSERTION graded but no NL assertion
     communicate = [i for t in json.loads((FIXTURES / "retail" / "tasks.json").read_text())
                    for i in t["evaluation_criteria"].get("communicate_info") or []]
     assert communicate and not any("," in i for i in communicate)  # no comma K12 exists in retail
