@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from taugen.validators.mutation.model import MutableBundle, gold, instructions, mutation  # noqa: F401
 
 
@@ -22,3 +24,329 @@ def reward_basis_emptied(bundle: MutableBundle) -> str | None:
     task = sorted(bundle.tasks, key=lambda t: t["id"])[0]
     task["evaluation_criteria"]["reward_basis"] = []
     return task["id"]
+
+
+# ------------------------------------------------------------------------------------------ shared helpers
+
+
+def _by_id(tasks: list[dict]) -> list[dict]:
+    return sorted(tasks, key=lambda task: task["id"])
+
+
+def _add_twin(bundle: MutableBundle, original: dict, twin: dict) -> str:
+    """Append ``twin`` to the tasks and to every split that lists ``original``."""
+    bundle.tasks.append(twin)
+    for members in bundle.splits.values():
+        if original["id"] in members:
+            members.append(twin["id"])
+    return twin["id"]
+
+
+def _other_persona(task_id: str, persona: str) -> str:
+    """The id with its ``[PERSONA:..]`` part replaced (a copy filed under another persona)."""
+    return re.sub(r"\[PERSONA:[^\]]*\]", f"[PERSONA:{persona}]", task_id) if "[PERSONA:" in task_id \
+        else f"{task_id}[PERSONA:{persona}]"
+
+
+_FEE_SENTENCE = re.compile(r"^(The .+?) is \$(\d+\.\d\d)\b(.*)$")
+
+
+def _fee_facts(bundle: MutableBundle) -> list[tuple[str, dict, re.Match]]:
+    """Current, uncontested money facts stated as ``The <thing> is $<amount> …`` (one amount), by id,
+    fee facts first."""
+    found = []
+    contested = bundle.manifest.get("contested") or {}
+    for fact_id, fact in bundle.manifest["facts"].items():
+        match = _FEE_SENTENCE.match(fact.get("statement", ""))
+        if (fact.get("current") and fact_id not in contested and (fact.get("value") or {}).get("type") == "money"
+                and match and fact["statement"].count("$") == 1 and float(match.group(2)) > 0):
+            found.append((fact_id, fact, match))
+    return sorted(found, key=lambda item: (not item[0].startswith("fee_"), item[0]))
+
+
+def _policy_paths(bundle: MutableBundle) -> list[str]:
+    """Every delivered file of the policy document (the kit copy and the runtime copy)."""
+    return sorted(f["path"] for entry in bundle.manifest["artifacts"].values() if entry["genre"] == "policy_document"
+                  for f in entry["files"])
+
+
+def _append_to_policy(bundle: MutableBundle, text: str) -> None:
+    for path in _policy_paths(bundle):
+        bundle.set_text(path, bundle.text(path).rstrip("\n") + "\n\n" + text.strip("\n") + "\n")
+
+
+def _first_artifact(bundle: MutableBundle, genre: str, suffix: str) -> tuple[str, dict, str] | None:
+    """(artifact id, manifest entry, main file path) of the first artifact of ``genre`` by id."""
+    for artifact_id, entry in sorted(bundle.manifest["artifacts"].items()):
+        if entry["genre"] == genre:
+            main = next((f["path"] for f in entry["files"] if f["path"].endswith(suffix)), None)
+            if main:
+                return artifact_id, entry, main
+    return None
+
+
+# ------------------------------------------------------------------------------------------ K12
+
+
+@mutation("K12", "wire_amount_communicated_with_comma",
+          "the wire amount to tell the customer is written '3,675.50' and graded (tau2 strips commas from replies)")
+def wire_amount_communicated_with_comma(bundle: MutableBundle) -> str | None:
+    task = bundle.task("domestic_wire")
+    wire = next((a for a in gold(task) if a["name"] == "send_wire"), None) if task else None
+    if wire is None or float(wire["arguments"]["amount"]) < 1000:
+        return None
+    data = task["evaluation_criteria"]
+    data["communicate_info"] = [f"{float(wire['arguments']['amount']):,.2f}"]
+    data["reward_basis"] = sorted(set(data["reward_basis"]) | {"COMMUNICATE"})
+    return task["id"]
+
+
+@mutation("K12", "rebate_count_communicated_bare",
+          "the number of ATM fees rebated ('2') is graded as communicate_info: any reply with a 2 in it passes")
+def rebate_count_communicated_bare(bundle: MutableBundle) -> str | None:
+    task = bundle.task("atm_fee_rebate")
+    if task is None:
+        return None
+    rebates = [a for a in gold(task) if a["name"] == "refund_fee" and a["arguments"].get("reason") == "atm_rebate"]
+    if not rebates:
+        return None
+    data = task["evaluation_criteria"]
+    data["communicate_info"] = [str(len(rebates))]
+    data["reward_basis"] = sorted(set(data["reward_basis"]) | {"COMMUNICATE"})
+    return task["id"]
+
+
+@mutation("K12", "refusal_reason_never_graded",
+          "a refusal task lists what the agent must tell the customer, but COMMUNICATE is not in reward_basis")
+def refusal_reason_never_graded(bundle: MutableBundle) -> str | None:
+    task = bundle.task("wire_over_limit")
+    if task is None or "COMMUNICATE" in task["evaluation_criteria"]["reward_basis"]:
+        return None
+    task["evaluation_criteria"]["communicate_info"] = ["daily wire limit"]
+    return task["id"]
+
+
+@mutation("K12", "gold_keeps_only_lookups",
+          "the gold of a task keeps only its lookups (every write dropped), so a do-nothing run scores 1")
+def gold_keeps_only_lookups(bundle: MutableBundle) -> str | None:
+    task = bundle.task("late_reg_e_claim")
+    if task is None:
+        return None
+    names = {tool["function"]["name"] for tool in bundle.json("kit/tools.json")}
+    lookups = [a for a in gold(task) if a["name"].startswith(("find_", "get_", "list_")) and a["name"] in names]
+    if len(lookups) == len(gold(task)) or not lookups:
+        return None
+    task["evaluation_criteria"]["actions"] = lookups
+    return task["id"]
+
+
+# ------------------------------------------------------------------------------------------ K13
+
+
+@mutation("K13", "policy_restates_fee_with_other_amount",
+          "the policy gets a reminder section restating a current fee with $5.00 more than the fee in force")
+def policy_restates_fee_with_other_amount(bundle: MutableBundle) -> str | None:
+    facts = _fee_facts(bundle)
+    if not facts:
+        return None
+    fact_id, fact, match = facts[0]
+    wrong = f"{float(match.group(2)) + 5:.2f}"
+    _append_to_policy(bundle, f"## Fee reminders\n\n- {match.group(1)} is ${wrong}{match.group(3)}")
+    return fact_id
+
+
+@mutation("K13", "policy_fee_table_contradicts_rule",
+          "the policy gets a quick-reference fee table whose row differs from the rule in force")
+def policy_fee_table_contradicts_rule(bundle: MutableBundle) -> str | None:
+    facts = _fee_facts(bundle)
+    if len(facts) < 2:
+        return None
+    fact_id, fact, match = facts[1]
+    thing = match.group(1)[4:]
+    wrong = f"{float(match.group(2)) * 2:.2f}"
+    _append_to_policy(bundle, f"## Quick reference\n\n| Item | Amount |\n| --- | --- |\n"
+                              f"| {thing[0].upper() + thing[1:]} | ${wrong} |")
+    return fact_id
+
+
+@mutation("K13", "knowledge_base_states_fee_with_other_amount",
+          "a knowledge-base article gets a paragraph stating a current fee with an amount no version ever had")
+def knowledge_base_states_fee_with_other_amount(bundle: MutableBundle) -> str | None:
+    facts = _fee_facts(bundle)
+    found = _first_artifact(bundle, "knowledge_base_archive", ".html")
+    if len(facts) < 3 or found is None:
+        return None
+    fact_id, fact, match = facts[2]
+    artifact_id, entry, path = found
+    text = bundle.text(path)
+    if "</article>" not in text:
+        return None
+    wrong = f"{float(match.group(2)) + 7.5:.2f}"
+    paragraph = f"<p>{match.group(1)} is ${wrong}{match.group(3)}</p>\n"
+    bundle.set_text(path, text.replace("</article>", paragraph + "</article>", 1))
+    return artifact_id
+
+
+# ------------------------------------------------------------------------------------------ K18
+
+
+@mutation("K18", "fee_transaction_note_says_refund",
+          "the description of the fee a task is about tells the agent to refund it")
+def fee_transaction_note_says_refund(bundle: MutableBundle) -> str | None:
+    task = bundle.task("courtesy_overdraft_refund")
+    refund = next((a for a in gold(task) if a["name"] == "refund_fee"), None) if task else None
+    if refund is None:
+        return None
+    identifier = refund["arguments"]["transaction_id"]
+    patch = ((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data") or {}
+    record = (patch.get("transactions") or {}).get(identifier) or bundle.db["transactions"].get(identifier)
+    if record is None or "description" not in record or "amount" not in record:
+        return None
+    record["description"] = (f"{record['description']} - courtesy: refund the ${abs(float(record['amount'])):.2f} "
+                             "fee if the customer asks")
+    return task["id"]
+
+
+@mutation("K18", "record_file_named_answer_key",
+          "a reference-table record is delivered as kit/records/answer_key.csv")
+def record_file_named_answer_key(bundle: MutableBundle) -> str | None:
+    found = _first_artifact(bundle, "reference_table", ".csv")
+    if found is None:
+        return None
+    artifact_id, entry, path = found
+    new = "kit/records/answer_key.csv"
+    bundle.rename(path, new)
+    for item in entry["files"]:
+        if item["path"] == path:
+            item["path"] = new
+    return artifact_id
+
+
+@mutation("K18", "transcript_keeps_expected_outcome",
+          "a support transcript keeps the task author's note of the expected outcome")
+def transcript_keeps_expected_outcome(bundle: MutableBundle) -> str | None:
+    found = _first_artifact(bundle, "support_transcript", ".txt")
+    task = bundle.task("address_change_card_hold")
+    if found is None or task is None:
+        return None
+    artifact_id, entry, path = found
+    bundle.set_text(path, bundle.text(path).rstrip("\n") + "\n\nExpected outcome: a replacement card after a recent "
+                    "address change goes to the fraud team (transfer_to_human_agents, department fraud).\n")
+    return artifact_id
+
+
+# ------------------------------------------------------------------------------------------ K19
+
+
+@mutation("K19", "task_copied_with_reformatted_text",
+          "a task is copied under another persona with its user text re-cased and re-spaced, gold unchanged")
+def task_copied_with_reformatted_text(bundle: MutableBundle) -> str | None:
+    import copy
+
+    original = bundle.task("stop_payment")
+    if original is None:
+        return None
+    twin = copy.deepcopy(original)
+    twin["id"] = _other_persona(original["id"], "Hurried")
+    text = instructions(twin)
+    text["reason_for_call"] = "  ".join(text["reason_for_call"].lower().split())
+    text["task_instructions"] = text["task_instructions"].replace(". ", ".\n")
+    return _add_twin(bundle, original, twin)
+
+
+@mutation("K19", "task_copied_with_reads_reordered",
+          "a task is copied with its gold lookups in another order and renumbered, the writes unchanged")
+def task_copied_with_reads_reordered(bundle: MutableBundle) -> str | None:
+    import copy
+
+    original = bundle.task("courtesy_overdraft_refund")
+    if original is None:
+        return None
+    twin = copy.deepcopy(original)
+    twin["id"] = _other_persona(original["id"], "Second")
+    steps = gold(twin)
+    reads = [i for i, a in enumerate(steps) if a["name"].startswith(("list_", "get_"))]
+    if len(reads) < 2:
+        return None
+    first, second = reads[-2], reads[-1]
+    steps[first], steps[second] = steps[second], steps[first]
+    for position, action in enumerate(steps):
+        action["action_id"] = f"{position}_{action['name']}"
+    return _add_twin(bundle, original, twin)
+
+
+# ------------------------------------------------------------------------------------------ K20
+
+
+def _shift_days(iso: str, days: int) -> str:
+    import datetime as dt
+
+    return (dt.date.fromisoformat(iso[:10]) + dt.timedelta(days=days)).isoformat() + iso[10:]
+
+
+@mutation("K20", "supersession_goes_backwards",
+          "the current version of a rule is dated to take effect before the version it supersedes")
+def supersession_goes_backwards(bundle: MutableBundle) -> str | None:
+    facts = bundle.manifest["facts"]
+    for arc in sorted(bundle.manifest.get("arcs") or [], key=lambda arc: arc["arc_id"]):
+        versions = arc["versions"]
+        newest = versions[-1]["fact_id"]
+        older = facts.get(newest, {}).get("supersedes")
+        if len(versions) < 2 or older not in facts:
+            continue
+        backwards = _shift_days(facts[older]["effective_from"], -30)
+        facts[newest]["effective_from"] = backwards
+        versions[-1]["effective_from"] = backwards
+        return newest
+    return None
+
+
+@mutation("K20", "email_reply_dated_before_its_parent",
+          "the newest message of an email thread is dated a day before the message it quotes")
+def email_reply_dated_before_its_parent(bundle: MutableBundle) -> str | None:
+    import datetime as dt
+    from email.utils import format_datetime
+
+    for artifact_id, entry in sorted(bundle.manifest["artifacts"].items()):
+        messages = (entry.get("metadata") or {}).get("messages") or []
+        path = next((f["path"] for f in entry["files"] if f["path"].endswith(".eml")), None)
+        if entry["genre"] != "email_thread" or len(messages) < 2 or path is None:
+            continue
+        early = dt.datetime.fromisoformat(messages[-2]["date"]) - dt.timedelta(days=1)
+        text = bundle.text(path)
+        header = re.search(r"^Date: .*$", text, re.MULTILINE)
+        if header is None:
+            continue
+        bundle.set_text(path, text[:header.start()] + f"Date: {format_datetime(early)}" + text[header.end():])
+        messages[-1]["date"] = early.isoformat()
+        entry["timestamps"][-1] = early.isoformat()
+        entry["end"] = max(entry["timestamps"])
+        return artifact_id
+    return None
+
+
+@mutation("K20", "transaction_posted_in_the_future",
+          "a transaction in the database is posted in the year after the world's now (a year typo)")
+def transaction_posted_in_the_future(bundle: MutableBundle) -> str | None:
+    now = bundle.manifest["now"][:10]
+    for identifier, record in sorted(bundle.db.get("transactions", {}).items()):
+        if record.get("posted_on"):
+            record["posted_on"] = str(int(now[:4]) + 1) + record["posted_on"][4:]
+            return identifier
+    return None
+
+
+@mutation("K20", "decision_register_updated_after_snapshot",
+          "a decision register says it was last updated in the year after the snapshot")
+def decision_register_updated_after_snapshot(bundle: MutableBundle) -> str | None:
+    found = _first_artifact(bundle, "decision_register", ".md")
+    if found is None:
+        return None
+    artifact_id, entry, path = found
+    text = bundle.text(path)
+    year = int(bundle.manifest["snapshot_date"][:4]) + 1
+    edited = re.sub(r"(Last updated \w+ \d{1,2}, )\d{4}", rf"\g<1>{year}", text, count=1)
+    if edited == text:
+        return None
+    bundle.set_text(path, edited)
+    return artifact_id
