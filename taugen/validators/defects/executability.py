@@ -13,8 +13,10 @@ tool output the actor saw, in what the user knows, in the task's message history
 an agent reaches by lookups from what the user states (the user found by a stated email, phone number,
 id or name; the orders, lines or accounts that record names or that name it; the products they name).
 
-For taugen bundles tool errors are already certificate findings (``gold_tool_error``); K2 here adds the
-contract checks only.
+On taugen bundles the same K2 replay runs (the certificate check's ``gold_tool_error`` says that a step
+failed; K2 names the broken precondition as a defect of the task), and a tool error that K5 already
+explains (an id or attribute the database contradicts) is left to K5. K14's actor and id checks run on
+taugen bundles too; ``taugen.validators.sufficiency`` adds the argument-availability probes.
 """
 
 from __future__ import annotations
@@ -59,8 +61,6 @@ def k2_defects(taskset: TaskSet, explained: set[tuple[str, int]] | None = None) 
             if problem:
                 defects.append(Defect("K2", "error", identifier, f"evaluation_criteria.actions[{index}]", problem,
                                       evidence=excerpt(action.get("arguments")), rule=RULE_K2))
-        if taskset.taugen:
-            continue
         replay = taskset.replay(task)
         if replay is None:
             continue
@@ -82,9 +82,9 @@ def _function_names(taskset: TaskSet, side: str) -> set[str] | None:
     return None
 
 
-def k14_defects(taskset: TaskSet, setup_only: bool = False) -> list[Defect]:
-    """K14; ``setup_only`` keeps the initial-state and function checks (on taugen bundles the actor's
-    tools and argument availability are ``taugen.validators.sufficiency``'s)."""
+def k14_defects(taskset: TaskSet) -> list[Defect]:
+    """K14 for every task: the initial state sets up, initialization and assertion functions exist, the
+    actor of each gold step has the tool, and every id a gold write uses was seen before (module docstring)."""
     defects = []
     for task in taskset.tasks:
         identifier = task_id(task)
@@ -108,8 +108,6 @@ def k14_defects(taskset: TaskSet, setup_only: bool = False) -> list[Defect]:
                                           f"{call.get('func_name')} is not a function of the {side} side's toolkit"
                                           + ("" if names else f" (this runtime has no {side} toolkit)"),
                                           rule=RULE_K14))
-        if setup_only:
-            continue
         known = pool(history_calls(task)) | {token for token in scenario_text(task).replace(",", " ").split()}
         user_known = {token.strip(".;:()'\"") for token in user_text(task).replace(",", " ").split()}
         for index, action in enumerate(actions(task)):
@@ -149,7 +147,9 @@ def executability_defects(taskset: TaskSet, explained: set[tuple[str, int]] | No
 
 @validator(CHECK)
 def check_executability(view: BundleView) -> list[Finding]:
-    """K2 and K14 (initial state, initialization and assertion functions) on a taugen bundle; the
-    actor's tools and argument availability are ``taugen.validators.sufficiency``'s."""
+    """K2 and K14 on a taugen bundle (tool errors K5 explains are left to K5, see module docstring)."""
+    from taugen.validators.defects.grounding import k5_defects
+
     taskset = taskset_for_view(view)
-    return to_findings(CHECK, k2_defects(taskset) + k14_defects(taskset, setup_only=True), taskset.tasks)
+    _, explained = k5_defects(taskset)
+    return to_findings(CHECK, k2_defects(taskset, explained) + k14_defects(taskset), taskset.tasks)

@@ -1,5 +1,5 @@
 """K4 (assertion or communicate_info disagrees with the gold), K5 (gold arguments contradict the
-database) and K15 (wrong ordering for superlatives).
+database) and K15 (wrong ordering for superlatives, with K14 for superlatives that tie).
 
 K4: every amount, date and id written in ``nl_assertions`` and ``communicate_info`` must equal a value
 of the gold arguments, the gold tool outputs, the database records they reach, or the scenario, or be
@@ -10,14 +10,18 @@ and is not judged otherwise.
 
 K5: every id argument of a gold action (``*_id``, ``*_ids``) resolves in the initial database (with the
 task's initialization data), or was created by an earlier gold step; a near miss of an existing id is
-named. A record given inside the arguments (a passenger, an address) that matches a database record on
-two identifying values must agree with it on the others. A deliberately invalid reference needs a task
+named. A record given as or inside the arguments (verify_identity's customer, date of birth and SSN
+digits; a passenger, an address) that matches a database record on two identifying values must agree
+with it on the others. An id a write acts on must belong to the person the task acts for (the
+``customer_id`` / ``user_id`` values of the gold arguments): an account or transaction of another
+customer is an id copied from the wrong profile. A deliberately invalid reference needs a task
 annotation ``{"kind": "K5", "reason": ..., "path": ...}``.
 
 K15: a scenario that says "newest / latest / most recent / oldest / earliest / first / cheapest / most
-expensive / later / earlier" picks a record by an explicit sort key; the gold's target is recomputed
-among its siblings (same table, same owner, same kind, and the values the scenario states) with that key
-and the tie rule "a tie has no answer".
+expensive / largest / smallest / later / earlier / larger / smaller" picks a record by an explicit sort
+key (a date; an amount by its size, whatever its sign); the gold's target is recomputed among its
+siblings (same table, same owner, same kind, and the values the scenario states) with that key. A tie
+has no answer: that is reported as K14 (the tie-break field does not differ).
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ RULE_K4 = ("every date, amount and id in nl_assertions and communicate_info must
 RULE_K5 = ("resolve every id and attribute against the initial DB plus ids created by earlier gold steps; deliberate "
            "invalid references need an annotation with a reason")
 RULE_K15 = "recompute 'newest / cheapest / first' with an explicit sort key and tie rule"
+RULE_K14 = "tie-break fields exist and differ"
 _ID_KEYS = ("_id", "_ids")
 
 
@@ -178,7 +183,8 @@ def k4_defects(taskset: TaskSet) -> list[Defect]:
             for ref in dates_in(text):
                 if (ref.month, ref.day) in universe.dates:
                     continue
-                near = next(((m, d) for m, d in universe.dates if m == ref.month and near_miss(f"{ref.day:02d}", f"{d:02d}")), None)
+                near = min(((m, d) for m, d in universe.dates if m == ref.month and near_miss(f"{ref.day:02d}", f"{d:02d}")),
+                           key=lambda date: (abs(date[1] - ref.day), date[1]), default=None)
                 if near:
                     defects.append(Defect("K4", "error", identifier, path,
                                           f"date {ref.text!r} is not a date of the gold, but {near[0]:02d}-{near[1]:02d} is "
@@ -251,6 +257,7 @@ def k5_defects(taskset: TaskSet) -> tuple[list[Defect], set[tuple[str, int]]]:
         replay = taskset.replay(task)
         if (task.get("initial_state") or {}).get("initialization_actions") and (replay is None or replay.init_error):
             continue  # ids the initialization actions create are unknown without running them
+        principals = _principals(task)
         for position, action in enumerate(actions(task)):
             created = _created_ids(replay, position)
             arguments = action.get("arguments") or {}
@@ -268,13 +275,58 @@ def k5_defects(taskset: TaskSet) -> tuple[list[Defect], set[tuple[str, int]]]:
                                       + (f"; {near!r} exists (a near miss)" if near else ""),
                                       evidence=str(value), rule=RULE_K5))
                 explained.add((identifier, position))
-            for path, record in _nested_records(arguments):
+            for path, record in [("", arguments), *_nested_records(arguments)]:
                 problem = _attribute_conflict(record, index)
                 if problem:
                     defects.append(Defect("K5", "error", identifier,
+                                          f"evaluation_criteria.actions[{position}].arguments" + (f".{path}" if path else ""),
+                                          problem, evidence=excerpt(record), rule=RULE_K5))
+                    explained.add((identifier, position))
+            if taskset.is_write(action):
+                for path, problem in _foreign_owner(arguments, principals, index):
+                    defects.append(Defect("K5", "error", identifier,
                                           f"evaluation_criteria.actions[{position}].arguments.{path}", problem,
-                                          evidence=excerpt(record), rule=RULE_K5))
+                                          evidence=excerpt(arguments), rule=RULE_K5))
+                    explained.add((identifier, position))
     return defects, explained
+
+
+def _principals(task: dict[str, Any]) -> set[str]:
+    """The owners a task acts for: every value of an owner key (``customer_id``, ``user_id`` …) given as a
+    gold argument (the customer the agent looks up or verifies)."""
+    return {str(value) for action in actions(task) for path, value in leaves(action.get("arguments") or {})
+            if path.split(".")[-1].split("[")[0] in _PRINCIPAL_KEYS and isinstance(value, (str, int))}
+
+
+def _owner_of(value: Any, key: str, index: MultiIndex) -> tuple[str, str] | None:
+    """``(owner key, owner)`` of the record whose own id is ``value``: its owner field, or that of the
+    record it belongs to (a transaction's account's customer)."""
+    record = index.owned(value)
+    if not isinstance(record, dict) or str(record.get(key, value)) != str(value):
+        return None
+    for hop in (record, *[index.owned(v) for k, v in record.items()
+                          if k.endswith("_id") and k != key and isinstance(v, (str, int))]):
+        if isinstance(hop, dict):
+            owner = next(((k, str(hop[k])) for k in _PRINCIPAL_KEYS if isinstance(hop.get(k), (str, int))), None)
+            if owner is not None:
+                return owner
+    return None
+
+
+def _foreign_owner(arguments: dict[str, Any], principals: set[str], index: MultiIndex) -> list[tuple[str, str]]:
+    """Id arguments of a write whose record belongs to someone other than the task's principals."""
+    if not principals:
+        return []
+    found = []
+    for path, value in leaves(arguments):
+        key = path.split(".")[-1].split("[")[0]
+        if not key.endswith("_id") or key in _PRINCIPAL_KEYS or not isinstance(value, (str, int)):
+            continue
+        owner = _owner_of(value, key, index)
+        if owner is not None and owner[1] not in principals:
+            found.append((path, f"{key} {value!r} belongs to {owner[0]} {owner[1]!r}, not to the task's "
+                                f"{'/'.join(sorted(principals))} (an id from another profile)"))
+    return found
 
 
 def _nested_records(value: Any, path: str = "") -> list[tuple[str, dict[str, Any]]]:
@@ -319,18 +371,21 @@ _ORDER_WORDS = {
     "last": ("time", True), "oldest": ("time", False), "earliest": ("time", False), "earlier": ("time", False),
     "first": ("time", False), "cheapest": ("price", False), "least expensive": ("price", False),
     "lowest price": ("price", False), "most expensive": ("price", True), "priciest": ("price", True),
-    "highest price": ("price", True),
+    "highest price": ("price", True), "largest": ("price", True), "biggest": ("price", True),
+    "larger": ("price", True), "bigger": ("price", True), "smallest": ("price", False), "smaller": ("price", False),
 }
 _ENTITY = r"(?:one|order|charge|transaction|purchase|reservation|flight|booking|item|payment|fee|card|bill|claim)s?"
-_LOOSE = ("first", "last", "later", "earlier")
+_LOOSE = ("first", "last", "later", "earlier", "larger", "bigger", "smaller")
 _ORDER_RE = re.compile(
     r"\b(" + "|".join(sorted(map(re.escape, (w for w in _ORDER_WORDS if w not in _LOOSE)), key=len, reverse=True))
-    + r"|(?:first|last|later|earlier)(?=\)?\s+" + _ENTITY + r"\b))\b", re.I)
-"""Order words; "first", "last", "later" and "earlier" only before an entity noun ("the later charge"),
-never in "first name" or "last four digits"."""
+    + r"|(?:" + "|".join(_LOOSE) + r")(?=\)?\s+" + _ENTITY + r"\b))\b", re.I)
+"""Order words; the comparatives and "first" / "last" only before an entity noun ("the later charge",
+"the larger payment"), never in "first name", "last four digits" or "a larger limit"."""
 _TIME_KEYS = re.compile(r"(date|time|_at$|_on$|created|posted|opened|timestamp)", re.I)
 _PRICE_KEYS = re.compile(r"(price|amount|total|cost)", re.I)
 _OWNER_KEYS = ("user_id", "customer_id", "account_id", "owner_id")
+_PRINCIPAL_KEYS = ("user_id", "customer_id", "owner_id")
+"""Keys naming the person a record belongs to (an account_id owns transactions but is itself owned)."""
 _KIND_KEYS = ("kind", "type", "fee_type", "product_id", "description", "name", "status")
 
 
@@ -380,15 +435,20 @@ def k15_defects(taskset: TaskSet) -> list[Defect]:
                     siblings = _siblings(record, key, index, text)
                     if len(siblings) < 2:
                         continue
-                    ranked = sorted(siblings, key=lambda r: r.get(own[0]), reverse=descending)
-                    best = ranked[0].get(own[0])
-                    tied = [r for r in ranked if r.get(own[0]) == best]
+                    def sort_key(r: dict[str, Any], field: str = own[0]) -> Any:
+                        value = r.get(field)  # amounts rank by size: a debit of -137.95 is the larger charge
+                        return abs(value) if key_class == "price" and isinstance(value, (int, float)) else str(value)
+
+                    ranked = sorted(siblings, key=sort_key, reverse=descending)
+                    best = sort_key(ranked[0])
+                    tied = [r for r in ranked if sort_key(r) == best]
                     chosen = {r.get(key) for r in tied}
                     if len(tied) > 1 and not chosen <= gold_values:
-                        defects.append(Defect("K15", "error", identifier,
+                        defects.append(Defect("K14", "error", identifier,
                                               f"evaluation_criteria.actions[{position}].arguments.{path}",
-                                              f"'{word}' ties: {len(tied)} candidates share {own[0]} {best}; the scenario "
-                                              "gives no tie-break", evidence=str(sorted(chosen)), rule=RULE_K15))
+                                              f"'{word}' ties: {len(tied)} candidates share {own[0]} {best}, so the "
+                                              "tie-break field does not differ and the scenario gives no other",
+                                              evidence=str(sorted(chosen)), rule=RULE_K14))
                     elif value not in chosen and not chosen & gold_values:
                         defects.append(Defect("K15", "error", identifier,
                                               f"evaluation_criteria.actions[{position}].arguments.{path}",
