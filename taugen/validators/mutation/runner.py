@@ -13,12 +13,13 @@ are reused from the clean bundle (reading PDFs and audio again would give the sa
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from taugen.build.files import BundleFiles, json_bytes
 from taugen.validators.bundle_view import BundleView
@@ -127,40 +128,73 @@ def _content(files: BundleFiles) -> BundleFiles:
     return {p: d for p, d in files.items() if not p.startswith("author/validation.") and p != "SHA256SUMS"}
 
 
+_SHARED: dict[str, Any] = {}
+"""What forked validation workers inherit: the mutants, the clean texts and the clean findings' keys."""
+
+
+def _validate_mutant(index: int) -> tuple[list[Finding], float]:
+    """Validate mutant ``index`` of ``_SHARED["mutants"]``; new error findings and the wall time."""
+    mutant: Mutant = _SHARED["mutants"][index]
+    texts: dict[str, str] = _SHARED["texts"]
+    started = time.perf_counter()
+    content = _content(mutant.files)
+    source = f"{_SHARED['source']}#{mutant.mutant_id}"
+    stale = set(texts) if "author/manifest.json" in mutant.changed \
+        else _changed_artifacts(BundleView(content, source=source), mutant.changed)
+    view = BundleView(content, source=source, _text_cache={a: t for a, t in texts.items() if a not in stale})
+    new = [f for f in run_validators(view)
+           if f.severity == "error" and (f.check, f.code, f.subject) not in _SHARED["clean_keys"]]
+    return new, time.perf_counter() - started
+
+
 def run_mutation(files: BundleFiles, source: str, kinds: set[str] | None = None,
-                 on_result: Callable[[MutantResult], None] | None = None) -> MutationReport:
+                 on_result: Callable[[MutantResult], None] | None = None,
+                 workers: int | None = None) -> MutationReport:
     """Validate the clean bundle, then plant and validate every applicable mutant.
 
     Args:
         files: a bundle's files (``read_bundle``).
         source: where they came from, for messages.
         kinds: restrict to these kinds (default all K1–K20).
-        on_result: called after each mutant is validated (for progress output).
+        on_result: called after each mutant is validated, in operator order (for progress output).
+        workers: validation processes (default: the CPUs available, at most 4; 1 runs in this
+            process). Workers are forked, so they share the planted mutants without copying them;
+            where ``fork`` is unavailable validation runs in this process. Results do not depend on it.
     """
     clean_view = BundleView(_content(files), source=source)
     clean_findings = run_validators(clean_view)
-    texts = dict(clean_view._text_cache)
-    results: list[MutantResult] = []
-    for operator, mutant in iter_mutants(files, kinds):
+    planted = list(iter_mutants(files, kinds))
+    mutants = [mutant for _, mutant in planted if mutant is not None]
+    _SHARED.update(mutants=mutants, texts=dict(clean_view._text_cache), source=source,
+                   clean_keys={(f.check, f.code, f.subject) for f in clean_findings if f.severity == "error"})
+    if workers is None:
+        workers = min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    try:
+        if workers > 1 and len(mutants) > 1 and "fork" in multiprocessing.get_all_start_methods():
+            with multiprocessing.get_context("fork").Pool(min(workers, len(mutants))) as pool:
+                validated = iter(pool.imap(_validate_mutant, range(len(mutants))))
+                results = _collect(planted, validated, on_result)
+        else:
+            results = _collect(planted, map(_validate_mutant, range(len(mutants))), on_result)
+    finally:
+        _SHARED.clear()
+    return MutationReport(source=source, clean_findings=clean_findings, results=results)
+
+
+def _collect(planted: list[tuple[MutationOperator, Mutant | None]], validated: Iterator[tuple[list[Finding], float]],
+             on_result: Callable[[MutantResult], None] | None) -> list[MutantResult]:
+    """One result per operator, pairing applicable mutants with their validation in order."""
+    results = []
+    for operator, mutant in planted:
         result = MutantResult(operator=operator, mutant=mutant)
         if mutant is not None:
-            started = time.perf_counter()
-            content = _content(mutant.files)
-            probe = BundleView(content, source=f"{source}#{mutant.mutant_id}")
-            stale = _changed_artifacts(probe, mutant.changed) if "author/manifest.json" not in mutant.changed \
-                else set(texts)
-            view = BundleView(content, source=probe.source,
-                              _text_cache={a: t for a, t in texts.items() if a not in stale})
-            clean_keys = {(f.check, f.code, f.subject) for f in clean_findings}
-            for finding in run_validators(view):
-                if finding.severity != "error" or (finding.check, finding.code, finding.subject) in clean_keys:
-                    continue
+            findings, result.seconds = next(validated)
+            for finding in findings:
                 (result.killed_by if attributed(finding, mutant.kind) else result.also_flagged).append(finding)
-            result.seconds = time.perf_counter() - started
         results.append(result)
         if on_result is not None:
             on_result(result)
-    return MutationReport(source=source, clean_findings=clean_findings, results=results)
+    return results
 
 
 def write_mutants(report: MutationReport, source_dir: Path, out: Path) -> None:
