@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import shutil
 import xml.dom.minidom
 from pathlib import Path
@@ -369,6 +370,48 @@ def test_k15_superlative_recomputed(bundle_files):
     assert k15 and "later" in k15[0].message
     clean = grounding.check_grounding(_view(bundle_files("easy"), lambda t: _only(t, _task(t, "credit_card_billing_dispute", True))))
     assert "K15" not in _codes(clean)
+
+
+def test_k15_size_superlative_and_k14_tie(bundle_files):
+    def larger(tasks):  # a larger charge from the same merchant; the user says the larger one is not theirs
+        task = _task(tasks, "unauthorized_debit_dispute", alone=True)
+        target = next(a for a in _gold(task) if a["name"] == "open_dispute")["arguments"]["transaction_id"]
+        patch = task["initial_state"]["initialization_data"]["agent_data"]["transactions"]
+        patch["TX-DISTRACT"] = {**patch[target], "transaction_id": "TX-DISTRACT", "amount": patch[target]["amount"] - 40}
+        fields = task["user_scenario"]["instructions"]
+        fields["known_info"] = re.sub(r"The charge is .*?\.(?=\s|$)",  # amount and date no longer single it out
+                                      f"Two {patch[target]['description']} charges posted; the larger charge is "
+                                      "not yours.", fields["known_info"])
+        _only(tasks, task)
+
+    def same_day(tasks):  # the duplicate charges share a posting day: 'the later charge' has no answer
+        task = _task(tasks, "credit_card_billing_dispute", alone=True)
+        rows = list(task["initial_state"]["initialization_data"]["agent_data"]["transactions"].values())
+        rows[1]["posted_on"] = rows[0]["posted_on"]
+        _only(tasks, task)
+
+    found = grounding.check_grounding(_view(bundle_files("easy"), larger))
+    assert [f for f in found if f.code == "K15" and "larger" in f.message and "TX-DISTRACT" in f.message]
+    tie = grounding.check_grounding(_view(bundle_files("easy"), same_day))
+    assert [f.code for f in tie if "ties" in f.message] == ["K14"]
+
+
+def test_k5_identity_and_owner_contradict_the_database(bundle_files):
+    def edit(tasks):
+        task = _task(tasks, "stop_payment", alone=True)
+        verify = next(a for a in _gold(task) if a["name"] == "verify_identity")["arguments"]
+        verify["date_of_birth"] = verify["date_of_birth"][:-1] + ("1" if verify["date_of_birth"][-1] != "1" else "2")
+        db = json.loads(bundle_files("easy")[DB])
+        stop = next(a for a in _gold(task) if a["name"] == "place_stop_payment")["arguments"]
+        stop["account_id"] = next(aid for aid, a in sorted(db["accounts"].items())
+                                  if a["kind"] == "checking" and a["customer_id"] != verify["customer_id"])
+        _only(tasks, task)
+
+    k5 = [f for f in grounding.check_grounding(_view(bundle_files("easy"), edit)) if f.code == "K5"]
+    assert any("date_of_birth" in f.message and "contradicts" in f.message for f in k5)
+    assert any("belongs to customer_id" in f.message for f in k5)
+    clean = grounding.check_grounding(_view(bundle_files("easy"), lambda t: _only(t, _task(t, "stop_payment", True))))
+    assert "K5" not in _codes(clean)
 
 
 # ------------------------------------------------------------------------------------------ K6 K7 K8 K10 K11 K16
