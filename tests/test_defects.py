@@ -456,6 +456,35 @@ def test_k8_stated_fact_contradicts_records(bundle_files):
     assert "K8" not in _codes(clean)
 
 
+def test_k8_name_and_only_if_conditions_checked_against_the_gold(bundle_files):
+    def edit(tasks):
+        task = _task(tasks, "stop_payment", alone=True)
+        fields = task["user_scenario"]["instructions"]
+        fields["known_info"] = re.sub(r"You are [^.]+\.", "You are Adam Burton.", fields["known_info"], count=1)
+        fields["task_instructions"] = fields["task_instructions"].replace(
+            "agree to the stop payment fee", "agree to it only if the stop payment fee is waived")
+        _only(tasks, task)
+
+    messages = [f.message for f in scenario.check_scenario(_view(bundle_files("easy"), edit))
+                if f.code == "K8" and f.severity == "error"]
+    assert any("'Adam Burton'" in m for m in messages) and any("only if" in m and "fee=" in m for m in messages)
+
+
+def test_k10_k11_on_a_bundle_use_the_policy(bundle_files):
+    def edit(tasks):
+        refused = _task(tasks, "courtesy_refund_already_used", alone=True)
+        fields = refused["user_scenario"]["instructions"]
+        fields["task_instructions"] = re.sub(r"If the agent explains[^.]*\.", "If the agent explains that policy "
+                                             "allows no further courtesy refund yet, ask again.", fields["task_instructions"])
+        wire = _task(tasks, "domestic_wire", alone=True)
+        wire["evaluation_criteria"]["actions"] = [a for a in _gold(wire) if a["name"] != "send_wire"]
+        tasks[:] = [refused, wire]
+
+    found = {(f.subject.split("]")[1].split("[")[0], f.code) for f in scenario.check_scenario(_view(bundle_files("easy"), edit))
+             if f.severity == "error"}
+    assert found == {("courtesy_refund_already_used", "K10"), ("domestic_wire", "K11")}
+
+
 @needs_fixtures
 @needs_tau2
 def test_k10_and_k11_requests_without_gold_or_fallback(tmp_path):

@@ -13,7 +13,15 @@
   tool descriptions), returned by an earlier gold step, or returned by one read the requestor can
   make on the state before the step: a read with no required argument, or with one required argument
   taken from a token the scenario states (an id, a phone number) or an id an earlier step returned.
-  Booleans and empty values are not checked; numbers match in their usual written forms.
+  Booleans and empty values are not checked; numbers match in their usual written forms. A
+  *verification* step (a tool named ``verify_…`` / ``authenticate_…`` or described as verifying the
+  caller) compares what the caller says with the record, so its non-id arguments count as available
+  only when the scenario or ticket states them: reading them from the database defeats the check.
+  The finding's code is the kind: ``K14`` for an id argument of a write (an id no earlier read
+  returns), ``K6`` for every other value.
+
+Codes are the defect kinds (``K16``, ``K14``, ``K6``), as in :mod:`taugen.validators.defects`, so a
+report or a mutation run attributes each finding to its kind.
 
 Gold replays use the domain's toolkit: ``DOMAIN.toolkit.task_session(view, task)`` when the toolkit
 provides one (telecom: tau2's environment with the task's initialization actions), otherwise taugen's
@@ -129,12 +137,12 @@ def named_tool_findings(task: Mapping[str, Any], agent_tools: Iterable[str], use
     for name in named_tools(user_text(task)):
         if name not in user:
             where = "an agent tool the user cannot call" if name in agent else "no such tool exists"
-            findings.append(error("sufficiency", "named_tool", str(task.get("id")),
+            findings.append(error("sufficiency", "K16", str(task.get("id")),
                                   f"the user instructions name the tool '{name}': {where}",
                                   rule="K16: every tool named in scenario or ticket text exists for that actor"))
     for name in named_tools(task.get("ticket") or ""):
         if name not in agent | user:
-            findings.append(error("sufficiency", "named_tool", str(task.get("id")),
+            findings.append(error("sufficiency", "K16", str(task.get("id")),
                                   f"the ticket names the tool '{name}', which no actor has",
                                   rule="K16: every tool named in scenario or ticket text exists for that actor"))
     return findings
@@ -147,7 +155,7 @@ def actor_tool_findings(task: Mapping[str, Any], agent_tools: Iterable[str], use
     for action in (task.get("evaluation_criteria") or {}).get("actions") or []:
         requestor = action.get("requestor") or "assistant"
         if action.get("name") not in tools.get(requestor, set()):
-            findings.append(error("sufficiency", "actor_lacks_tool", str(task.get("id")),
+            findings.append(error("sufficiency", "K14", str(task.get("id")),
                                   f"gold {action.get('action_id')}: the {requestor} has no tool '{action.get('name')}'",
                                   rule="K14: the actor of each gold step has the tool"))
     return findings
@@ -230,17 +238,30 @@ def argument_findings(task: Mapping[str, Any], session: Any, agent_tools: Mappin
     tools = {"assistant": agent_tools, "user": user_tools}
     for action in (task.get("evaluation_criteria") or {}).get("actions") or []:
         side = action.get("requestor") or "assistant"
+        spec = tools.get(side, {}).get(action.get("name"))
         probes: list[str] | None = None
         for key, argument in graded_arguments(action).items():
+            is_id = key.endswith(("_id", "_ids")) or key == "id"
             for value in leaves(argument):
-                if stated(value, scenario) or any(stated(value, out) for out in outputs) or library.states(value):
+                if stated(value, scenario):
+                    continue
+                if spec is not None and verifies_caller(spec) and not is_id:
+                    findings.append(error(
+                        "sufficiency", "K6", str(task.get("id")),
+                        f"gold {action.get('action_id')} ({side} {action.get('name')}) verifies the caller with "
+                        f"{key}={value!r}, but the scenario never gives it to the caller (reading it from the records "
+                        "would defeat the verification)",
+                        rule="K6: every gold argument is stated in known_info/ticket for whoever must supply it"))
+                    continue
+                if any(stated(value, out) for out in outputs) or library.states(value):
                     continue
                 if probes is None:
                     probes = _probe(session, side, tools.get(side, {}), list(dict.fromkeys(tokens + earlier_ids))[:48])
                 if any(stated(value, out) for out in probes):
                     continue
                 findings.append(error(
-                    "sufficiency", "argument_unavailable", str(task.get("id")),
+                    "sufficiency", "K14" if is_id and spec is not None and spec.kind != "read" else "K6",
+                    str(task.get("id")),
                     f"gold {action.get('action_id')} ({side} {action.get('name')}): {key}={value!r} is stated "
                     f"nowhere the {side} can read and no earlier step or single read returns it",
                     rule="K6/K14: every gold argument is in known info, ticket or policy, or returned by an "
@@ -250,6 +271,15 @@ def argument_findings(task: Mapping[str, Any], session: Any, agent_tools: Mappin
             outputs.append(output)
             earlier_ids += [line for line in output.splitlines() if _ID.fullmatch(line)]
     return findings
+
+
+_VERIFIES = re.compile(r"^\s*(verif(y|ies)|authenticat\w*)\b[^.]{0,40}\b(caller|customer|user|identity)", re.I)
+
+
+def verifies_caller(spec: Any) -> bool:
+    """Whether a tool verifies the caller: its name starts with ``verify_`` / ``authenticate_`` or its
+    description opens with "Verify(ies) / Authenticate … caller / customer / user / identity"."""
+    return bool(re.match(r"(verify|authenticate)_", getattr(spec, "name", "")) or _VERIFIES.match(getattr(spec, "description", "")))
 
 
 def _probe(session: Any, side: str, specs: Mapping[str, Any], tokens: list[str]) -> list[str]:

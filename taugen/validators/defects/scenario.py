@@ -15,24 +15,31 @@ owner, or the same list inside a record); a confusable enumerated term ("economy
 K8: (1) the ticket and the instructions state the same phone numbers, emails and locations; (2) a
 quoted observation ("the status bar shows 'No Service'") is what the named user tool returns on the
 initial state; (3) a dated or money fact the user states about a record ("the $35.00 fee charged on
-March 12 to account A1") agrees with the database records that id reaches.
+March 12 to account A1", "the charge from PAYPAL *DIGIMARKET posted on February 11") agrees with the
+database records the stated id reaches or the gold record the sentence names; (4) the name the user
+goes by is the name on the person record the gold acts for; (5) an "only if" condition (a fee waived,
+an amount cap) holds on the gold path.
 
 K10 / K11: each plain request of the scenario ("you want to cancel / return / exchange / change the
 address …") maps to a gold write of a matching tool, or the scenario scripts the user's reaction to its
-refusal ("if the agent says it is not possible, …"). A request with neither is K10 when the gold makes
-no write at all (a refusal task without a fallback) and K11 when the gold writes other things (the write
-was left out). A transfer needs no scripted reaction: its end condition is in tau2's global
-user-simulator guidelines (``###TRANSFER###``).
-Requests are matched by words, so these findings are warnings; taugen bundles also get the policy
-family's K11 (writes the policy requires) with the facts cited.
+refusal ("if the agent says it is not possible, …"): a conditional sentence about this request (its
+stem or a shared word, or nothing specific) whose reaction ends the matter (accept, end the
+conversation, accept a transfer). A request with neither is K10 when its refusal is justified (with
+policy rules: the policy forbids every candidate write of its tools; without: the gold makes no write
+but verifications) and K11 otherwise. With policy rules a request or acceptance is also K11 when the
+policy requires, or allows on a record the scenario describes, a write of its tools the gold lacks. A
+transfer needs no scripted reaction: its end condition is in tau2's global user-simulator guidelines
+(``###TRANSFER###``). Requests are matched by words, so on foreign folders these findings are warnings;
+on taugen bundles (generated text, policy as code) they are errors.
 
 K16: every name the text names as a tool (``taugen.validators.sufficiency.named_tools``: backticks, call
-parentheses, "... tool") and every snake_case word close to a tool name that the scenario or the ticket
-uses must be a tool, a function, a parameter or a database field of that actor; a near tool name is
-suggested.
+parentheses, "... tool"), every snake_case word close to a tool name and every snake_case word called a
+field / column / parameter that the scenario or the ticket uses must be a tool, a function, a parameter
+or a database field of that actor; a near tool or field name is suggested.
 
-On taugen bundles K6 and K16 are ``taugen.validators.sufficiency``'s checks (``argument_unavailable``,
-``named_tool``); the functions here serve ``taugen lint-tasks`` on folders taugen did not build.
+On taugen bundles K6 and the K16 of quoted tool names are ``taugen.validators.sufficiency``'s checks
+(codes ``K6`` and ``K16``); the K6 function here serves ``taugen lint-tasks`` on folders taugen did not
+build.
 """
 
 from __future__ import annotations
@@ -238,11 +245,16 @@ def k7_defects(taskset: TaskSet) -> list[Defect]:
                     continue
                 record_key = key[:-1] if key.endswith("_ids") else key
                 records = index.records_with(record_key, value)
-                if len(records) > 1:
-                    records = [r for r in records if any(c in (index.path_of(r) or "") for c in context - {value})] or records
+                if len(records) > 1:  # the record the id names (its own id), else the one under the call's other ids
+                    owner = index.owned(value)
+                    records = [r for r in records if r is owner] or [
+                        r for r in records if any(c in (index.path_of(r) or "") for c in context - {value})] or records
                 if len(records) != 1 or ordered:
                     continue
                 record = records[0]
+                if any(isinstance(v, str) and looks_like_id(v) and not k.endswith(_ID_KEYS) and mentions(text, v)
+                       for k, v in record.items()):
+                    continue  # the scenario states one of the record's own identifiers (its email): a unique reference
                 owner_keys = {k for k in ("user_id", "customer_id", "account_id") if k in record and k != record_key}
                 stated = _stated_values(record, text, {record_key} | owner_keys)
                 family = [s for s in index.siblings(record) if s.get(record_key) is not None
@@ -363,19 +375,51 @@ def _observations(taskset: TaskSet, task: dict[str, Any]) -> list[tuple[str, str
     return found
 
 
-def _record_facts(taskset: TaskSet, task: dict[str, Any]) -> list[tuple[str, str]]:
-    """Dated or money facts the user states about a database record that the record's data denies."""
+def _gold_records(taskset: TaskSet, task: dict[str, Any]) -> list[dict[str, Any]]:
+    """Top-level records holding an id the gold's arguments use (the accounts, cards, customers the gold
+    acts on and every record filed under them, such as an account's transactions)."""
+    index = task_index(taskset, task)
+    found: dict[int, dict[str, Any]] = {}
+    for action in actions(task):
+        for _, value in leaves(action.get("arguments") or {}):
+            if looks_like_id(value):
+                for record in index.containing(value):
+                    found[id(record)] = record
+    return list(found.values())
+
+
+def _named_in(sentence: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records whose own distinctive words (a merchant, a description: a string of six or more
+    characters that is no id, date or category) the sentence states."""
+    named = []
+    for record in records:
+        for key, value in record.items():
+            if (isinstance(value, str) and len(value) >= 6 and key not in _CATEGORICAL and not looks_like_id(value)
+                    and parse_date(value) is None and mentions(sentence, value)):
+                named.append(record)
+                break
+    return named
+
+
+def _record_facts(taskset: TaskSet, task: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """``(sentence, problem, severity)`` for dated or money facts the user states about a database
+    record that the record's data denies. A sentence reaches records through the ids it states (and
+    the records those ids link to) or, more precisely, by naming a record the gold works on (its
+    merchant or description); a contradiction is an error when the sentence names the record itself
+    or the value is a near miss of a recorded one, a warning otherwise (the ids reach many records)."""
     if taskset.db is None:
         return []
     index = task_index(taskset, task)
+    gold_records: list[dict[str, Any]] | None = None
     problems = []
     for sentence in _sentences(user_text(task)):
         if not _PAST.search(sentence):
             continue
         ids = [token.strip(".,;:()") for token in sentence.split()]
         ids = [token for token in ids if looks_like_id(token) and index.has(token)]
-        if not ids:
-            continue
+        if gold_records is None:
+            gold_records = _gold_records(taskset, task)
+        named = _named_in(sentence, gold_records)
         connected: list[dict[str, Any]] = []
         for identifier in ids:
             for key, _ in index.where(identifier):
@@ -384,21 +428,92 @@ def _record_facts(taskset: TaskSet, task: dict[str, Any]) -> list[tuple[str, str
             for key, value in record.items():
                 if isinstance(value, str) and key.endswith("_id") and value not in ids:
                     connected += index.records_with(key, value)
-        if not connected:
+        if named:
+            connected, sure = named, True
+            about = ", ".join(sorted({str(next((v for k, v in r.items() if k.endswith("_id")), "?")) for r in named}))
+        elif connected:
+            sure, about = False, ", ".join(ids)
+        else:
             continue
         dates = {parse_date(v) for r in connected for _, v in leaves(r) if parse_date(v)}
         money = {abs(decimal(v)) for r in connected for _, v in leaves(r)
                  if isinstance(v, (int, float)) and not isinstance(v, bool)}
         for ref in dates_in(sentence):
             if not any(ref.matches(day) for day in dates):
-                problems.append((sentence, f"the date {ref.text!r} matches no date of the records of "
-                                           f"{', '.join(ids)}"))
+                near = any(ref.month == day.month and abs(ref.day - day.day) <= 3 for day in dates)
+                problems.append((sentence, f"the date {ref.text!r} matches no date of the records of {about}"
+                                           + (" (a near miss)" if near else ""), "error" if sure or near else "warning"))
         if _MONEY_WORDS.search(sentence):
             for number, written in numbers_in(sentence):
                 if "$" in written and number not in money:
                     near = any(near_miss(str(number), str(m)) for m in money)
-                    problems.append((sentence, f"the amount {written!r} is not an amount of the records of "
-                                               f"{', '.join(ids)}" + (" (a near miss)" if near else "")))
+                    problems.append((sentence, f"the amount {written!r} is not an amount of the records of {about}"
+                                               + (" (a near miss)" if near else ""), "error" if sure or near else "warning"))
+    return problems
+
+
+_STATED_NAME = re.compile(r"\b(?:You are|Your name is|My name is|I am)\s+([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)+)")
+
+
+def _name_contradictions(taskset: TaskSet, task: dict[str, Any]) -> list[str]:
+    """The user's stated name ("You are Jacqueline Le") is not the name on the person record the gold
+    acts for (the record owning a gold ``customer_id`` / ``user_id``, with first and last name)."""
+    if taskset.db is None:
+        return []
+    stated = {m.group(1).strip() for m in _STATED_NAME.finditer(user_text(task))}
+    if not stated:
+        return []
+    index = task_index(taskset, task)
+    people = {}
+    for action in actions(task):
+        for path, value in leaves(action.get("arguments") or {}):
+            if path.split(".")[-1] in ("customer_id", "user_id") and isinstance(value, str):
+                record = index.owned(value)
+                names = dict(leaves(record)) if record else {}
+                first = next((v for k, v in names.items() if k.split(".")[-1] == "first_name"), None)
+                last = next((v for k, v in names.items() if k.split(".")[-1] == "last_name"), None)
+                if isinstance(first, str) and isinstance(last, str):
+                    people[value] = f"{first} {last}"
+    if not people:
+        return []
+    known = {name.lower() for name in people.values()}
+    return [f"the user is called {name!r} but the gold acts for {', '.join(f'{k} ({v})' for k, v in sorted(people.items()))}"
+            for name in sorted(stated) if name.lower() not in known
+            and not any(name.lower().startswith(k) or k.startswith(name.lower()) for k in known)]
+
+
+_ONLY_IF = re.compile(r"\b(?:only if|only when|as long as|provided that|on condition that)\b([^.;]*)", re.I)
+_WAIVED = re.compile(r"\b(waived?|free|no (?:fee|charge)|at no (?:cost|charge)|without (?:a |any )?(?:fee|charge))\b", re.I)
+_CAP = re.compile(r"\b(?:under|below|less than|no more than|at most|up to|not more than|does not exceed)\s+"
+                  r"(\$?[\d,]+(?:\.\d+)?)", re.I)
+
+
+def _unsatisfied_conditions(taskset: TaskSet, task: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(clause, problem)`` for "only if" conditions the gold path breaks: the user agrees only if a fee
+    is waived while a gold write charges one, or only up to an amount the gold exceeds. The clause is
+    matched to the writes whose tool name shares a word with it (all writes when none does)."""
+    problems = []
+    writes = [a for a in actions(task) if taskset.is_write(a)]
+    for match in _ONLY_IF.finditer(user_text(task)):
+        clause = match.group(1)
+        words = set(re.findall(r"[a-z]+", clause.lower())) - {"the", "a", "an", "if", "is", "fee", "fees", "it"}
+        targets = [a for a in writes if words & set((a.get("name") or "").split("_"))] or writes
+        fee_only = bool(re.search(r"\b(fee|fees|charge)\b", clause, re.I))
+        charged = [(a.get("name"), key, value) for a in targets for key, value in (a.get("arguments") or {}).items()
+                   if isinstance(value, (int, float)) and not isinstance(value, bool)
+                   and ("fee" in key if fee_only else True)]
+        if _WAIVED.search(clause):
+            for name, key, value in charged:
+                if "fee" in key and value > 0:
+                    problems.append((match.group(0), f"the user agrees only if{clause}, but the gold {name} charges "
+                                                     f"{key}={value}"))
+        cap = _CAP.search(clause)
+        if cap is not None:
+            limit = decimal(cap.group(1).replace("$", "").replace(",", ""))
+            for name, key, value in charged:
+                if limit is not None and decimal(value) is not None and abs(decimal(value)) > limit:
+                    problems.append((match.group(0), f"the user agrees only if{clause}, but the gold {name} has "
+                                                     f"{key}={value}"))
     return problems
 
 
@@ -417,9 +532,14 @@ def k8_defects(taskset: TaskSet) -> list[Defect]:
                                   f"the text says '{quoted}' but {tool} on the task's initial state returns "
                                   f"{excerpt(output, 120)!r}" + (" (a paraphrase at best)" if shared else ""),
                                   evidence=quoted, rule=RULE_K8))
-        for sentence, problem in _record_facts(taskset, task):
-            defects.append(Defect("K8", "error" if "near miss" in problem else "warning", identifier,
-                                  "user_scenario.instructions", problem, evidence=sentence, rule=RULE_K8))
+        for sentence, problem, severity in _record_facts(taskset, task):
+            defects.append(Defect("K8", severity, identifier, "user_scenario.instructions", problem, evidence=sentence,
+                                  rule=RULE_K8))
+        for problem in _name_contradictions(taskset, task):
+            defects.append(Defect("K8", "error", identifier, "user_scenario.instructions", problem, rule=RULE_K8))
+        for clause, problem in _unsatisfied_conditions(taskset, task):
+            defects.append(Defect("K8", "error", identifier, "user_scenario.instructions", problem, evidence=clause,
+                                  rule=RULE_K8))
     return defects
 
 
@@ -442,80 +562,205 @@ _REQUESTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "change the address": (r"\b(?:change|update|modify|correct)\w*\b[^.]{0,40}\baddress", ("address",)),
     "add bags": (r"\badd\w*\b[^.]{0,30}\b(?:bag|bags|baggage|suitcases?)\b", ("baggages",)),
     "change passengers": (r"\b(?:remove|add|change)\w*\b[^.]{0,30}\bpassengers?\b", ("passengers",)),
-    "refund": (r"\brefund\w*", ("refund",)),
+    "refund": (r"\b(?:refund|rebat)\w*", ("refund",)),
     "dispute": (r"\bdispute\w*", ("dispute",)),
     "replace": (r"\breplace\w*", ("replacement",)),
     "close": (r"\bclose (?:the|my|an?|this|that)\b", ("close",)),
     "wire": (r"\bwire\b", ("wire",)),
     "stop payment": (r"\bstop payment\b", ("stop_payment",)),
     "refuel": (r"\brefuel\w*", ("refuel",)),
+    "switch statements": (r"\bswitch\w*\b[^.]{0,40}\b(?:statements?|online|paper|electronic)\b", ("statement",)),
+    "credit": (r"\bcredit\b(?!\s+card)", ("credit",)),
 }
 """Request phrases and the stems of the write tools that carry them out."""
 _ASK = re.compile(r"\b(want|wants|ask|asks|would like|'d like|need|needs|wish|request|like to)\b", re.I)
+_ACCEPT = re.compile(r"\b(accept|accepts|agree|agrees)\b", re.I)
 _NEGATION = re.compile(r"\b(not|don't|do not|never|no longer|didn't|won't)\b", re.I)
 
 
-def _requests(task: dict[str, Any], write_tools: set[str]) -> list[tuple[str, str, set[str]]]:
-    """``(request, sentence, tools)`` for every plain (not negated, not conditional) request of the
-    scenario that a write tool of the domain carries out."""
+def _requests(task: dict[str, Any], write_tools: set[str]) -> list[tuple[str, str, set[str], bool]]:
+    """``(request, sentence, tools, accepted)`` for every plain (not negated, not conditional) request of
+    the scenario that a write tool of the domain carries out; ``accepted`` marks a permission ("accept
+    any credit the agent offers") rather than an ask or a consent to one action ("agree to switch to
+    online statements"): a permission cannot be refused."""
     fields = instructions(task)
     text = f"{fields.get('reason_for_call', '')}\n{fields.get('task_instructions', '')}"
     found = []
     for sentence in _sentences(text):
-        if not _ASK.search(sentence) or _NEGATION.search(sentence) or _CONDITION.search(sentence):
+        asks, accepts = bool(_ASK.search(sentence)), bool(_ACCEPT.search(sentence))
+        if not (asks or accepts) or _NEGATION.search(sentence) or _CONDITION.search(sentence):
             continue
         for request, (pattern, stems) in _REQUESTS.items():
-            if re.search(pattern, sentence, re.I):
+            match = re.search(pattern, sentence, re.I)
+            if match:
                 tools = {t for t in write_tools if any(stem in t for stem in stems)}
                 if tools:
-                    found.append((request, sentence, tools))
+                    start = max(sentence.rfind(",", 0, match.start()), sentence.rfind(";", 0, match.start())) + 1
+                    stops = [at for at in (sentence.find(",", match.end()), sentence.find(";", match.end())) if at >= 0]
+                    clause = sentence[start: min(stops, default=len(sentence))]
+                    permission = bool(re.search(r"\b(any|whatever|offers?|can)\b", clause, re.I))
+                    found.append((request, sentence, tools, not asks and permission))
     return found
 
 
-def _scripted_refusal(text: str, request: str) -> bool:
-    """The scenario tells the user what to do if this request is refused or impossible."""
-    stem = _REQUESTS[request][0]
-    for sentence in _sentences(text):
-        if _CONDITION.search(sentence) and re.search(r"\b(instead|prefer|change (your|their) mind|only one|rethink)\b",
-                                                     sentence, re.I):
-            return True
-        if (_CONDITION.search(sentence) and (_REFUSAL.search(sentence) or _END.search(sentence))
-                and re.search(stem, sentence, re.I)) or (_CONDITION.search(sentence) and _REFUSAL.search(sentence)):
+_GENERIC = {"agent", "agents", "says", "said", "explains", "tells", "cannot", "possible", "impossible", "allowed",
+            "accept", "conversation", "insist", "policy", "allows", "further", "offers", "offer", "transfer",
+            "transferred", "team", "that", "this", "with", "your", "yours", "request", "anything", "thank", "there",
+            "they", "them", "then", "will", "would", "able", "unable", "does", "done", "refuses", "refused", "yet",
+            "help", "instead", "when", "unless", "otherwise", "only", "human", "specialist", "handled", "everything"}
+_CONTENT = re.compile(r"[a-z]{4,}")
+
+
+def _linked(reaction: str, request: str, sentence: str, other_actions: set[str]) -> bool:
+    """A conditional reaction speaks of this request: it uses the request's stem or shares a content
+    word with the request sentence, or it names no other action of the domain (a word of another write
+    tool's name: "if the agent cannot *send* that amount" is about a wire, not a refund)."""
+    if re.search(_REQUESTS[request][0], reaction, re.I):
+        return True
+    words = {w.rstrip("s") for w in _CONTENT.findall(reaction.lower())} - _GENERIC
+    asked = {w.rstrip("s") for w in _CONTENT.findall(sentence.lower())} - _GENERIC
+    return bool(words & asked) or not (words & other_actions)
+
+
+_DECLINE = re.compile(r"\b(don't|do not|does not|doesn't) want to\b|\bnot go ahead\b", re.I)
+
+
+def _scripted_refusal(text: str, request: str, sentence: str = "", other_actions: frozenset[str] = frozenset()) -> bool:
+    """The scenario tells the user what to do if this request is refused: a conditional sentence with a
+    refusal, linked to the request (:func:`_linked`), whose reaction ends the matter within it or the
+    next two sentences (accept, end the conversation, accept a transfer, do not want to go ahead), or
+    one offering an alternative ("instead", "you are willing to …")."""
+    sentences = _sentences(text)
+    for at, reaction in enumerate(sentences):
+        if not _CONDITION.search(reaction) or not _linked(reaction, request, sentence or reaction, set(other_actions)):
+            continue
+        if re.search(r"\b(instead|prefer|change (your|their) mind|only one|rethink|"
+                     r"(you|then) (want|are willing|are ok|agree) to)\b", reaction, re.I):
+            return True  # an alternative request: the refused branch continues with it
+        following = []
+        for later in sentences[at + 1: at + 3]:
+            if _CONDITION.match(later):
+                break  # another branch ("If you are transferred …", "When everything is handled …")
+            following.append(later)
+        window = " ".join([reaction, *following])
+        if _REFUSAL.search(reaction) and (_END.search(window) or _TRANSFER.search(reaction) or _DECLINE.search(window)):
             return True
     return False
 
 
+def _policy_view(taskset: TaskSet, task: dict[str, Any]) -> Any:
+    """``(omitted tools, compliant candidates, forbidden tools)`` after replaying the gold through the
+    policy rules (taugen bundles only; None elsewhere): the tools of writes the policy requires but
+    the gold lacks, the candidate writes (``rule.candidates``) the policy and the tools accept on the
+    state the gold leaves, and the tools whose every candidate the policy forbids on that state."""
+    if not taskset.rules or taskset.facts is None or taskset.toolkit_class is None:
+        return None
+    from taugen.generators.environment import clone
+    from taugen.generators.policy import PolicyContext, candidates, evaluate
+    from taugen.validators.defects.policy import _customer, run_policy
+
+    gold = actions(task)
+    found, errors, toolkit = run_policy(taskset, task, gold)
+    if toolkit is None or errors:
+        return None
+    rules_by_name = {rule.name: rule for rule in taskset.rules}
+    omitted = {tool for index, violation in found if index < 0 and violation.kind == "omission"
+               for tool in getattr(rules_by_name.get(violation.rule), "tools", ())}
+    customer = _customer(task)
+    if not customer:
+        return omitted, [], set()
+    scenario = scenario_text(task)
+    done = [(a.get("name", ""), a.get("arguments") or {}) for a in gold]
+    context = PolicyContext(state=toolkit.db, facts=taskset.facts, now=taskset.now, scenario=scenario, calls=done)
+    allowed, tried = [], {}
+    for name, arguments in candidates(taskset.rules, context, customer):
+        bad = any(v.severity == "error" for v in evaluate(taskset.rules, toolkit.db, name, arguments, taskset.facts,
+                                                         taskset.now, scenario, done))
+        if not bad:
+            bad = not taskset.toolkit_class(clone(toolkit.db), taskset.now).call(name, **arguments).ok
+        tried.setdefault(name, []).append(bad)
+        if not bad:
+            allowed.append((name, arguments, toolkit))
+    forbidden = {name for name, results in tried.items() if all(results)}
+    return omitted, allowed, forbidden
+
+
+def _described_candidate(toolkit: Any, arguments: dict[str, Any], text: str) -> bool:
+    """The scenario states two identifying values of a candidate write's target record."""
+    from taugen.validators.defects.policy import _described
+
+    for key, table in (("transaction_id", "transactions"), ("card_id", "cards"), ("dispute_id", "disputes"),
+                       ("account_id", "accounts")):
+        if key in arguments:
+            record = getattr(toolkit.db, table, {}).get(arguments[key])
+            return record is not None and (_described(record, text) >= 2 or mentions(text, arguments[key]))
+    return False
+
+
 def k10_k11_defects(taskset: TaskSet) -> list[Defect]:
-    """Requests the gold does not carry out: without a scripted reaction to the refusal it is K10 (the
-    gold makes no write at all: the task is a refusal) or K11 (the gold writes other things: the write
-    was left out)."""
+    """Requests the gold does not carry out (see the module docstring).
+
+    A request with no gold write of its tools and no scripted reaction to its refusal is K10 when the
+    refusal is justified (the policy forbids every candidate write of those tools on the state the gold
+    leaves; without policy rules: the gold makes no write but verifications) and K11 otherwise. With
+    policy rules, a request (or an acceptance: "accept any credit the agent offers") is also K11 when
+    the policy requires a write of its tools that the gold lacks, or allows one on the state the gold
+    leaves whose target the scenario describes. On taugen bundles (generated text, policy as code) the
+    findings are errors; elsewhere words are matched loosely and they are warnings."""
+    from taugen.validators.defects.grounding import _ORDER_RE
+    from taugen.validators.sufficiency import verifies_caller
+
     defects = []
-    write_tools = {name for name, info in {**taskset.agent_tools, **taskset.user_tools}.items() if info.kind == "write"}
+    tools_by_name = {**taskset.agent_tools, **taskset.user_tools}
+    write_tools = {name for name, info in tools_by_name.items() if info.kind == "write"}
     if not write_tools:
         return defects
+    severity = "error" if taskset.taugen else "warning"
     for task in taskset.tasks:
         gold = actions(task)
         if any("transfer" in (a.get("name") or "") for a in gold):
             continue
         done = {a.get("name", "") for a in gold}
-        writes = [a for a in gold if taskset.is_write(a)]
+        writes = [a for a in gold if taskset.is_write(a) and not (
+            a.get("name") in tools_by_name and verifies_caller(tools_by_name[a["name"]]))]
         keys = {key for a in writes for key in (a.get("arguments") or {})}
         text = scenario_text(task)
-        for request, sentence, tools in _requests(task, write_tools):
+        policy = _policy_view(taskset, task)
+        ordered = bool(_ORDER_RE.search(text))  # "the later charge": the scenario picks one of equal records
+        reported: set[str] = set()
+        for request, sentence, tools, accepted in _requests(task, write_tools):
             stems = _REQUESTS[request][1]
-            if tools & done or any(stem in key for stem in stems for key in keys) or _scripted_refusal(text, request):
+            carried = bool(tools & done) or any(stem in key for stem in stems for key in keys)
+            if policy is not None:
+                omitted, allowed, forbidden = policy
+                left = [(name, arguments) for name, arguments, toolkit in allowed if name in tools
+                        and _described_candidate(toolkit, arguments, text)
+                        and not (ordered and any(g.get("name") == name for g in writes))]
+                if tools & omitted or left:
+                    what = f" (for instance {left[0][0]} {json.dumps(left[0][1], sort_keys=True)})" if left else ""
+                    if request not in reported:
+                        reported.add(request)
+                        defects.append(Defect("K11", severity, task_id(task), "user_scenario.instructions",
+                                              f"the user asks to {request}; the policy {'requires' if tools & omitted else 'allows'} "
+                                              f"a {' / '.join(sorted(tools))} write on the state the gold leaves{what}, "
+                                              "but the gold does not make it", evidence=sentence[:200], rule=RULE_K11))
+                    continue
+            others = frozenset(w for t in write_tools - tools for w in t.split("_") if len(w) >= 4) - \
+                {w for t in tools for w in t.split("_")} - _GENERIC
+            if carried or accepted or _scripted_refusal(text, request, sentence, others) or request in reported:
                 continue
-            if writes:
-                defects.append(Defect("K11", "warning", task_id(task), "user_scenario.instructions",
-                                      f"the user asks to {request} but the gold makes no {' / '.join(sorted(tools))} "
-                                      "call and the scenario does not script a refusal", evidence=sentence[:200],
-                                      rule=RULE_K11))
-            else:
-                defects.append(Defect("K10", "warning", task_id(task), "user_scenario.instructions",
-                                      f"the user asks to {request}, the gold makes no write (the request is refused), "
+            reported.add(request)
+            justified = bool(tools & policy[2]) if policy is not None else not writes
+            if justified:
+                defects.append(Defect("K10", severity, task_id(task), "user_scenario.instructions",
+                                      f"the user asks to {request}, the gold does not do it (the request is refused), "
                                       "and the scenario gives no reaction to the refusal and no end condition",
                                       evidence=sentence[:200], rule=RULE_K10))
-            break
+            else:
+                defects.append(Defect("K11", severity, task_id(task), "user_scenario.instructions",
+                                      f"the user asks to {request} but the gold makes no {' / '.join(sorted(tools))} "
+                                      "call, no fact forbids it, and the scenario does not script a refusal",
+                                      evidence=sentence[:200], rule=RULE_K11))
     return defects
 
 
@@ -544,7 +789,23 @@ def _nearest_tool(name: str, tools: list[str]) -> str | None:
     return close[0] if close else None
 
 
-def k16_defects(taskset: TaskSet) -> list[Defect]:
+_FIELD_CUE = re.compile(r"^\s*(field|column|attribute|property|parameter|argument|flag|setting)s?\b", re.I)
+
+
+def _nearest_name(name: str, known: set[str]) -> str | None:
+    """A known name the misnamed one most likely means: one of its underscore parts (``account_balance``
+    → ``balance``), else the closest spelling."""
+    parts = [part for part in reversed(name.split("_")) if part in known]
+    if parts:
+        return parts[0]
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def k16_defects(taskset: TaskSet, quoted_names: bool = True) -> list[Defect]:
+    """K16 (see the module docstring). A snake_case word counts as a named tool or field when it is
+    quoted as a tool (``named_tools``), is close to a tool name, or is followed by "field" / "column" /
+    "parameter" …; ``quoted_names=False`` leaves the quoted ones to ``taugen.validators.sufficiency``."""
     defects = []
     if not taskset.agent_tools and not taskset.user_tools:
         return defects
@@ -555,14 +816,17 @@ def k16_defects(taskset: TaskSet) -> list[Defect]:
         fields = [(f"user_scenario.instructions.{k}", v, "user") for k, v in instructions(task).items() if v]
         fields.append(("ticket", task.get("ticket") or "", "assistant"))
         for path, text, actor in fields:
-            if actor == "user" and not taskset.user_tools and not taskset.helpers.get("user"):
-                continue  # the runtime has no user toolkit at all: nothing to judge names against (K14 says so)
-            named = [(name, True) for name in named_tools(text)]
+            no_user_tools = actor == "user" and not taskset.user_tools and not taskset.helpers.get("user")
+            quoted_here = named_tools(text)
+            named = [(name, True) for name in quoted_here]
             named += [(m.group(1), False) for m in _SNAKE.finditer(text)]
+            fields = {m.group(1) for m in _SNAKE.finditer(text) if _FIELD_CUE.match(text[m.end():])}
             for name, quoted in named:
-                if name in reported:
+                if name in reported or (not quoted_names and name in quoted_here):
                     continue
                 if name in known:
+                    if no_user_tools:
+                        continue  # no user toolkit at all: naming an agent tool is K14's question, not K16's
                     if actor == "user" and name in taskset.agent_tools and name not in taskset.user_tools \
                             and taskset.user_tools and quoted:
                         reported.add(name)
@@ -571,11 +835,16 @@ def k16_defects(taskset: TaskSet) -> list[Defect]:
                                               evidence=name, rule=RULE_K16))
                     continue
                 nearest = _nearest_tool(name, tools)
-                if not quoted and nearest is None:
+                if no_user_tools and nearest is None and name not in fields:
+                    continue  # no user toolkit at all: an unknown tool the user should call is K14's (no tool)
+                if name in fields and nearest is None:
+                    nearest = _nearest_name(name, known - set(tools))
+                elif not quoted and nearest is None:
                     continue
                 reported.add(name)
+                what = "a field" if name in fields else "a tool"
                 defects.append(Defect("K16", "error", task_id(task), path,
-                                      f"the text names `{name}`, which is no tool, function, parameter or field"
+                                      f"the text names `{name}` as {what}, but it is no tool, function, parameter or field"
                                       + (f" (did it mean `{nearest}`?)" if nearest else ""),
                                       evidence=_context(text, name), rule=RULE_K16))
     return defects
@@ -593,8 +862,9 @@ def scenario_defects(taskset: TaskSet) -> list[Defect]:
 
 @validator(CHECK)
 def check_scenario(view: BundleView) -> list[Finding]:
-    """K7, K8, K10 and K11 on a taugen bundle; K6 and K16 there are ``taugen.validators.sufficiency``'s
-    (``argument_unavailable``, ``named_tool``), so they are not repeated."""
+    """K7, K8, K10, K11 and K16 on a taugen bundle. K6 and the K16 of quoted tool names there are
+    ``taugen.validators.sufficiency``'s (codes ``K6``, ``K16``), so they are not repeated; the K16 of
+    unquoted names (a misspelt tool, an unknown field) is this family's."""
     taskset = taskset_for_view(view)
-    defects = k7_defects(taskset) + k8_defects(taskset) + k10_k11_defects(taskset)
+    defects = k7_defects(taskset) + k8_defects(taskset) + k10_k11_defects(taskset) + k16_defects(taskset, False)
     return to_findings(CHECK, defects, taskset.tasks)
