@@ -726,7 +726,11 @@ def k10_k11_defects(taskset: TaskSet) -> list[Defect]:
         keys = {key for a in writes for key in (a.get("arguments") or {})}
         text = scenario_text(task)
         policy = _policy_view(taskset, task)
-        ordered = bool(_ORDER_RE.search(text))  # "the later charge": the scenario picks one of equal records
+        def ordered(request: str, sentences: list[str] = _sentences(text)) -> bool:
+            """An order word in a sentence about this request ("dispute the later charge"): the scenario
+            picks one of equally described records."""
+            return any(_ORDER_RE.search(s) and re.search(_REQUESTS[request][0], s, re.I) for s in sentences)
+
         reported: set[str] = set()
         for request, sentence, tools, accepted in _requests(task, write_tools):
             stems = _REQUESTS[request][1]
@@ -735,7 +739,7 @@ def k10_k11_defects(taskset: TaskSet) -> list[Defect]:
                 omitted, allowed, forbidden = policy
                 left = [(name, arguments) for name, arguments, toolkit in allowed if name in tools
                         and _described_candidate(toolkit, arguments, text)
-                        and not (ordered and any(g.get("name") == name for g in writes))]
+                        and not (ordered(request) and any(g.get("name") == name for g in writes))]
                 if tools & omitted or left:
                     what = f" (for instance {left[0][0]} {json.dumps(left[0][1], sort_keys=True)})" if left else ""
                     if request not in reported:

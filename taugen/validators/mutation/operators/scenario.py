@@ -221,15 +221,14 @@ def refusal_reaction_from_sibling_problem(bundle: MutableBundle) -> str | None:
 
 
 def _drop_gold(bundle: MutableBundle, problem: str, tool: str, last: bool = False) -> str | None:
-    """Remove the first (or last) ``tool`` call from the gold of the first task composing ``problem``."""
-    task = _without_transfer(bundle, problem)
-    if task is None:
-        return None
-    calls = [index for index, action in enumerate(gold(task)) if action["name"] == tool]
-    if not calls:
-        return None
-    del gold(task)[calls[-1] if last else calls[0]]
-    return task["id"]
+    """Remove the first (or last) ``tool`` call from the gold of the first task (by id) composing
+    ``problem`` that makes the call and hands nothing to a human team."""
+    for task in bundle.tasks_of(problem):
+        calls = [index for index, action in enumerate(gold(task)) if action["name"] == tool]
+        if calls and not any("transfer" in action["name"] for action in gold(task)):
+            del gold(task)[calls[-1] if last else calls[0]]
+            return task["id"]
+    return None
 
 
 @mutation("K11", "second_atm_rebate_dropped",
