@@ -166,10 +166,44 @@ def test_banking_bundles_have_no_defect_errors(bundle_files, tier):
     findings = [f for name, check in validators().items() if name.startswith("defect_") or name == "annotations"
                 for f in check(view)]
     assert [f for f in findings if f.severity == "error"] == []
-    # the gaps between facts and problem functions are reported, as warnings (see the issue note)
-    gaps = {fact for f in findings if f.code in ("K1", "K11")
-            for fact in f.message.split(" [facts: ")[1].rstrip("]").split(", ")}
-    assert {"premier_atm_rebate_timing", "reg_z_temporary_credit"} <= gaps
+    # the problems follow every policy fact: no rule is left as a warning-only gap
+    assert [f.message for f in findings if f.code in ("K1", "K3", "K11") and f.severity == "warning"] == []
+
+
+def test_atm_rebate_before_the_cycle_closes_breaks_the_timing_fact(bundle_files):
+    """A rebate of a fee from the still-open cycle is premature (``premier_atm_rebate_timing``); the
+    problem's fees come from the closed cycle whose close missed them."""
+    def edit(tasks):
+        task = _task(tasks, "atm_fee_rebate", alone=True)
+        patch = task["initial_state"]["initialization_data"]["agent_data"]["transactions"]
+        for call in _gold(task):
+            if call["name"] == "refund_fee":
+                patch[call["arguments"]["transaction_id"]]["posted_on"] = "2026-03-12"  # this month's open cycle
+        _only(tasks, task)
+
+    findings = policy.check_policy_defects(_view(bundle_files("easy"), edit))
+    timing = [f for f in findings if f.code == "K1" and "premier_atm_rebate_timing" in f.message]
+    assert len(timing) == 2 and {f.severity for f in timing} == {"error"} and "2026-03-31" in timing[0].message
+    clean = policy.check_policy_defects(_view(bundle_files("easy"), lambda t: _only(t, _task(t, "atm_fee_rebate", True))))
+    assert [f for f in clean if f.severity == "error"] == []
+
+
+def test_billing_dispute_without_temporary_credit_is_an_omission(bundle_files):
+    def edit(tasks):
+        task = _task(tasks, "credit_card_billing_dispute", alone=True)
+        task["evaluation_criteria"]["actions"] = [a for a in _gold(task) if a["name"] != "issue_provisional_credit"]
+        _only(tasks, task)
+
+    findings = policy.check_policy_defects(_view(bundle_files("easy"), edit))
+    omitted = [f for f in findings if f.code == "K11" and "reg_z_temporary_credit" in f.message]
+    assert omitted and omitted[0].severity == "error"
+
+
+def test_domestic_wire_amounts_stay_under_the_new_beneficiary_callback(bundle_files):
+    view = _view(bundle_files("hard"))
+    threshold = float(view.fact_value("wire_callback_new_beneficiary").amount)
+    wires = [a["arguments"]["amount"] for t in view.tasks for a in _gold(t) if a["name"] == "send_wire"]
+    assert wires and max(wires) <= threshold
 
 
 # ------------------------------------------------------------------------------------------ K1 K3 K9 K17

@@ -555,12 +555,30 @@ class CheckRow:
 def check_bundle(bundle_dir: str | Path) -> list[CheckRow]:
     """Replay every task's gold actions (expect 1.0) and an empty run (expect 0.0) through tau2.
 
+    A bundle of a taugen domain (banking) is registered first (:func:`register_bundle`); a bundle of a
+    domain tau2 ships (telecom) runs on tau2's own environment and loaders, pointed at the bundle's files
+    (:func:`tau2_data_paths`), so initialization actions, user tools and env assertions are tau2's.
+
     Raises:
-        Tau2NotInstalled, InputError, ValueError: see :func:`register_bundle`.
+        Tau2NotInstalled, InputError, ValueError: see :func:`register_bundle` and :func:`tau2_data_paths`.
     """
+    require_tau2()
+    bundle = _open_bundle(bundle_dir)
+    if bundle.domain in BUILTIN_DATA_DOMAINS:
+        from tau2.run import get_tasks
+
+        with tau2_data_paths(bundle.path, bundle.domain) as domain:
+            return [CheckRow(task.id, _grade(domain, task, "gold"), _grade(domain, task, "empty"))
+                    for task in get_tasks(task_set_name=domain, task_split_name=None)]
     name = register_bundle(bundle_dir)
-    rows = []
-    for task in _REGISTRATIONS[name].all_tasks():
-        rows.append(CheckRow(task.id, evaluate_replay(bundle_dir, task.id, "gold"),
-                             evaluate_replay(bundle_dir, task.id, "empty")))
-    return rows
+    return [CheckRow(task.id, _grade(name, task, "gold"), _grade(name, task, "empty"))
+            for task in _REGISTRATIONS[name].all_tasks()]
+
+
+def _grade(name: str, task, trajectory: Trajectory) -> float:
+    """tau2's reward for a scripted run of ``task`` on the registered domain ``name``."""
+    from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
+
+    simulation = build_simulation(name, task, _calls(task, trajectory))
+    return float(evaluate_simulation(simulation=simulation, task=task, evaluation_type=EvaluationType.ALL,
+                                     solo_mode=False, domain=name).reward)

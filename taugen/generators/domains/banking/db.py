@@ -8,6 +8,7 @@ ISO 8601 strings.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -140,3 +141,17 @@ class BankDB(_Record):
     wires: dict[str, Wire] = Field(default_factory=dict)
     verifications: dict[str, Verification] = Field(default_factory=dict)
     human_transfers: dict[str, HumanTransfer] = Field(default_factory=dict)
+
+
+def statement_cycle_close(day: dt.date) -> dt.date:
+    """The last business day (Monday–Friday) of the monthly statement cycle that contains ``day``.
+
+    Checking and savings statements at the bank are monthly (calendar months); cycle-end postings such
+    as Premier ATM rebates (fact ``premier_atm_rebate_timing``) land on this day. Bank holidays are not
+    modelled.
+    """
+    following = (day.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
+    close = following - dt.timedelta(days=1)
+    while close.weekday() >= 5:
+        close -= dt.timedelta(days=1)
+    return close

@@ -15,7 +15,7 @@ import datetime as dt
 import re
 from typing import Any
 
-from taugen.generators.domains.banking.db import Account, BankDB, Transaction
+from taugen.generators.domains.banking.db import Account, BankDB, Transaction, statement_cycle_close
 from taugen.generators.policy import (
     PolicyContext, PolicyRule, Violation, business_days_between, duration_days, fact_in_force, money,
 )
@@ -27,9 +27,10 @@ ACCOUNT_READS = ("get_customer", "get_account", "list_transactions", "list_cards
 REFUND_REASONS = ("courtesy", "atm_rebate", "bank_error", "fee_waiver")
 DEPARTMENTS = ("disputes", "fraud", "wire_desk", "general")
 _AMOUNT = re.compile(r"\$\s?(\d[\d,]*(?:\.\d{1,2})?)")
-GAP = "warning"
-"""Severity of rules that taugen's own problem functions do not honour yet (they are reported on every
-build as warnings; raise them to ``error`` once ``problems.py`` follows the fact)."""
+GAP = "error"
+"""Severity of obligations that once were gaps between the facts and taugen's own problem functions
+(ATM rebate timing, the Regulation Z temporary credit, the new-beneficiary wire callback, the small-claim
+and paper-statement refunds). The problems follow the facts now, so these are errors like any rule."""
 
 
 # ------------------------------------------------------------------------------------------ lookups
@@ -159,9 +160,11 @@ def _atm_inputs(context: PolicyContext, tool: str, arguments: dict[str, Any]) ->
     if fee is None or account is None:
         return None
     allowance = money(context.value(_rebate_fact(account.product)))
-    cycle_start = context.today.replace(day=1)  # checking statements are monthly (statement_frequency)
+    # The allowance counts rebates of fees posted in the fee's own statement cycle (monthly cycles).
+    cycle = statement_cycle_close(_date(fee.posted_on))
     used = sum(1 for r in db.fee_refunds.values() if r.account_id == account.account_id and r.reason == "atm_rebate"
-               and _date(r.refunded_on) >= cycle_start)
+               and r.transaction_id in db.transactions
+               and statement_cycle_close(_date(db.transactions[r.transaction_id].posted_on)) == cycle)
     return {"product": account.product, "fee_type": fee.fee_type, "has_allowance": allowance is not None,
             "allowance_left": allowance is not None and used < allowance}
 
@@ -183,28 +186,27 @@ def _atm(context: PolicyContext, tool: str, arguments: dict[str, Any]) -> list[V
     return found
 
 
-def _last_business_day(day: dt.date) -> dt.date:
-    following = (day.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
-    last = following - dt.timedelta(days=1)
-    while last.weekday() >= 5:
-        last -= dt.timedelta(days=1)
-    return last
-
-
 def _atm_timing(context: PolicyContext, tool: str, arguments: dict[str, Any]) -> list[Violation]:
+    """A rebate posts at the close of the fee's statement cycle: crediting it earlier breaks the timing fact;
+    crediting a rebate the cycle close missed (the cycle has closed) is the agent's job."""
     if tool != "refund_fee" or arguments.get("reason") != "atm_rebate" \
             or context.value("premier_atm_rebate_timing") is None:
         return []
-    if context.today == _last_business_day(context.today):
+    fee = _db(context).transactions.get(arguments.get("transaction_id", ""))
+    if fee is None:
+        return []
+    close = statement_cycle_close(_date(fee.posted_on))
+    if context.today >= close:
         return []
     return [Violation("atm_rebate_timing", ("premier_atm_rebate_timing",),
-                      f"ATM rebates are credited on the cycle's last business day "
-                      f"({_last_business_day(context.today)}), not on {context.today}", severity=GAP)]
+                      f"the rebate of ATM fee {fee.transaction_id} (posted {fee.posted_on}) is credited on the "
+                      f"cycle's last business day ({close}), not on {context.today}")]
 
 
 ATM_REBATE_TIMING = PolicyRule(name="atm_rebate_timing", tools=("refund_fee",), check=_atm_timing,
                                facts=("premier_atm_rebate_timing",),
-                               description="Premier ATM rebates post on the last business day of the cycle.")
+                               description="Premier ATM rebates post on the last business day of the fee's cycle; one the cycle close "
+                                           "missed is credited on request.")
 
 
 ATM_REBATE = PolicyRule(

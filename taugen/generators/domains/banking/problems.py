@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from taugen.generators.domains.banking.db import Account, BankDB, Dispute, FeeRefund, Transaction
+from taugen.generators.domains.banking.db import (
+    Account, BankDB, Dispute, FeeRefund, Transaction, statement_cycle_close,
+)
 from taugen.generators.domains.banking.tools import derived_id
 from taugen.generators.problems import GoldCall, Problem, ProblemContext, ScenarioFragment
 
@@ -200,8 +202,9 @@ class CourtesyRefundAlreadyUsed(Problem):
 class AtmFeeRebate(Problem):
     name = "atm_fee_rebate"
     slot = "atm"
-    facts = ("fee_premier_checking_out_of_network_atm", "premier_atm_rebates_per_cycle")
-    summary = "Premier Checking: rebate out-of-network ATM fees up to the per-cycle allowance."
+    facts = ("fee_premier_checking_out_of_network_atm", "premier_atm_rebates_per_cycle", "premier_atm_rebate_timing")
+    summary = ("Premier Checking: last cycle's close missed two ATM fee rebates; credit them, within that cycle's "
+               "allowance.")
 
     def applicable(self, toolkit, customer_id):
         return _has_product(toolkit, customer_id, "premier_checking")
@@ -210,30 +213,40 @@ class AtmFeeRebate(Problem):
         account = _account(context, "premier_checking")
         fee = _money(context, "fee_premier_checking_out_of_network_atm")
         allowance = int(context.value("premier_atm_rebates_per_cycle").amount)  # type: ignore[attr-defined]
+        today = _today(context)
+        last_cycle_day = today.replace(day=1) - dt.timedelta(days=1)
+        closed_on = statement_cycle_close(last_cycle_day)  # the cycle-end posting that missed two rebates
+
+        def days_ago(day_of_month: int) -> int:
+            return (today - last_cycle_day.replace(day=day_of_month)).days
+
         already = max(0, allowance - 2)
         for number in range(already):
-            old = _add_transaction(context, account, 12 - number, "Out-of-network ATM fee", -fee, "fee",
+            posted = days_ago(3 + number)
+            old = _add_transaction(context, account, posted, "Out-of-network ATM fee", -fee, "fee",
                                    f"atm-old-{number}", fee_type="out_of_network_atm")
             refund_id = derived_id("RF", old.transaction_id)
             _db(context).fee_refunds[refund_id] = FeeRefund(
                 refund_id=refund_id, account_id=account.account_id, transaction_id=old.transaction_id, amount=fee,
-                reason="atm_rebate", refunded_on=old.posted_on)
-            _add_transaction(context, account, 12 - number, "Fee refund: Out-of-network ATM fee", fee, "credit",
-                             f"atm-old-refund-{number}")
+                reason="atm_rebate", refunded_on=closed_on.isoformat())
+            _add_transaction(context, account, (today - closed_on).days, "Fee refund: Out-of-network ATM fee", fee,
+                             "credit", f"atm-old-refund-{number}")
         fee_ids = []
-        for number, days in enumerate(sorted(context.rng.sample(range(1, 8), 2), reverse=True)):
-            _add_transaction(context, account, days, "ATM withdrawal - Lakeshore Mini Mart", -80.0, "atm_withdrawal",
-                             f"atm-withdrawal-{number}")
-            fee_ids.append(_add_transaction(context, account, days, "Out-of-network ATM fee", -fee, "fee",
+        for number, day in enumerate(sorted(context.rng.sample(range(10, 21), 2))):
+            _add_transaction(context, account, days_ago(day), "ATM withdrawal - Lakeshore Mini Mart", -80.0,
+                             "atm_withdrawal", f"atm-withdrawal-{number}")
+            fee_ids.append(_add_transaction(context, account, days_ago(day), "Out-of-network ATM fee", -fee, "fee",
                                             f"atm-fee-{number}", fee_type="out_of_network_atm").transaction_id)
         context.state.update(account_id=account.account_id, fee_ids=fee_ids)
+        month = last_cycle_day.strftime("%B")
         return ScenarioFragment(
-            reason_for_call="You were charged out-of-network ATM fees on your Premier Checking account.",
-            known_info=[f"Two {_fmt(fee)} ATM fees were charged this month on account {account.account_id} after "
+            reason_for_call="Two out-of-network ATM fees on your Premier Checking account were never rebated.",
+            known_info=[f"Two {_fmt(fee)} ATM fees were charged in {month} on account {account.account_id} after "
                         "you used a non-network ATM.",
-                        f"The bank already rebated {already} ATM fees for you this statement cycle."],
-            task_instructions=["Ask whether the two ATM fees can be rebated under your Premier Checking benefits. "
-                               "Accept whatever the agent can rebate."])
+                        f"At the end of the {month} statement cycle the bank rebated {already} other ATM fees, "
+                        "but not these two."],
+            task_instructions=[f"Ask whether the two {month} ATM fees can still be rebated under your Premier "
+                               "Checking benefits. Accept whatever the agent can rebate."])
 
     def solve(self, context):
         return [GoldCall("list_transactions", {"account_id": context.state["account_id"]}),
@@ -578,8 +591,9 @@ class PaperStatementSwitch(Problem):
 class CreditCardBillingDispute(Problem):
     name = "credit_card_billing_dispute"
     slot = "credit_card"
-    facts = ("reg_z_billing_error_window",)
-    summary = "Duplicate credit card charge inside the billing-error window: open a Regulation Z dispute."
+    facts = ("reg_z_billing_error_window", "reg_z_temporary_credit")
+    summary = ("Duplicate credit card charge inside the billing-error window: open a Regulation Z dispute and post "
+               "the temporary credit.")
 
     def applicable(self, toolkit, customer_id):
         return _has_kind(toolkit, customer_id, "credit_card")
@@ -603,13 +617,17 @@ class CreditCardBillingDispute(Problem):
 
     def solve(self, context):
         return [GoldCall("list_transactions", {"account_id": context.state["account_id"]}),
-                GoldCall("open_dispute", {"transaction_id": context.state["transaction_id"], "reason": "billing_error"})]
+                GoldCall("open_dispute", {"transaction_id": context.state["transaction_id"], "reason": "billing_error"}),
+                GoldCall("issue_provisional_credit", {"dispute_id": derived_id("DSP", context.state["transaction_id"])})]
 
     def check(self, context):
         found = [d for d in _db(context).disputes.values() if d.transaction_id == context.state["transaction_id"]]
         if not found:
             return ["no billing dispute was opened"]
-        return [] if found[0].reason == "billing_error" else ["the dispute has the wrong reason"]
+        problems = [] if found[0].reason == "billing_error" else ["the dispute has the wrong reason"]
+        if not found[0].provisional_credit:
+            problems.append("the disputed amount got no temporary credit")
+        return problems
 
 
 class PlatinumForeignFeeRefund(Problem):
@@ -704,8 +722,9 @@ def _fund_for_wire(context: ProblemContext, account: Account, amount: float) -> 
 class DomesticWire(Problem):
     name = "domestic_wire"
     slot = "wire"
-    facts = ("fee_domestic_wire_outgoing", "wire_online_daily_limit")
-    summary = "Send an outgoing domestic wire under the daily limit and charge the wire fee."
+    facts = ("fee_domestic_wire_outgoing", "wire_online_daily_limit", "wire_callback_new_beneficiary")
+    summary = ("Send an outgoing domestic wire under the daily limit and the new-beneficiary callback threshold, "
+               "and charge the wire fee.")
 
     def applicable(self, toolkit, customer_id):
         return _has_kind(toolkit, customer_id, "checking")
@@ -713,9 +732,12 @@ class DomesticWire(Problem):
     def setup(self, context):
         account = _account(context, kind="checking")
         limit = float(context.value("wire_online_daily_limit").amount)  # type: ignore[attr-defined]
-        amount = float(context.rng.choice([1850, 2400, 3675.5, 4200, 6100]))
-        if amount > limit:
-            raise LookupError("wire amount above the daily limit")
+        # Above the callback threshold a wire to a new beneficiary waits for the wire desk's call-back.
+        callback = float(context.value("wire_callback_new_beneficiary").amount)  # type: ignore[attr-defined]
+        amounts = [a for a in (1850, 2400, 3675.5, 4200, 6100) if a <= min(limit, callback)]
+        if not amounts:
+            raise LookupError("every wire amount is above the daily limit or the callback threshold")
+        amount = float(context.rng.choice(amounts))
         _fund_for_wire(context, account, amount)
         name, routing = context.rng.choice(_BENEFICIARIES)
         beneficiary_account = str(context.rng.randint(10_000_000, 99_999_999))
