@@ -117,11 +117,18 @@ class MutationReport:
                 "mutants": [r.as_dict() for r in self.results]}
 
 
-def _changed_artifacts(view: BundleView, changed: tuple[str, ...]) -> set[str]:
-    """Artifacts whose delivered or author-source files are among ``changed`` paths."""
+def _stale_artifacts(clean: BundleView, mutant: BundleView, changed: tuple[str, ...]) -> set[str]:
+    """Artifacts whose text must be read again in ``mutant``: a delivered or author-source file among
+    the ``changed`` paths, or a manifest entry that reads other files (paths, genre, author source)."""
     paths = set(changed)
-    return {artifact_id for artifact_id, entry in view.manifest["artifacts"].items()
-            if paths & {f["path"] for f in entry["files"]} or entry.get("author_source") in paths}
+
+    def reads(entry: dict[str, Any]) -> tuple:
+        return (entry["genre"], entry.get("author_source"), tuple((f["path"], f["role"]) for f in entry["files"]))
+
+    before = clean.manifest["artifacts"]
+    return {artifact_id for artifact_id, entry in mutant.manifest["artifacts"].items()
+            if paths & {f["path"] for f in entry["files"]} or entry.get("author_source") in paths
+            or artifact_id not in before or reads(before[artifact_id]) != reads(entry)}
 
 
 def _content(files: BundleFiles) -> BundleFiles:
@@ -139,8 +146,7 @@ def _validate_mutant(index: int) -> tuple[list[Finding], float]:
     started = time.perf_counter()
     content = _content(mutant.files)
     source = f"{_SHARED['source']}#{mutant.mutant_id}"
-    stale = set(texts) if "author/manifest.json" in mutant.changed \
-        else _changed_artifacts(BundleView(content, source=source), mutant.changed)
+    stale = _stale_artifacts(_SHARED["clean_view"], BundleView(content, source=source), mutant.changed)
     view = BundleView(content, source=source, _text_cache={a: t for a, t in texts.items() if a not in stale})
     new = [f for f in run_validators(view)
            if f.severity == "error" and (f.check, f.code, f.subject) not in _SHARED["clean_keys"]]
@@ -165,7 +171,7 @@ def run_mutation(files: BundleFiles, source: str, kinds: set[str] | None = None,
     clean_findings = run_validators(clean_view)
     planted = list(iter_mutants(files, kinds))
     mutants = [mutant for _, mutant in planted if mutant is not None]
-    _SHARED.update(mutants=mutants, texts=dict(clean_view._text_cache), source=source,
+    _SHARED.update(mutants=mutants, texts=dict(clean_view._text_cache), source=source, clean_view=clean_view,
                    clean_keys={(f.check, f.code, f.subject) for f in clean_findings if f.severity == "error"})
     if workers is None:
         workers = min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)

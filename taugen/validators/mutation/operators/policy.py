@@ -74,10 +74,6 @@ def _drop(task: dict[str, Any], index: int) -> None:
     _renumber(task)
 
 
-def _today(bundle: MutableBundle) -> dt.date:
-    return dt.date.fromisoformat(bundle.manifest["now"][:10])
-
-
 # ------------------------------------------------------------------------------------------ K1
 @mutation("K1", "second_courtesy_refund",
           "a task whose customer already had this year's courtesy refund gets the new overdraft fee refunded as "
@@ -278,7 +274,6 @@ def two_overdraft_fees_one_refund(bundle: MutableBundle) -> str | None:
           "the setup of an ATM rebate task holds one more out-of-network ATM fee than the cycle's remaining "
           "allowance covers (a copied row), and the scenario does not say which fees to rebate")
 def extra_atm_fee_row(bundle: MutableBundle) -> str | None:
-    today = _today(bundle)
     for task in bundle.tasks_of("atm_fee_rebate"):
         refunds = [c["arguments"]["transaction_id"] for c in gold(task)
                    if c["name"] == "refund_fee" and c["arguments"].get("reason") == "atm_rebate"]
@@ -289,13 +284,15 @@ def extra_atm_fee_row(bundle: MutableBundle) -> str | None:
         account = _records(bundle, task, "accounts").get(fee["account_id"], {})
         allowance = _fact_amount(bundle, f"{account.get('product', '').removesuffix('_checking')}"
                                          "_atm_rebates_per_cycle")
+        cycle = fee["posted_on"][:7]  # monthly statement cycles: the allowance counts the fee's own cycle
         used = sum(1 for r in _records(bundle, task, "fee_refunds").values()
                    if r["account_id"] == fee["account_id"] and r["reason"] == "atm_rebate"
-                   and r["refunded_on"] >= today.replace(day=1).isoformat())
+                   and transactions.get(r["transaction_id"], {}).get("posted_on", "")[:7] == cycle)
         if allowance is None or used + len(refunds) != allowance:
             continue  # the allowance must bind, or the right gold would rebate the copy too
         copy_id = f"{refunds[-1][:-2]}{'00' if refunds[-1][-2:] != '00' else '01'}"
-        posted = max(today.replace(day=1), dt.date.fromisoformat(fee["posted_on"]) - dt.timedelta(days=1))
+        fee_day = dt.date.fromisoformat(fee["posted_on"])
+        posted = max(fee_day.replace(day=1), fee_day - dt.timedelta(days=1))
         agent_patch(task).setdefault("transactions", {})[copy_id] = {
             **fee, "transaction_id": copy_id, "posted_on": posted.isoformat()}
         return task["id"]
