@@ -217,3 +217,17 @@ def test_build_telecom_easy_validates_and_loads_in_tau2(built_bundle):
         policy = registry.get_env_constructor(domain)().get_policy()
     for name in ("main_policy.md", "tech_support_manual.md"):  # tau2 composes the agent policy from both files
         assert (bundle / runtime / name).read_text().strip() in policy
+
+
+def test_telecom_duplicate_task_is_reported_as_k19(built_bundle):
+    bundle = built_bundle("easy", domain="telecom")
+    files = {p.relative_to(bundle).as_posix(): p.read_bytes() for p in bundle.rglob("*") if p.is_file()}
+    path = "tau2/domains/telecom/tasks.json"
+    tasks = json.loads(files[path])
+    twin = copy.deepcopy(tasks[0])
+    twin["id"] = tasks[0]["id"] + "[COPY]"
+    instructions = twin["user_scenario"]["instructions"]
+    instructions["task_instructions"] = "  " + instructions["task_instructions"].upper().replace(". ", ".\n")
+    files[path] = json.dumps(tasks + [twin]).encode()
+    k19 = [f for f in validate_files(files, "<test>") if f.code == "K19"]
+    assert [(f.subject, f.severity) for f in k19] == [(twin["id"], "error")] and tasks[0]["id"] in k19[0].message

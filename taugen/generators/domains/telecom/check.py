@@ -27,6 +27,7 @@ from taugen.generators.domains.telecom.env import (
 )
 from taugen.generators.domains.telecom.intents import INTENT_BY_NAME
 from taugen.validators.findings import Finding, error
+from taugen.validators.tasks import normalised_scenario
 
 
 def bundle_world(view: Any) -> TelecomWorld:
@@ -139,12 +140,12 @@ def check_tasks(view: Any) -> list[Finding]:
             findings.append(error("certificate", "replay", task_id, problem,
                                   rule="replaying the task on tau2's telecom environment as tau2 does"))
         setup = json.dumps((task.get("initial_state") or {}).get("initialization_actions"), sort_keys=True)
-        scenario = json.dumps([task.get("user_scenario"), task.get("ticket")], sort_keys=True).lower()
+        scenario = normalised_scenario([task.get("user_scenario"), task.get("ticket")])
         gold = json.dumps([{k: v for k, v in a.items() if k != "action_id"}
                            for a in (task.get("evaluation_criteria") or {}).get("actions") or []], sort_keys=True)
-        signature = hashlib.sha256(f"{setup}|{' '.join(scenario.split())}|{gold}".encode()).hexdigest()
+        signature = hashlib.sha256(f"{setup}|{scenario}|{gold}".encode()).hexdigest()
         if signature in signatures:
-            findings.append(error("tasks", "duplicate_task", task_id, f"same setup, scenario and gold as "
-                                  f"{signatures[signature]}", rule="K19: no duplicate tasks"))
+            findings.append(error("tasks", "K19", task_id, f"duplicate task: same setup, normalised scenario and "
+                                  f"gold as {signatures[signature]}", rule="K19: no duplicate tasks"))
         signatures.setdefault(signature, task_id)
     return findings
