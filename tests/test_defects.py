@@ -21,7 +21,7 @@ import pytest
 from taugen.build.files import read_bundle
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.defects import data, documents, executability, grader, grounding, policy, scenario
-from taugen.validators.defects.base import TaskSet, to_findings
+from taugen.validators.defects.base import TaskSet, amount_near_miss, to_findings
 from taugen.validators.defects.sources import taskset_for_view, taskset_from_folder
 from taugen.validators.findings import Finding
 from taugen.validators.foreign import lint_task_folder, render_json, render_junit, render_text
@@ -367,6 +367,16 @@ def test_k4_assertion_near_miss(tmp_path):
     findings = lint_task_folder(_folder(tmp_path, "mock", [task, good]))
     k4 = [f for f in findings if f.code == "K4"]
     assert [f.subject for f in k4] == ["near"] and "'task_1'" in k4[0].message and k4[0].severity == "error"
+
+
+def test_k4_amount_near_miss_keeps_the_magnitude():
+    from decimal import Decimal as D
+
+    assert amount_near_miss(D("1039.34"), D("1093.34")) and amount_near_miss(D("481.05"), D("481.50"))
+    assert amount_near_miss(D("127"), D("126.00"))
+    # a dropped or added digit is another amount (a total), not a typo: 1628 vs 168, 1286 vs 126
+    assert not amount_near_miss(D("1628"), D("168.00")) and not amount_near_miss(D("1286"), D("126"))
+    assert not amount_near_miss(D("7"), D("1"))
 
 
 @needs_fixtures
@@ -738,6 +748,8 @@ def test_retail_fixture(fixture_findings):
     assert any("'#W9502127' exists (a near miss)" in f.message for f in k5["46"])  # the user's scripted typo
     assert all("6086499569" in k5[t][0].message for t in ("2", "3", "4"))  # a product id the DB lacks
     assert "do-nothing run scores 1" in _by(findings, "K12")["10"][0].message
+    # get_item_details is newer than the installed tau2's retail toolkit: version skew, not a task defect
+    assert "21" not in _by(findings, "K14") and "version skew" in _by(findings, "K14", "warning")["21"][0].message
     never = sorted(t for t, found in _by(findings, "K12").items() if any("never graded" in f.message for f in found))
     assert never == ["30", "31", "32"]  # a tracking number to tell, NL_ASSERTION graded but no NL assertion
     communicate = [i for t in json.loads((FIXTURES / "retail" / "tasks.json").read_text())

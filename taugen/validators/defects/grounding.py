@@ -4,15 +4,23 @@ database) and K15 (wrong ordering for superlatives, with K14 for superlatives th
 K4: every amount, date and id written in ``nl_assertions`` and ``communicate_info`` must equal a value
 of the gold arguments, the gold tool outputs, the database records they reach, or the scenario, or be
 derived from them (a sum of up to three amounts, a multiple, the length of a returned list). A value that
-differs from a known one by one digit or a swap (``May 12`` for ``May 22``) or that belongs to a sibling
-task is an error; a value found nowhere is a warning when the gold was replayed (the pool is complete),
+differs from a known one by one digit or a swap (``May 12`` for ``May 22``; an amount at the same magnitude,
+cents included: ``1039.34`` for ``1093.34``, never a dropped digit such as ``1628`` for ``168``) or that
+belongs to a sibling task is an error; a value found nowhere is a warning when the gold was replayed (the pool is complete),
 and is not judged otherwise.
 
 K5: every id argument of a gold action (``*_id``, ``*_ids``) resolves in the initial database (with the
 task's initialization data), or was created by an earlier gold step; a near miss of an existing id is
 named. A record given as or inside the arguments (verify_identity's customer, date of birth and SSN
 digits; a passenger, an address) that matches a database record on two identifying values must agree
-with it on the others. An id a write acts on must belong to the person the task acts for (the
+with it on the others. The arguments themselves are compared only with the record they name by its own
+id (``customer_id`` of verify_identity): a search's origin, destination and date are a query, and a write
+that creates a record (a new booking's cabin) describes a record that does not exist yet, so neither is
+compared with records that merely share two values. A record inside the arguments (a passenger) is
+resolved among the records of the person the task acts for first (their profile, saved passengers,
+reservations, orders): a name shared with a stranger elsewhere in the database is no reference. A
+difference on a record the write itself modifies, to a value the scenario states, is the requested
+update (a passenger renamed at the user's request). An id a write acts on must belong to the person the task acts for (the
 ``customer_id`` / ``user_id`` values of the gold arguments): an account or transaction of another
 customer is an id copied from the wrong profile. A deliberately invalid reference needs a task
 annotation ``{"kind": "K5", "reason": ..., "path": ...}``.
@@ -33,8 +41,8 @@ from typing import Any
 
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.defects.base import (
-    Defect, MultiIndex, TaskSet, actions, closest, criteria, dates_in, decimal, excerpt, leaves,
-    looks_like_id, mentions, near_miss, numbers_in, parse_date, pool, reachable, scenario_text, task_id,
+    Defect, MultiIndex, TaskSet, actions, amount_near_miss, closest, criteria, dates_in, decimal, excerpt,
+    leaves, looks_like_id, mentions, near_miss, numbers_in, parse_date, pool, reachable, scenario_text, task_id,
     task_index, to_findings, free_reads,
 )
 from taugen.validators.defects.sources import taskset_for_view
@@ -206,7 +214,7 @@ def k4_defects(taskset: TaskSet) -> list[Defect]:
                                               rule=RULE_K4))
                     continue
                 digits = str(number)
-                near = next((str(k) for k in universe.money if near_miss(digits, str(k))), None)
+                near = next((str(k) for k in sorted(universe.money) if amount_near_miss(number, k)), None)
                 amount_like = "." in bare or number >= 100
                 copied = next((other for other, values in others.items()
                                if amount_like and (digits in values or bare in values)), None)
@@ -258,6 +266,8 @@ def k5_defects(taskset: TaskSet) -> tuple[list[Defect], set[tuple[str, int]]]:
         if (task.get("initial_state") or {}).get("initialization_actions") and (replay is None or replay.init_error):
             continue  # ids the initialization actions create are unknown without running them
         principals = _principals(task)
+        scope = _scope(principals or _owners(task, index), index)
+        stated = scenario_text(task)
         for position, action in enumerate(actions(task)):
             created = _created_ids(replay, position)
             arguments = action.get("arguments") or {}
@@ -275,8 +285,11 @@ def k5_defects(taskset: TaskSet) -> tuple[list[Defect], set[tuple[str, int]]]:
                                       + (f"; {near!r} exists (a near miss)" if near else ""),
                                       evidence=str(value), rule=RULE_K5))
                 explained.add((identifier, position))
+            modified = ({str(v) for p, v in leaves(arguments) if _is_target_key(p) and isinstance(v, (str, int))}
+                        if taskset.is_write(action) else set())
             for path, record in [("", arguments), *_nested_records(arguments)]:
-                problem = _attribute_conflict(record, index)
+                problem = (_attribute_conflict(record, index) if not path
+                           else _nested_conflict(record, index, scope, modified, stated))
                 if problem:
                     defects.append(Defect("K5", "error", identifier,
                                           f"evaluation_criteria.actions[{position}].arguments" + (f".{path}" if path else ""),
@@ -296,6 +309,20 @@ def _principals(task: dict[str, Any]) -> set[str]:
     gold argument (the customer the agent looks up or verifies)."""
     return {str(value) for action in actions(task) for path, value in leaves(action.get("arguments") or {})
             if path.split(".")[-1].split("[")[0] in _PRINCIPAL_KEYS and isinstance(value, (str, int))}
+
+
+def _owners(task: dict[str, Any], index: MultiIndex) -> set[str]:
+    """The owners of the records the gold's id arguments name (the user of the reservation a gold
+    update acts on): whom a task acts for when no argument names the person."""
+    found = set()
+    for action in actions(task):
+        for path, value in leaves(action.get("arguments") or {}):
+            key = path.split(".")[-1].split("[")[0]
+            if key.endswith("_id") and isinstance(value, (str, int)):
+                owner = _owner_of(value, key, index)
+                if owner is not None:
+                    found.add(owner[1])
+    return found
 
 
 def _owner_of(value: Any, key: str, index: MultiIndex) -> tuple[str, str] | None:
@@ -347,21 +374,119 @@ def _nested_records(value: Any, path: str = "") -> list[tuple[str, dict[str, Any
 
 
 def _attribute_conflict(record: dict[str, Any], index: MultiIndex) -> str | None:
-    """A database record that shares two identifying strings with ``record`` but disagrees on another
-    of its fields."""
-    scalars = {k: v for k, v in record.items() if isinstance(v, str) and v}
+    """The top-level arguments of a gold action against the database record they name by its own id:
+    that record shares two identifying strings with ``record`` (one of them its id) but disagrees on
+    another of its fields (verify_identity's date of birth against the customer's profile).
+
+    A record that shares two values without being named by its id is not referenced: a search's
+    origin, destination and date are a query, and a creating write (``book_reservation``'s cabin)
+    describes a new record, which need not match the user's existing ones."""
+    scalars = _scalars(record)
     if len(scalars) < 3:
         return None
     first_key, first_value = next(iter(scalars.items()))
     for candidate in index.records_with(first_key, first_value)[:50]:
-        shared = [k for k in scalars if k in candidate and isinstance(candidate[k], str)]
-        same = [k for k in shared if candidate[k] == scalars[k]]
-        different = [k for k in shared if candidate[k] != scalars[k]]
-        if len(same) >= 2 and different:
-            key = different[0]
-            return (f"{key} {scalars[key]!r} contradicts the database record with "
-                    f"{', '.join(f'{k}={scalars[k]!r}' for k in same[:2])}, which has {key} {candidate[key]!r}")
+        same, different = _compare(scalars, candidate)
+        if len(same) >= 2 and different and any(_identifies(candidate, k, scalars[k], index) for k in same):
+            return _conflict_message(scalars, same, different[0], candidate)
     return None
+
+
+def _nested_conflict(record: dict[str, Any], index: MultiIndex, scope: list[tuple[str, dict[str, Any]]] | None,
+                     modified: set[str], stated: str) -> str | None:
+    """A record inside the arguments (a passenger, an address) against the record it refers to.
+
+    With a principal (``scope`` is the list of ``(top-level id, record)`` of the person the task acts
+    for), the reference is resolved there only: a record of the scope that shares two identifying
+    strings and agrees on every field of ``record`` means no conflict, and so does one that lies in a
+    record the write modifies (``modified`` ids) and differs only by values the scenario states (the
+    update the user asks for); otherwise the one sharing most values and disagreeing on another is
+    the contradiction. A
+    record the scope does not know is new (a passenger never saved): a stranger with the same name
+    elsewhere in the database is no reference. Without a principal, the whole database is searched."""
+    scalars = _scalars(record)
+    if len(scalars) < 3:
+        return None
+    if scope is None:
+        first_key, first_value = next(iter(scalars.items()))
+        candidates = [("", c) for c in index.records_with(first_key, first_value)[:50]]
+    else:
+        candidates = scope
+    conflicts = []
+    for top, candidate in candidates:
+        same, different = _compare(scalars, candidate)
+        if len(same) < 2:
+            continue
+        if len(same) == len(scalars):
+            return None  # the record is this one
+        if not different:
+            continue  # a part of a record (a name without the birth date) decides nothing
+        if top in modified and all(mentions(stated, scalars[k]) for k in different):
+            return None  # the new version of a record the write changes, as the scenario asks
+        conflicts.append((len(same), same, different, candidate))
+    if not conflicts:
+        return None
+    _, same, different, candidate = max(conflicts, key=lambda c: c[0])
+    return _conflict_message(scalars, same, different[0], candidate)
+
+
+def _scalars(record: dict[str, Any]) -> dict[str, str]:
+    return {k: v for k, v in record.items() if isinstance(v, str) and v}
+
+
+def _compare(scalars: dict[str, str], candidate: dict[str, Any]) -> tuple[list[str], list[str]]:
+    shared = [k for k in scalars if k in candidate and isinstance(candidate[k], str)]
+    return [k for k in shared if candidate[k] == scalars[k]], [k for k in shared if candidate[k] != scalars[k]]
+
+
+def _conflict_message(scalars: dict[str, str], same: list[str], key: str, candidate: dict[str, Any]) -> str:
+    return (f"{key} {scalars[key]!r} contradicts the database record with "
+            f"{', '.join(f'{k}={scalars[k]!r}' for k in same[:2])}, which has {key} {candidate[key]!r}")
+
+
+def _identifies(candidate: dict[str, Any], key: str, value: str, index: MultiIndex) -> bool:
+    """``key=value`` is ``candidate``'s own id (the record a reference by that id reaches), not an owner
+    or a foreign key it shares with other records."""
+    if not key.endswith("_id"):
+        return False
+    return index.owned(value) is candidate or next((k for k in candidate if k.endswith("_id")), None) == key
+
+
+def _is_target_key(path: str) -> bool:
+    """An id argument naming a record the action acts on (not the person it acts for)."""
+    key = path.split(".")[-1].split("[")[0]
+    return key.endswith(_ID_KEYS) and key not in _PRINCIPAL_KEYS
+
+
+def _scope(principals: set[str], index: MultiIndex) -> list[tuple[str, dict[str, Any]]] | None:
+    """The records of the persons a task acts for, as ``(top-level id, record)``: each principal's own
+    record, the records that name the principal as owner (reservations, orders, accounts) and those its
+    own record lists by id, with every record nested in them. A record with nested dicts is also given
+    flattened (a user's ``name.first_name`` next to its ``dob``), so the person themself can be matched.
+    None without a principal (the caller then searches the whole database)."""
+    if not principals:
+        return None
+    tops: dict[int, tuple[str, dict[str, Any]]] = {}
+    for principal in sorted(principals):
+        own = index.owned(principal)
+        if isinstance(own, dict):
+            tops[id(own)] = (principal, own)
+            for _, value in leaves(own):
+                linked = index.owned(value) if isinstance(value, (str, int)) and str(value) != principal else None
+                if isinstance(linked, dict):
+                    tops[id(linked)] = (str(value), linked)
+        for key in _PRINCIPAL_KEYS:
+            for record in index.records_with(key, principal):
+                own_id = next((str(v) for k, v in record.items() if k.endswith("_id") and isinstance(v, (str, int))), "")
+                tops.setdefault(id(record), (own_id, record))
+    scope: list[tuple[str, dict[str, Any]]] = []
+    for top, record in tops.values():
+        for inner in (record, *[r for _, r in _nested_records(record)]):
+            scope.append((top, inner))
+            children = [v for v in inner.values() if isinstance(v, dict)]
+            if children:
+                scope.append((top, {**{k: v for c in children for k, v in c.items()}, **inner}))
+    return scope
 
 
 # ------------------------------------------------------------------------------------------ K15

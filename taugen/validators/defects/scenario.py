@@ -561,7 +561,7 @@ _REQUESTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "upgrade": (r"\b(?:upgrade|downgrade)\w*", ("flights", "cabin")),
     "change the address": (r"\b(?:change|update|modify|correct)\w*\b[^.]{0,40}\baddress", ("address",)),
     "add bags": (r"\badd\w*\b[^.]{0,30}\b(?:bag|bags|baggage|suitcases?)\b", ("baggages",)),
-    "change passengers": (r"\b(?:remove|add|change)\w*\b[^.]{0,30}\bpassengers?\b", ("passengers",)),
+    "change passengers": (r"\b(?:remove|add|change)\w*\b(?:(?!\bfor\b)[^.]){0,30}\bpassengers?\b", ("passengers",)),
     "refund": (r"\b(?:refund|rebat)\w*", ("refund",)),
     "dispute": (r"\bdispute\w*", ("dispute",)),
     "replace": (r"\breplace\w*", ("replacement",)),
