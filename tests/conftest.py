@@ -84,3 +84,14 @@ def cli_subprocess() -> Callable[..., CliResult]:
         return CliResult(done.returncode, done.stdout, done.stderr)
 
     return run
+
+
+KILL_TABLES: list[str] = []
+"""Kill-rate tables that tests/test_mutation.py computed, printed in the session's terminal summary."""
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Print the mutation kill rate per kind (the issue asks for it in every test run)."""
+    for table in KILL_TABLES:
+        terminalreporter.write_sep("-", "mutation kill rate per kind")
+        terminalreporter.write_line(table)

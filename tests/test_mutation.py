@@ -27,9 +27,12 @@ def easy(built_bundle) -> Path:
 @pytest.fixture(scope="module")
 def report(easy) -> MutationReport:
     result = run_mutation(read_bundle(easy), str(easy))
-    lines = [f"{kind}: {row['killed']}/{row['applicable']} killed of {row['operators']} operators"
+    from conftest import KILL_TABLES
+
+    lines = [f"{kind:>4}: {row['killed']}/{row['applicable']} killed ({row['operators']} operators)"
              for kind, row in result.per_kind().items()]
-    print("\nkill rate per kind (banking easy)\n" + "\n".join(lines))
+    KILL_TABLES.append(f"banking easy: {result.kill_rate():.1%} of {sum(r.applicable for r in result.results)} "
+                       f"mutants killed, {len(result.clean_errors)} errors on the clean bundle\n" + "\n".join(lines))
     return result
 
 
