@@ -350,3 +350,135 @@ def decision_register_updated_after_snapshot(bundle: MutableBundle) -> str | Non
         return None
     bundle.set_text(path, edited)
     return artifact_id
+
+
+# K20 on the delivered files only: the manifest keeps the dates as built, so only a validator that
+# reads the files themselves can see these.
+
+
+def _built_manifest(bundle: MutableBundle) -> dict:
+    """The manifest as built, parsed from its bytes without making it an editable document (so these
+    operators cannot change it, not even by re-serialising it)."""
+    import json
+
+    return json.loads(bundle.files["author/manifest.json"])
+
+
+def _delivered_paths(bundle: MutableBundle, genre: str, suffix: str) -> list[tuple[str, dict, str]]:
+    """(artifact id, built manifest entry, delivered file path) of every ``genre`` artifact with a
+    ``suffix`` file, by artifact id."""
+    found = []
+    for artifact_id, entry in sorted(_built_manifest(bundle)["artifacts"].items()):
+        path = next((f["path"] for f in entry["files"] if f["role"] != "runtime" and f["path"].endswith(suffix)
+                     and f["path"] in bundle.files), None)
+        if entry["genre"] == genre and path:
+            found.append((artifact_id, entry, path))
+    return found
+
+
+_EML_DATE = re.compile(r"^Date: ([^\r\n]*)", re.MULTILINE)
+
+
+def _set_eml_date(bundle: MutableBundle, path: str, moment) -> bool:
+    """Rewrite the ``Date`` header (the first ``Date:`` line, which is in the header block) of an .eml."""
+    from email.utils import format_datetime
+
+    text = bundle.text(path)
+    header = _EML_DATE.search(text)
+    if header is None:
+        return False
+    bundle.set_text(path, text[:header.start(1)] + format_datetime(moment) + text[header.end(1):])
+    return True
+
+
+@mutation("K20", "eml_date_header_before_quoted_parent",
+          "an email's Date header is set a day before the message it quotes; the manifest keeps the built date")
+def eml_date_header_before_quoted_parent(bundle: MutableBundle) -> str | None:
+    import datetime as dt
+
+    for artifact_id, entry, path in _delivered_paths(bundle, "email_thread", ".eml"):
+        messages = (entry.get("metadata") or {}).get("messages") or []
+        if len(messages) >= 2 and _set_eml_date(bundle, path, dt.datetime.fromisoformat(messages[-2]["date"])
+                                                - dt.timedelta(days=1)):
+            return artifact_id
+    return None
+
+
+@mutation("K20", "eml_dated_year_after_snapshot",
+          "an email's Date header is moved to the year after the snapshot (a year typo); the manifest is unchanged")
+def eml_dated_year_after_snapshot(bundle: MutableBundle) -> str | None:
+    import datetime as dt
+
+    year = int(_built_manifest(bundle)["snapshot_date"][:4]) + 1
+    for artifact_id, entry, path in reversed(_delivered_paths(bundle, "email_thread", ".eml")):
+        header = _EML_DATE.search(bundle.text(path))
+        if header is None:
+            continue
+        from email.utils import parsedate_to_datetime
+
+        moment = parsedate_to_datetime(header.group(1))
+        later = moment.replace(year=year, day=min(moment.day, 28)) if moment.month == 2 else moment.replace(year=year)
+        if _set_eml_date(bundle, path, later if later.tzinfo else later.replace(tzinfo=dt.timezone.utc)):
+            return artifact_id
+    return None
+
+
+@mutation("K20", "chat_turn_clock_before_previous_turn",
+          "the last timed turn of a chat transcript is stamped a minute before the turn above it (file edit only)")
+def chat_turn_clock_before_previous_turn(bundle: MutableBundle) -> str | None:
+    from taugen.generators.corpus.genres.support_transcript import CHAT_TURN
+
+    for artifact_id, entry, path in _delivered_paths(bundle, "support_transcript", ".txt"):
+        lines = bundle.text(path).split("\n")
+        timed = [(index, CHAT_TURN.match(line)) for index, line in enumerate(lines) if CHAT_TURN.match(line)]
+        if len(timed) < 2:
+            continue
+        (_, previous), (index, last) = timed[-2], timed[-1]
+        minutes = int(previous.group(3)) * 60 + int(previous.group(4)) - 1
+        if minutes < 0:
+            continue
+        lines[index] = (last.string[:last.start(3)] + f"{minutes // 60:02d}:{minutes % 60:02d}"
+                        + last.string[last.end(4):])
+        bundle.set_text(path, "\n".join(lines))
+        return artifact_id
+    return None
+
+
+@mutation("K20", "meeting_cue_before_previous_cue",
+          "the last cue of a meeting transcript (.vtt) starts two seconds before the cue above it (file edit only)")
+def meeting_cue_before_previous_cue(bundle: MutableBundle) -> str | None:
+    from taugen.generators.corpus.genres.meeting_transcript import cue_clock
+
+    timing = re.compile(r"^(\d{2,}):(\d{2}):(\d{2})\.(\d{3})([ \t]+-->)", re.MULTILINE)
+    for artifact_id, entry, path in _delivered_paths(bundle, "meeting_transcript", ".vtt"):
+        text = bundle.text(path)
+        found = list(timing.finditer(text))
+        if len(found) < 2:
+            continue
+        hours, minutes, seconds, millis = (int(part) for part in found[-2].groups()[:4])
+        start = hours * 3600 + minutes * 60 + seconds + millis / 1000 - 2.0
+        if start < 0:
+            continue
+        last = found[-1]
+        bundle.set_text(path, text[:last.start(1)] + cue_clock(start) + text[last.start(5):])
+        return artifact_id
+    return None
+
+
+@mutation("K20", "issue_comment_before_issue_created",
+          "the first comment of an exported Jira issue is dated a day before the issue was created (file edit only)")
+def issue_comment_before_issue_created(bundle: MutableBundle) -> str | None:
+    import datetime as dt
+
+    from taugen.generators.corpus.genres.issue_tracker_export import parse_jira_time
+
+    for artifact_id, entry, path in _delivered_paths(bundle, "issue_tracker_export", ".json"):
+        for issue in bundle.json(path).get("issues", []):
+            fields = issue.get("fields") or {}
+            comments = (fields.get("comment") or {}).get("comments") or []
+            if comments and fields.get("created"):
+                early = parse_jira_time(fields["created"]) - dt.timedelta(days=1)
+                stamp = early.strftime("%Y-%m-%dT%H:%M:%S.000%z")
+                comments[0]["created"] = comments[0]["updated"] = stamp
+                return artifact_id
+    return None
