@@ -338,6 +338,12 @@ def find_surface_form(value: _Value, text: str, normalised: bool = False) -> str
             pattern = r"(?<![\w.,$€£-])(?<!\band )" + pattern
         if needle[-1].isalnum():
             pattern = pattern + r"(?![\w]|[.,]\d|-\w| and [\w-]+ (?:cents?|pence|penny)\b)"
-        if re.search(pattern, haystack):
-            return form
+        compiled = re.compile(pattern)
+        # A match starts where the needle does (the boundary tests are zero-width), so test only those
+        # places; lookbehinds still see the characters before them.
+        start = haystack.find(needle)
+        while start != -1:
+            if compiled.match(haystack, start):
+                return form
+            start = haystack.find(needle, start + 1)
     return None

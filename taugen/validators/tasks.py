@@ -126,38 +126,19 @@ def check_tasks(view: BundleView) -> list[Finding]:
     specs = toolkit_class.tool_specs()
     certificates = view.certificates
     signatures: dict[str, str] = {}
+    db_digest = hashlib.sha256(view.files[f"{view.runtime_dir}/db.json"]).hexdigest()
     for task in tasks:
         task_id = task["id"]
         certificate = certificates.get(task_id)
-        if certificate is None or not certificate.get("ok"):
-            findings.append(error("certificate", "not_certified", task_id,
-                                  "the task has no passing certificate", evidence=json.dumps(certificate)[:400],
-                                  rule="check fails after setup, passes after gold, every write needed, "
-                                       "do-nothing fails"))
-        patch = ((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data")
+        key = hashlib.sha256(json.dumps([db_digest, view.manifest["environment"], view.manifest["now"], task,
+                                         certificate], sort_keys=True, default=str).encode()).hexdigest()
+        if key not in _REPLAYED:
+            _REPLAYED[key] = _replay_findings(view, toolkit_class, specs, task, certificate)
+        findings += _REPLAYED[key]
         actions = (task.get("evaluation_criteria") or {}).get("actions") or []
-        unknown_tools = [a["name"] for a in actions if a["name"] not in specs]
-        if unknown_tools:
-            findings.append(error("certificate", "unknown_tool", task_id, f"gold calls unknown tool {unknown_tools[0]}"))
+        if any(a["name"] not in specs for a in actions):
             continue
-        initial = initial_state(toolkit_class, view.db, patch)
-        start = toolkit_class(initial, view.now)
-        final, errors = replay(toolkit_class, initial, actions, view.now)
-        for message in errors:
-            findings.append(error("certificate", "gold_tool_error", task_id, message,
-                                  rule="no gold step raises a tool error (tau2 only warns and skips it)"))
-        if final.db_hash() == start.db_hash():
-            findings.append(error("certificate", "do_nothing_passes", task_id,
-                                  "the gold actions leave the DB as it started: a do-nothing run gets reward 1"))
-        if certificate and certificate.get("gold_hash") != final.db_hash():
-            findings.append(error("certificate", "gold_hash_mismatch", task_id,
-                                  "replaying the gold actions does not reach the certified DB state"))
         writes = [i for i, a in enumerate(actions) if specs[a["name"]].kind != "read"]
-        for index in writes:
-            reduced, _ = replay(toolkit_class, initial, actions[:index] + actions[index + 1:], view.now)
-            if reduced.db_hash() == final.db_hash():
-                findings.append(error("certificate", "unneeded_write", task_id,
-                                      f"dropping {actions[index]['action_id']} leaves the graded DB unchanged"))
         scenario = normalised_scenario(task.get("user_scenario"))
         gold_writes = json.dumps([actions[i] | {"action_id": None} for i in writes], sort_keys=True)
         signature = hashlib.sha256(f"{scenario}|{gold_writes}".encode()).hexdigest()
@@ -165,4 +146,50 @@ def check_tasks(view: BundleView) -> list[Finding]:
             findings.append(error("tasks", "K19", task_id, f"duplicate task: same normalised scenario and gold "
                                   f"writes as {signatures[signature]}", rule="K19: hash normalised scenario + gold writes"))
         signatures.setdefault(signature, task_id)
+    return findings
+
+
+_REPLAYED: dict[str, list[Finding]] = {}
+"""Certificate findings per task, keyed by a digest of everything they depend on (the DB, the domain, the
+world's now, the task and its certificate). Validating many variants of one bundle (``taugen mutate``)
+replays only the tasks that differ."""
+
+
+def _replay_findings(view: BundleView, toolkit_class: type[Toolkit], specs: dict[str, Any], task: dict[str, Any],
+                     certificate: dict[str, Any] | None) -> list[Finding]:
+    """The certificate findings of one task: certified, gold runs without tool errors, reaches the
+    certified state, changes the DB, and needs every write."""
+    if len(_REPLAYED) > 20_000:  # bound the memo in long-lived processes
+        _REPLAYED.clear()
+    findings: list[Finding] = []
+    task_id = task["id"]
+    if certificate is None or not certificate.get("ok"):
+        findings.append(error("certificate", "not_certified", task_id,
+                              "the task has no passing certificate", evidence=json.dumps(certificate)[:400],
+                              rule="check fails after setup, passes after gold, every write needed, "
+                                   "do-nothing fails"))
+    patch = ((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data")
+    actions = (task.get("evaluation_criteria") or {}).get("actions") or []
+    unknown_tools = [a["name"] for a in actions if a["name"] not in specs]
+    if unknown_tools:
+        findings.append(error("certificate", "unknown_tool", task_id, f"gold calls unknown tool {unknown_tools[0]}"))
+        return findings
+    initial = initial_state(toolkit_class, view.db, patch)
+    start = toolkit_class(initial, view.now)
+    final, errors = replay(toolkit_class, initial, actions, view.now)
+    for message in errors:
+        findings.append(error("certificate", "gold_tool_error", task_id, message,
+                              rule="no gold step raises a tool error (tau2 only warns and skips it)"))
+    if final.db_hash() == start.db_hash():
+        findings.append(error("certificate", "do_nothing_passes", task_id,
+                              "the gold actions leave the DB as it started: a do-nothing run gets reward 1"))
+    if certificate and certificate.get("gold_hash") != final.db_hash():
+        findings.append(error("certificate", "gold_hash_mismatch", task_id,
+                              "replaying the gold actions does not reach the certified DB state"))
+    writes = [i for i, a in enumerate(actions) if specs[a["name"]].kind != "read"]
+    for index in writes:
+        reduced, _ = replay(toolkit_class, initial, actions[:index] + actions[index + 1:], view.now)
+        if reduced.db_hash() == final.db_hash():
+            findings.append(error("certificate", "unneeded_write", task_id,
+                                  f"dropping {actions[index]['action_id']} leaves the graded DB unchanged"))
     return findings
