@@ -158,3 +158,13 @@ def test_cli_mutate_prints_the_kill_table_and_refuses_bad_input(easy, tmp_path):
     assert bad.exit_code == 2 and not (tmp_path / "n").exists()
     missing = runner.invoke(app, ["mutate", str(tmp_path / "nope"), "--out", str(tmp_path / "o")])
     assert missing.exit_code == 2 and not (tmp_path / "o").exists()
+
+
+def test_operators_that_need_banking_parts_do_not_apply_to_a_telecom_bundle(built_bundle):
+    pytest.importorskip("tau2.domains.telecom.environment")
+    bundle = built_bundle("easy", domain="telecom")
+    report = run_mutation(read_bundle(bundle), str(bundle), workers=1)
+    applied = {r.operator.mutant_id for r in report.results if r.applicable}
+    assert report.clean_errors == [] and "K3-stop_payment_fee_off" not in applied  # no db.json, no banking problem
+    assert {"K19-task_copied_under_new_id", "K12-reward_basis_emptied"} <= applied  # domain-agnostic edits apply
+    assert [r.operator.mutant_id for r in report.results if r.applicable and not r.killed] == []

@@ -47,6 +47,11 @@ class Mutant:
     files: BundleFiles = field(repr=False, compare=False)
 
 
+class NotApplicable(LookupError):
+    """Raised inside an operator when the bundle lacks a part it edits (e.g. a telecom bundle has no
+    ``db.json``); :func:`plant` reports the operator as not applicable instead of failing."""
+
+
 class MutableBundle:
     """An editable copy of a bundle's files for one mutation operator.
 
@@ -64,8 +69,14 @@ class MutableBundle:
     # ------------------------------------------------------------------ documents
 
     def json(self, path: str) -> Any:
-        """The parsed JSON document at ``path`` (edits to it are kept). Raises KeyError when absent."""
+        """The parsed JSON document at ``path`` (edits to it are kept).
+
+        Raises:
+            NotApplicable: the bundle has no file at ``path``.
+        """
         if path not in self._documents:
+            if path not in self.files:
+                raise NotApplicable(f"the bundle has no {path}")
             self._documents[path] = json.loads(self.files[path])
         return self._documents[path]
 
@@ -216,7 +227,10 @@ def plant(files: BundleFiles, operator: MutationOperator) -> Mutant | None:
     from taugen.build.assemble import seal
 
     bundle = MutableBundle(copy.copy(files))
-    subject = operator.function(bundle)
+    try:
+        subject = operator.function(bundle)
+    except NotApplicable:
+        return None
     if subject is None:
         return None
     edited = {path: data for path, data in bundle.finish().items()
