@@ -135,13 +135,15 @@ def validate(
 def report(
     bundle: Path = typer.Argument(..., help="A bundle folder written by taugen build."),
     out: Optional[Path] = typer.Option(None, "--out", help="HTML file (default: <bundle>/../<name>-report.html)."),
+    mutants: Optional[Path] = typer.Option(None, "--mutants", help="The --out folder of taugen mutate on this "
+                                                                   "bundle: adds the kill rate per kind."),
 ) -> None:
     """Write a self-contained HTML reviewer report (and its data as JSON) beside a bundle."""
     from taugen.build.report_html import write_report
 
     started = time.perf_counter()
     try:
-        paths = write_report(bundle, out)
+        paths = write_report(bundle, out, mutants)
     except InputError as exc:
         _fail_input(exc)
         return

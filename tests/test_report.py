@@ -230,3 +230,26 @@ def test_report_renders_in_headless_chromium(hard_report, tmp_path):
         assert image.size == (1400, 2000)
         colours = image.convert("RGB").getcolors(maxcolors=1_000_000)
         assert colours is None or len(colours) > 50, "the screenshot is (nearly) one colour"
+
+
+def test_report_shows_the_mutation_kill_rate_of_the_bundle(built_bundle, tmp_path):
+    from taugen.build.files import read_bundle
+    from taugen.errors import InputError
+    from taugen.validators.mutation.runner import run_mutation, write_mutants
+
+    easy = built_bundle("easy")
+    mutation = run_mutation(read_bundle(easy), str(easy), kinds={"K3", "K19"}, workers=1)
+    write_mutants(mutation, easy, tmp_path / "mutants")
+    paths = write_report(easy, tmp_path / "report.html", tmp_path / "mutants")
+    html = paths.html.read_text(encoding="utf-8")
+    data = json.loads(paths.json.read_text(encoding="utf-8"))
+    killed = {kind: row["killed"] for kind, row in mutation.per_kind().items() if row["operators"]}
+    assert [(row["kind"], row["killed"]) for row in data["mutation"]["kinds"]] == sorted(
+        killed.items(), key=lambda item: int(item[0][1:]))
+    assert data["mutation"]["kill_rate"] == round(mutation.kill_rate(), 4)
+    assert all(r.operator.mutant_id in html for r in mutation.results)
+    assert html.count('<span class="badge pass">killed</span>') == sum(r.killed for r in mutation.results)
+    with pytest.raises(InputError, match="kill_report.json"):
+        write_report(easy, tmp_path / "other.html", tmp_path)
+    assert not (tmp_path / "other.html").exists()
+    assert "id=\"mutation\"" not in write_report(easy, tmp_path / "plain.html").html.read_text(encoding="utf-8")

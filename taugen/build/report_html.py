@@ -408,18 +408,43 @@ def default_report_path(bundle: Path, name: str) -> Path:
     return bundle.resolve().parent / f"{name}-report.html"
 
 
-def write_report(bundle: Path, out: Path | None = None) -> ReportPaths:
+def load_kill_report(mutants: Path) -> dict[str, Any]:
+    """The ``kill_report.json`` that ``taugen mutate`` wrote into ``mutants`` (a folder, or the file itself),
+    shaped for the report's mutation section: ``{source, kill_rate, clean_errors, kinds: [{kind, operators,
+    applicable, killed, rate}], mutants: [...]}``.
+
+    Raises:
+        InputError: the file is missing or is not a kill report.
+    """
+    path = mutants / "kill_report.json" if mutants.is_dir() else mutants
+    if not path.is_file():
+        raise InputError("no kill_report.json here: run taugen mutate BUNDLE --out DIR first", path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        kinds = [{"kind": kind, **row, "rate": f"{row['killed'] / row['applicable']:.0%}" if row["applicable"] else "-"}
+                 for kind, row in sorted(data["per_kind"].items(), key=lambda item: int(item[0][1:]))
+                 if row["operators"]]
+        return {"source": data["source"], "kill_rate": data["kill_rate"], "clean_errors": data["clean_errors"],
+                "kinds": kinds, "mutants": data["mutants"]}
+    except (json.JSONDecodeError, KeyError, TypeError, ZeroDivisionError) as exc:
+        raise InputError(f"not a taugen kill report ({type(exc).__name__}: {exc})", path) from None
+
+
+def write_report(bundle: Path, out: Path | None = None, mutants: Path | None = None) -> ReportPaths:
     """Write the HTML report and its JSON data for a bundle folder.
 
     Args:
         bundle: a folder written by ``taugen build``.
         out: the HTML file to write; default :func:`default_report_path`. The JSON goes beside it
             with the suffix ``.json`` (so by default ``<name>-report.json``).
+        mutants: optionally, the ``--out`` folder of ``taugen mutate`` on this bundle: the report then
+            shows the kill rate per kind and what killed each mutant (:func:`load_kill_report`).
 
     Raises:
         InputError: not a bundle, or ``out`` lies inside the bundle (it would break ``SHA256SUMS``).
     """
     data = collect_report(bundle)
+    data["mutation"] = load_kill_report(mutants) if mutants is not None else None
     name = data["bundle"].get("name") or bundle.resolve().name
     html_path = (out or default_report_path(bundle, name)).resolve()
     if html_path.is_relative_to(bundle.resolve()):
