@@ -259,12 +259,17 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
         voice_of: dict[str, bool] = {}
         for fact, status in rendered:
             voice = fact.id in voiceable and rng.random() < voice_p
-            voice_of[fact.id] = voice
             arc = arc_of.get(fact.id)
             used = arc_genres.setdefault(arc[0], set()) if arc else set()
-            # calls over the budget become support transcripts: an arc's versions avoid calls
-            avoid = used | {"call_recording"} if arc and voice else used
-            genre, variant = _pick_genre(fact, genres_all, rng, avoid, voiced=voice)
+            genre, variant = _pick_genre(fact, genres_all, rng, used)
+            if voice and (not voice_capable(genres_all[genre]) or (arc and genre == "call_recording")):
+                if _long_range(genre, variant, genres_all[genre]) and preset.long_documents > 0:
+                    voice = False  # long documents (handbooks) keep their facts: the corpus keeps its scale
+                else:
+                    # calls over the budget become support transcripts: an arc's versions avoid calls
+                    avoid = used | {"call_recording"} if arc else used
+                    genre, variant = _pick_genre(fact, genres_all, rng, avoid, voiced=True)
+            voice_of[fact.id] = voice
             used.add(genre)
             groups.setdefault((genre, variant, fact.section, status), []).append((fact, status))
         for (genre, variant, section, status), members in sorted(groups.items()):
