@@ -8,6 +8,12 @@ The plan is the manifest before rendering. Rules:
 * on the ``sop`` surface the policy document owns every fact (history in its change log) and the
   other genres carry filler only; on ``core`` and ``hard`` the policy document is demoted (it owns
   nothing) and facts spread over genres by affinity;
+* the register is decided per fact before its genre: a fact with a voiced wording is voiced with the
+  probability that brings the voiced share of all renditions to ``voiced_share`` (capped at every such
+  fact), and then goes to a voice-capable genre, unless its affinity drew a long document (a handbook),
+  which keeps it in the canonical register so the corpus keeps its scale; facts without a voiced wording
+  (text rules, eligibility and rate facts the frames would strip of their condition) stay canonical, so
+  the achieved share can be below the request;
 * a superseded version is owned by an artifact dated before its successor took effect; its successor
   by one dated on or after ``effective_from`` and never after the snapshot date; the versions of one
   arc sit in records of different genres, and each version has a decision date (``decided_on``, or a
