@@ -764,7 +764,7 @@ class EmailThreadGenre(Genre):
                     f"Question re {subject}", f"{title} changes", f"Follow-up: {title}",
                     f"Action required: {values['A']}", f"{short_other} / {short_bank}: {title}",
                     f"Checking the {subject} wording", f"{title} | wording for {values['A']}")
-        elif rng.random() < 0.5:  # a thread without a rule is often titled like one with rules
+        elif rng.random() < 0.3:  # a thread without a rule is often titled like one with rules
             subject_line = values["scenario"][0].format(**values)
             return subject_line[:1].upper() + subject_line[1:]
         else:
