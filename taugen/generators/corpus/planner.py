@@ -8,6 +8,12 @@ The plan is the manifest before rendering. Rules:
 * on the ``sop`` surface the policy document owns every fact (history in its change log) and the
   other genres carry filler only; on ``core`` and ``hard`` the policy document is demoted (it owns
   nothing) and facts spread over genres by affinity;
+* the register is decided per fact before its genre: a fact with a voiced wording is voiced with the
+  probability that brings the voiced share of all renditions to ``voiced_share`` (capped at every such
+  fact), and then goes to a voice-capable genre, unless its affinity drew a long document (a handbook),
+  which keeps it in the canonical register so the corpus keeps its scale; facts without a voiced wording
+  (text rules, eligibility and rate facts the frames would strip of their condition) stay canonical, so
+  the achieved share can be below the request;
 * a superseded version is owned by an artifact dated before its successor took effect; its successor
   by one dated on or after ``effective_from`` and never after the snapshot date; the versions of one
   arc sit in records of different genres, and each version has a decision date (``decided_on``, or a
@@ -153,13 +159,22 @@ def _date_range(pack: Pack, fact: Fact, status: str) -> tuple[dt.date, dt.date]:
     return fact.effective_from, min(snapshot, pack.now.date())
 
 
+def voice_capable(genre: Genre) -> bool:
+    """Genres whose renditions may be in the voiced register (people talking or writing informally)."""
+    return genre.voiced and not getattr(genre, "tabular", False)
+
+
 def _pick_genre(fact: Fact, available: dict[str, Genre], rng: random.Random,
-                exclude: set[str] = frozenset()) -> tuple[str, str]:  # type: ignore[assignment]
+                exclude: set[str] = frozenset(), voiced: bool = False) -> tuple[str, str]:  # type: ignore[assignment]
     """A (genre, variant) for ``fact``, drawn by the genres' declared affinity for its value type,
-    avoiding the genres in ``exclude`` when another one fits."""
+    avoiding the genres in ``exclude`` when another one fits; only voice-capable genres when ``voiced``."""
     key = fact.value.type if fact.value is not None else "none"
     options = [(name, variant, weight) for name, genre in sorted(available.items())
                for value_type, variant, weight in genre.affinity if value_type == key and genre.accepts(fact)]
+    if voiced:
+        spoken = [option for option in options if voice_capable(available[option[0]])]
+        if any(name not in exclude for name, _, _ in spoken) or (spoken and not exclude):
+            options = spoken  # else the arc's other versions took every voiced genre: a document keeps it
     if exclude and any(name not in exclude for name, _, _ in options):
         options = [option for option in options if option[0] not in exclude]
     if not options:
@@ -234,15 +249,33 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
         groups: dict[tuple[str, str, str, str], list[tuple[Fact, str]]] = {}
         arc_genres: dict[str, set[str]] = {}
         arc_of = {fact_id: tuple(arc) for arc in arcs for fact_id in arc}
+        rendered: list[tuple[Fact, str]] = []
         for fact in pack.facts.values():
             status = "current" if pack.is_current(fact.id) else "superseded"
             if fact.effective_from > pack.now.date():
                 continue  # announced for later: not policy yet and not rendered
             if status == "superseded" and fact.id not in history_facts:
                 continue  # this tier keeps only the arc's current version in the records
+            rendered.append((fact, status))
+        # The register is decided per fact before its genre: a fact drawn to be voiced goes to a genre
+        # where people talk. Only facts that have a voiced wording can be voiced, so they are drawn with
+        # the probability that makes the voiced share of all renditions meet the tier's request.
+        voiceable = {fact.id for fact, _ in rendered if _voiceable(fact)}
+        voice_p = min(1.0, preset.voiced_share * len(rendered) / len(voiceable)) if voiceable else 0.0
+        voice_of: dict[str, bool] = {}
+        for fact, status in rendered:
+            voice = fact.id in voiceable and rng.random() < voice_p
             arc = arc_of.get(fact.id)
             used = arc_genres.setdefault(arc[0], set()) if arc else set()
             genre, variant = _pick_genre(fact, genres_all, rng, used)
+            if voice and (not voice_capable(genres_all[genre]) or (arc and genre == "call_recording")):
+                if _long_range(genre, variant, genres_all[genre]) and preset.long_documents > 0:
+                    voice = False  # long documents (handbooks) keep their facts: the corpus keeps its scale
+                else:
+                    # calls over the budget become support transcripts: an arc's versions avoid calls
+                    avoid = used | {"call_recording"} if arc else used
+                    genre, variant = _pick_genre(fact, genres_all, rng, avoid, voiced=True)
+            voice_of[fact.id] = voice
             used.add(genre)
             groups.setdefault((genre, variant, fact.section, status), []).append((fact, status))
         for (genre, variant, section, status), members in sorted(groups.items()):
@@ -263,7 +296,7 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
                     low = max(r[0] for r in low_high)
                     high = min(r[1] for r in low_high)
                     day = low + dt.timedelta(days=rng.randint(0, max(0, (high - low).days)))
-                    renditions = [_rendition(f, s, day, genres_all[genre], preset, rng) for f, s in chunk]
+                    renditions = [_rendition(f, s, day, genres_all[genre], voice_of[f.id], rng) for f, s in chunk]
                     draft = _Draft(genre, variant or genres_all[genre].variants[0], section, day, renditions,
                                    {f.id: f for f, _ in chunk})
                     drafts.append(draft)
@@ -642,8 +675,13 @@ def _plan_routes(pack: Pack, preset: TierPreset, rng: random.Random, drafts: lis
     return routes
 
 
-def _rendition(fact: Fact, status: str, day: dt.date, genre: Genre, preset: TierPreset, rng: random.Random) -> Rendition:
-    voiced = genre.voiced and rng.random() < preset.voiced_share
+def _voiceable(fact: Fact) -> bool:
+    """Whether ``fact`` has a voiced wording (hand-written lines or a frame); independent of the draw."""
+    return voiced_text(fact, random.Random(0))[0] != fact.statement
+
+
+def _rendition(fact: Fact, status: str, day: dt.date, genre: Genre, voice: bool, rng: random.Random) -> Rendition:
+    voiced = voice and voice_capable(genre)
     text, form = voiced_text(fact, rng) if voiced else canonical_text(fact)
     register = "voiced" if voiced and text != fact.statement else "canonical"
     return Rendition(fact_id=fact.id, text=text, value_form=form, register=register, status=status,  # type: ignore[arg-type]

@@ -597,8 +597,10 @@ class EmailThreadGenre(Genre):
 
         groups = self._groups(rng, plan)
         forward = bool(groups) and rng.random() < 0.2
-        least = max(2, len(groups) + (1 if forward else 0), 3 if forward else 2)
-        count = rng.randint(least, max(least, min(6 if groups else 4, least + rng.choice((0, 1, 1, 2, 3)))))
+        # a thread without a rule runs as long as one with rules, so its length says nothing about that
+        size = len(groups) if groups else rng.choice((1, 2, 2, 3, 3))
+        least = max(2, size + (1 if forward else 0), 3 if forward else 2)
+        count = rng.randint(least, max(least, min(6, least + rng.choice((0, 1, 1, 2, 3)))))
         if forward:  # the internal note states the first group; the forward (message 1) states nothing new
             carriers = [0] + sorted(rng.sample(range(2, count), len(groups) - 1))
         else:
@@ -762,9 +764,12 @@ class EmailThreadGenre(Genre):
                     f"Question re {subject}", f"{title} changes", f"Follow-up: {title}",
                     f"Action required: {values['A']}", f"{short_other} / {short_bank}: {title}",
                     f"Checking the {subject} wording", f"{title} | wording for {values['A']}")
-        else:
+        elif rng.random() < 0.3:  # a thread without a rule is often titled like one with rules
             subject_line = values["scenario"][0].format(**values)
             return subject_line[:1].upper() + subject_line[1:]
+        else:
+            pool = (f"{title}: updates for {values['A']}", f"{title} changes", f"Follow-up: {title}",
+                    f"Question re {subject}", f"{short_other} / {short_bank}: {title}")
         return rng.choice(pool)
 
     @staticmethod
@@ -847,7 +852,7 @@ class EmailThreadGenre(Genre):
             elif answer:
                 paragraphs.append(answer)
             elif plan.renditions and not (last and not message.renditions and rng.random() < 0.6) \
-                    or (message.index == 1 and rng.random() < 0.5):
+                    or (not plan.renditions and message.index >= 1 and rng.random() < 0.5):
                 paragraphs.append(pick(_ACKS, named))
 
             paragraphs += self._rendition_paragraphs(rng, plan, message, side, local)

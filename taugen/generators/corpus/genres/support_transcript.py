@@ -36,7 +36,9 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from taugen.authoring.values import find_surface_form
 from taugen.generators.corpus.genre import (
+    CUE_STATUSES,
     ArtifactPlan,
     Genre,
     RenderContext,
@@ -201,7 +203,7 @@ _REASONS: dict[str, tuple[str, ...]] = {
 }
 _REASON_DETAILS = (  # customer-specific context: no two customers open with the same words
     ", it's the account I opened at the {town} branch", " after a trip to {town}", ", it was at {merchant}",
-    ", it's about my {relative} {relfirst}'s account", " since last {weekday}", ", something to do with {merchant}",
+    ", it's about my {relative} {relfirst}'s account", " since last {weekday}, when I was in {town}", ", something to do with {merchant}",
     " and {relfirst} at the {town} branch said to call you", ", my {relative} {relfirst} set it up for me",
     " while I was in {town}", ", I think it started when I used it at {merchant}",
     " as I'm moving to {town}", ", and my {relative} {relfirst} is with me",
@@ -323,13 +325,23 @@ _GENERIC_PAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (  # (questi
      ("Not at all, that's what I'm here for.", "No need to apologise at all.",
       "Happy to help, take all the time you need.")),
 )
-_PHONE_GREETINGS = (
-    "Thank you for calling {brand}, this is {agent}. How can I help you today?",
-    "{brand} customer care, {agent} speaking. What can I do for you?",
-    "Good {daypart}, you've reached {brand}. My name is {agent}. Who am I speaking with?",
-    "Hi, thanks for holding. This is {agent} at {brand}. How can I help?",
-    "Thanks for calling {brand}. You're speaking with {agent}. What can I help with?",
+_PHONE_GREETINGS = (  # the team a line belongs to varies the greeting, so agents sharing a first name differ
+    "Thank you for calling {brand} {team}, this is {agent}. How can I help you today?",
+    "{brand} {team}, {agent} speaking. What can I do for you?",
+    "Good {daypart}, you've reached {brand} {team}. My name is {agent}. Who am I speaking with?",
+    "Hi, thanks for holding. This is {agent} at {brand} {team}. How can I help?",
+    "Thanks for calling {brand}. You're speaking with {agent} in {team}. What can I help with?",
+    "{brand}, {team}. This is {agent}. How can I help?",
+    "Good {daypart}, {brand} {team}, {agent} here. What can I do for you?",
+    "You've reached {team} at {brand}. I'm {agent}. How can I help today?",
+    "Hi, {agent} with {brand} {team}. Sorry about the wait. What can I help with?",
+    "Thanks for your patience. {agent} at {brand} {team}. What's going on today?",
+    "{brand}, this is {agent} on the {team} line. How can I help you?",
+    "{brand} {team}, {agent} {agent_last} speaking. How can I help?",
+    "Thanks for calling {brand}. This is {agent} {agent_last} in {team}. What can I do for you?",
 )
+_PHONE_TEAMS = ("customer care", "account services", "card services", "member services", "client support",
+                "customer service", "banking support", "personal banking")
 _PHONE_REPLIES = (
     "Hi {agent}, it's {customer}. {Reason}.",
     "Hi, yes. {Reason}.",
@@ -545,6 +557,9 @@ def fact_subject(plan: ArtifactPlan, rendition: Rendition) -> str | None:
     if not subject:
         return None
     subject = subject.strip()
+    value = getattr(fact, "value", None)
+    if rendition.status in CUE_STATUSES and value is not None and find_surface_form(value, subject) is not None:
+        return None  # a cue never names the value it points away from (a subject may carry a key term)
     for article in ("the ", "The ", "a ", "A ", "an ", "An "):
         subject = subject.removeprefix(article)
     return lower_first(subject)
@@ -665,7 +680,8 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
     # --- opening -----------------------------------------------------------------------------------
     if channel == "phone":
         greeting = _pick(rng, _PHONE_GREETINGS, brief, limit=80)
-        say("agent", greeting.format(**values))
+        team = plan.rng("phone team").choice(_PHONE_TEAMS)
+        say("agent", greeting.format(team=team, agent_last=agent_last, **values))
         replies = _PHONE_NAMED_REPLIES if "Who am I" in greeting else _PHONE_REPLIES
         say("customer", _pick(rng, replies, brief, limit=80).format(**values))
     else:
