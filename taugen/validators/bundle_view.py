@@ -21,8 +21,25 @@ from taugen.generators.corpus.genre import ArtifactPlan, RenderedArtifact, Rende
 _VALUE = TypeAdapter(FactValue)
 
 
+class BundleLayout:
+    """Where a bundle keeps its runtime files, derived from ``self.manifest`` (shared by the read-only
+    :class:`BundleView` and the mutation tests' editable bundle)."""
+
+    manifest: dict[str, Any]
+
+    @property
+    def domain(self) -> str:
+        """The domain the manifest names (``banking``, ``telecom`` ...)."""
+        return self.manifest["domain"]
+
+    @property
+    def runtime_dir(self) -> str:
+        """``tau2/domains/<domain>``: the folder tau2 reads."""
+        return f"tau2/domains/{self.domain}"
+
+
 @dataclass
-class BundleView:
+class BundleView(BundleLayout):
     """Parsed parts of a bundle.
 
     Attributes:
@@ -49,14 +66,6 @@ class BundleView:
     @cached_property
     def manifest(self) -> dict[str, Any]:
         return self._json("author/manifest.json")
-
-    @property
-    def domain(self) -> str:
-        return self.manifest["domain"]
-
-    @property
-    def runtime_dir(self) -> str:
-        return f"tau2/domains/{self.domain}"
 
     @cached_property
     def tasks(self) -> list[dict[str, Any]]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from taugen.build.files import BundleFiles, json_bytes
+from taugen.validators.bundle_view import BundleLayout
 
 KINDS = tuple(f"K{number}" for number in range(1, 21))
 
@@ -52,7 +53,7 @@ class NotApplicable(LookupError):
     ``db.json``); :func:`plant` reports the operator as not applicable instead of failing."""
 
 
-class MutableBundle:
+class MutableBundle(BundleLayout):
     """An editable copy of a bundle's files for one mutation operator.
 
     JSON documents are parsed on first access and written back (canonical JSON) when the operator
@@ -83,14 +84,6 @@ class MutableBundle:
     @property
     def manifest(self) -> dict[str, Any]:
         return self.json("author/manifest.json")
-
-    @property
-    def domain(self) -> str:
-        return self.manifest["domain"]
-
-    @property
-    def runtime_dir(self) -> str:
-        return f"tau2/domains/{self.domain}"
 
     @property
     def tasks(self) -> list[dict[str, Any]]:
