@@ -56,6 +56,8 @@ def build(
                                           "sop, core, hard or hard_client."),
     modality: Optional[str] = typer.Option(None, "--modality", help="Modality profile overriding the tier's: "
                                            "text, text+image or text+image+audio."),
+    previous: Optional[Path] = typer.Option(None, "--previous", help="An earlier bundle to check the pack version "
+                                            "against (default: the bundle already at the destination)."),
 ) -> None:
     """Build a validated, versioned bundle (tau2 runtime files, agent kit, author reports)."""
     from taugen.build.pipeline import build as run_build
@@ -70,7 +72,7 @@ def build(
                 progress.update(task, description=stage, detail=detail)
 
             result = run_build(domain, difficulty.value, seed=seed, out=out, progress=report, surface=surface,
-                               modality=modality)
+                               modality=modality, previous=previous)
     except InputError as error:
         _fail_input(error)
         return
@@ -94,6 +96,9 @@ def build(
         errors.print(f"build failed: {sum(f.severity == 'error' for f in result.findings)} error findings; "
                      "no bundle was written")
         raise typer.Exit(1)
+    for finding in result.findings:
+        if finding.check == "versioning":
+            errors.print(f"warning: {finding.message}", soft_wrap=True)
     console.print(f"bundle written to [bold]{result.path}[/bold]")
 
 
@@ -137,13 +142,15 @@ def report(
     out: Optional[Path] = typer.Option(None, "--out", help="HTML file (default: <bundle>/../<name>-report.html)."),
     mutants: Optional[Path] = typer.Option(None, "--mutants", help="The --out folder of taugen mutate on this "
                                                                    "bundle: adds the kill rate per kind."),
+    against: Optional[Path] = typer.Option(None, "--against", help="An earlier bundle: adds what changed since "
+                                                                   "it and whether scores stay comparable."),
 ) -> None:
     """Write a self-contained HTML reviewer report (and its data as JSON) beside a bundle."""
     from taugen.build.report_html import write_report
 
     started = time.perf_counter()
     try:
-        paths = write_report(bundle, out, mutants)
+        paths = write_report(bundle, out, mutants, against)
     except InputError as exc:
         _fail_input(exc)
         return
@@ -273,6 +280,49 @@ def mutate(
                   f"({result.kill_rate():.1%}); {len(result.clean_errors)} errors on the clean bundle; "
                   f"mutants and kill_report.json in {out} ({time.perf_counter() - started:.1f} s)", soft_wrap=True)
     if result.survivors or result.clean_errors:
+        raise typer.Exit(1)
+
+
+@app.command()
+def diff(
+    old: str = typer.Argument(..., help="The earlier bundle folder (or a pack folder / built-in domain name)."),
+    new: str = typer.Argument(..., help="The later bundle folder (or a pack, built at the other side's tier "
+                                        "and seed)."),
+    output_format: str = typer.Option("text", "--format", help="text or json"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
+    difficulty: Optional[Difficulty] = typer.Option(None, "--difficulty", "-d", help="Tier to build a pack side "
+                                                    "at (default: the bundle side's)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed to build a pack side at (default: the bundle "
+                                                            "side's)."),
+) -> None:
+    """What changed between two versions of a benchmark (facts, tasks, records, splits), whether scores
+    stay comparable, and the version bump it implies (exit 0; 1 when the pack version moved too little)."""
+    from taugen.build import diff as bundle_diff
+
+    if output_format not in ("text", "json"):
+        print(f"error: --format must be text or json, not {output_format!r}", file=sys.stderr)
+        raise typer.Exit(2)
+    level = difficulty.value if difficulty else None
+    try:
+        old_files = bundle_diff.read_side(old, None, level, seed) if (Path(old) / "bundle.json").is_file() else None
+        new_files = bundle_diff.read_side(new, old_files, level, seed)
+        if old_files is None:
+            old_files = bundle_diff.read_side(old, new_files, level, seed)
+        result = bundle_diff.diff_bundles(old_files, new_files, old, new)
+    except InputError as exc:
+        _fail_input(exc)
+        return
+    except bundle_diff.PackDoesNotBuild as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise typer.Exit(1)
+    text = (json.dumps(result.as_dict(), indent=2, sort_keys=True) + "\n" if output_format == "json"
+            else bundle_diff.render_text(result))
+    if output is not None:
+        output.write_text(text, encoding="utf-8")
+        print(f"wrote {output}")
+    else:
+        sys.stdout.write(text)
+    if result.version_warning:
         raise typer.Exit(1)
 
 

@@ -87,7 +87,8 @@ class _Stages:
 
 
 def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
-          progress: Progress | None = None, surface: str | None = None, modality: str | None = None) -> BuildResult:
+          progress: Progress | None = None, surface: str | None = None, modality: str | None = None,
+          previous: Path | None = None) -> BuildResult:
     """Build a validated, versioned bundle.
 
     Args:
@@ -98,6 +99,9 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         progress: optional callback for stage progress.
         surface: evidence surface overriding the tier's (``sop``, ``core``, ``hard``, ``hard_client``).
         modality: modality profile overriding the tier's (``text``, ``text+image``, ``text+image+audio``).
+        previous: an earlier bundle to check the pack version against (default: the bundle already at
+            the destination, if any); a change that breaks comparability without a major or minor
+            version bump adds a ``versioning`` warning (:mod:`taugen.build.diff`).
 
     Raises:
         InputError: bad pack, unknown domain or tier (the CLI exits 2).
@@ -138,8 +142,9 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         # The render workers already read every delivered file back with the genre's reader: reuse it.
         findings = validate_files(assembled.files, "<build>", lambda name: stages.progress("validate", name),
                                   texts=extract)
-    files = _with_report(assembled.files, findings, assembled.name)
     destination = out / bundle_name(pack, preset)
+    findings += version_findings(assembled.files, previous or destination)
+    files = _with_report(assembled.files, findings, assembled.name)
     written = None
     if not has_errors(findings):
         with stages.stage("write"):
@@ -147,6 +152,26 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
             written = destination
     return BuildResult(name=assembled.name, path=written, counts=assembled.counts, findings=findings,
                        timings=stages.timings)
+
+
+def version_findings(files: BundleFiles, previous: Path) -> list[Finding]:
+    """A ``versioning`` warning when ``files`` change what ``previous`` (a bundle folder) measured more
+    than the pack version says (see :func:`taugen.build.diff.version_warning`); nothing when there is no
+    readable bundle there."""
+    from taugen.build.diff import diff_bundles, read_summary
+    from taugen.validators.findings import warning
+
+    if not (previous / "bundle.json").is_file():
+        return []
+    try:
+        result = diff_bundles(read_summary(previous), files, str(previous), "<build>")
+    except InputError:
+        return []  # an unreadable or foreign earlier bundle is not this build's problem
+    if result.version_warning is None:
+        return []
+    return [warning("versioning", "version_bump_missing", result.new, result.version_warning,
+                    evidence="; ".join(result.reasons), rule="semver: a change that breaks score comparability "
+                    "needs a major (or, before 1.0, a minor) version bump")]
 
 
 def validate_files(files: BundleFiles, source: str, on_validator: Callable[[str], None] | None = None,

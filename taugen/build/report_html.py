@@ -430,7 +430,8 @@ def load_kill_report(mutants: Path) -> dict[str, Any]:
         raise InputError(f"not a taugen kill report ({type(exc).__name__}: {exc})", path) from None
 
 
-def write_report(bundle: Path, out: Path | None = None, mutants: Path | None = None) -> ReportPaths:
+def write_report(bundle: Path, out: Path | None = None, mutants: Path | None = None,
+                 against: Path | None = None) -> ReportPaths:
     """Write the HTML report and its JSON data for a bundle folder.
 
     Args:
@@ -439,12 +440,18 @@ def write_report(bundle: Path, out: Path | None = None, mutants: Path | None = N
             with the suffix ``.json`` (so by default ``<name>-report.json``).
         mutants: optionally, the ``--out`` folder of ``taugen mutate`` on this bundle: the report then
             shows the kill rate per kind and what killed each mutant (:func:`load_kill_report`).
+        against: optionally, an earlier bundle folder: the report then shows what changed since it
+            and whether scores stay comparable (:func:`taugen.build.diff.diff_bundles`).
 
     Raises:
         InputError: not a bundle, or ``out`` lies inside the bundle (it would break ``SHA256SUMS``).
     """
     data = collect_report(bundle)
     data["mutation"] = load_kill_report(mutants) if mutants is not None else None
+    if against is not None:
+        from taugen.build.diff import diff_bundles, read_summary
+
+        data["diff"] = diff_bundles(read_summary(against), read_summary(bundle), str(against), str(bundle)).as_dict()
     name = data["bundle"].get("name") or bundle.resolve().name
     html_path = (out or default_report_path(bundle, name)).resolve()
     if html_path.is_relative_to(bundle.resolve()):
