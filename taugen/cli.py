@@ -58,11 +58,27 @@ def build(
                                            "text, text+image or text+image+audio."),
     previous: Optional[Path] = typer.Option(None, "--previous", help="An earlier bundle to check the pack version "
                                             "against (default: the bundle already at the destination)."),
+    llm: Optional[str] = typer.Option(None, "--llm", help="A litellm model that re-voices the voiced renditions "
+                                      "(needs taugen[llm]); checked, else the template stays."),
+    llm_replay: bool = typer.Option(False, "--llm-replay", help="Build only from the LLM request cache; a miss "
+                                    "is an error (byte-identical to the recording build)."),
+    llm_budget: Optional[float] = typer.Option(None, "--llm-budget", help="Stop calling the model once this many "
+                                               "US dollars are spent (templates are kept after)."),
+    llm_cache: Optional[Path] = typer.Option(None, "--llm-cache", help="LLM request cache folder (default "
+                                             "~/.cache/taugen/llm)."),
 ) -> None:
     """Build a validated, versioned bundle (tau2 runtime files, agent kit, author reports)."""
     from taugen.build.pipeline import build as run_build
 
     started = time.perf_counter()
+    settings = None
+    if llm is not None:
+        from taugen.generators.llm import LLMSettings
+
+        settings = LLMSettings(model=llm, cache_dir=llm_cache, replay=llm_replay, budget_usd=llm_budget)
+    elif llm_replay or llm_budget is not None or llm_cache is not None:
+        print("error: --llm-replay, --llm-budget and --llm-cache need --llm MODEL", file=sys.stderr)
+        raise typer.Exit(2)
     try:
         with Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), TextColumn("{task.fields[detail]}"),
                       TimeElapsedColumn(), console=console, transient=True) as progress:
@@ -72,7 +88,7 @@ def build(
                 progress.update(task, description=stage, detail=detail)
 
             result = run_build(domain, difficulty.value, seed=seed, out=out, progress=report, surface=surface,
-                               modality=modality, previous=previous)
+                               modality=modality, previous=previous, llm=settings)
     except InputError as error:
         _fail_input(error)
         return
@@ -87,6 +103,10 @@ def build(
     for genre, number in counts["artifacts_per_genre"].items():
         summary.add_row(f"  {genre}", f"{number} artifacts, {counts['tokens_per_genre'].get(genre, 0):,} tokens")
     summary.add_row("tokens", f"{counts['tokens']:,}")
+    if result.llm is not None:
+        summary.add_row("llm", f"{result.llm['model']}: {result.llm['requests']} requests "
+                               f"({result.llm['cache_hits']} from the cache), ${result.llm['spent_usd']:.4f}, "
+                               f"outcomes {result.llm['outcomes']}")
     for stage, seconds in result.timings.items():
         summary.add_row(f"stage {stage}", f"{seconds:.2f} s")
     summary.add_row("total", f"{time.perf_counter() - started:.2f} s")

@@ -10,7 +10,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from taugen.authoring.pack import Pack, load_pack
 from taugen.build.assemble import assemble_bundle, bundle_name, seal
@@ -27,6 +27,9 @@ from taugen.validators.bundle_view import BundleView
 from taugen.validators.findings import Finding, has_errors
 from taugen.validators.registry import run_validators
 
+if TYPE_CHECKING:
+    from taugen.generators.llm import LLMSettings
+
 PACKS_DIR = Path(__file__).resolve().parent.parent / "facts"
 Progress = Callable[[str, str], None]
 """``progress(stage, detail)``: called when a stage starts and as it advances."""
@@ -42,6 +45,7 @@ class BuildResult:
         counts: facts, tasks, artifacts per genre, tokens ... (as in ``bundle.json``).
         findings: every validator finding.
         timings: seconds per stage, in order.
+        llm: with ``--llm``, the ledger's totals plus ``cache_hits`` (responses read from the cache).
     """
 
     name: str
@@ -49,6 +53,7 @@ class BuildResult:
     counts: dict
     findings: list[Finding]
     timings: dict[str, float] = field(default_factory=dict)
+    llm: dict | None = None
 
     @property
     def ok(self) -> bool:
@@ -88,7 +93,7 @@ class _Stages:
 
 def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
           progress: Progress | None = None, surface: str | None = None, modality: str | None = None,
-          previous: Path | None = None) -> BuildResult:
+          previous: Path | None = None, llm: "LLMSettings | None" = None) -> BuildResult:
     """Build a validated, versioned bundle.
 
     Args:
@@ -102,9 +107,12 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         previous: an earlier bundle to check the pack version against (default: the bundle already at
             the destination, if any); a change that breaks comparability without a major or minor
             version bump adds a ``versioning`` warning (:mod:`taugen.build.diff`).
+        llm: optionally, a model that re-voices the voiced renditions (:mod:`taugen.generators.corpus.llm_voice`);
+            its ledger goes to ``author/llm_ledger.json``. None keeps the offline template path.
 
     Raises:
-        InputError: bad pack, unknown domain or tier (the CLI exits 2).
+        InputError: bad pack, unknown domain or tier, litellm missing for ``llm``, or a replay miss (the
+            CLI exits 2).
     """
     try:
         preset = tier(difficulty).with_overrides(surface=surface, modality=modality)
@@ -122,6 +130,16 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
     with stages.stage("corpus"):
         available = genres()
         plan = plan_corpus(pack, preset, seed, available, surface=surface)
+        llm_client = None
+        if llm is not None:
+            from taugen.generators.corpus.llm_voice import voice_plan
+            from taugen.generators.llm import LLMClient
+
+            llm_client = LLMClient(llm)
+            stages.progress("corpus", f"voicing renditions with {llm.model}")
+            speakers = {name: genre.llm_speaker for name, genre in available.items()
+                        if getattr(genre, "llm_speaker", None)}
+            plan = voice_plan(plan, pack, llm_client, speakers)
         context = RenderContext(config=pack.config, templates=templates, build_seed=seed, tier=preset.name)
         total = len(plan.artifacts)
         done = [0]
@@ -138,6 +156,8 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
     with stages.stage("assemble"):
         assembled = assemble_bundle(pack, definition, preset, seed, world.model_dump(mode="json"), tasks, plan,
                                     rendered, policy_text, extract, templates)
+        if llm_client is not None:
+            _attach_llm_ledger(assembled.files, llm_client.ledger.as_dict())
     with stages.stage("validate"):
         # The render workers already read every delivered file back with the genre's reader: reuse it.
         findings = validate_files(assembled.files, "<build>", lambda name: stages.progress("validate", name),
@@ -151,7 +171,20 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
             write_atomically(seal(files), destination)
             written = destination
     return BuildResult(name=assembled.name, path=written, counts=assembled.counts, findings=findings,
-                       timings=stages.timings)
+                       timings=stages.timings,
+                       llm={**llm_client.ledger.as_dict(), "cache_hits": llm_client.ledger.cache_hits,
+                            "entries": len(llm_client.ledger.entries)} if llm_client is not None else None)
+
+
+def _attach_llm_ledger(files: BundleFiles, ledger: dict) -> None:
+    """Put the LLM ledger into ``author/`` and the model and its outcome into ``bundle.json``."""
+    import json
+
+    files["author/llm_ledger.json"] = json_bytes(ledger)
+    bundle = json.loads(files["bundle.json"])
+    bundle["requested"]["llm"] = {"model": ledger["model"], "budget_usd": ledger["budget_usd"]}
+    bundle["achieved"]["llm"] = {key: ledger[key] for key in ("requests", "outcomes", "spent_usd")}
+    files["bundle.json"] = json_bytes(bundle)
 
 
 def version_findings(files: BundleFiles, previous: Path) -> list[Finding]:
