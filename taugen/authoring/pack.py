@@ -272,8 +272,8 @@ def _family_rows(family: FactFamily, data: LineDict, table: Path | None) -> Iter
                 raise InputError("row has a different number of cells than the header", table, line, family.family)
             yield {key.strip(): value.strip() for key, value in row.items()}, line
     except csv.Error as exc:
-        raise InputError(f"malformed CSV: {_one_line(str(exc))}", table, reader.line_num or None,
-                         family.family) from None
+        # The csv module counts a line once it has parsed it: the bad one is the next.
+        raise InputError(f"malformed CSV: {_one_line(str(exc))}", table, reader.line_num + 1, family.family) from None
 
 
 def _expand_family(data: LineDict, path: Path, default_section: str | None,
