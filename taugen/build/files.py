@@ -392,7 +392,10 @@ def write_atomically(files: Mapping[str, bytes], destination: Path, locked: bool
         raise
     _checkpoint("staged")
     if not os.path.lexists(destination):
-        os.rename(staging, destination) if use_exchange else _link_in(staging, destination)
+        if use_exchange:
+            os.rename(staging, destination)
+        else:
+            _link_in(staging, destination)
         _fsync_folder(parent)
         _checkpoint("renamed")
         return

@@ -105,7 +105,8 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
 
     Raises:
         InputError: ``out`` is a file or cannot be written, bad pack, unknown domain or tier, the bundle
-            path is a file; another build kept the bundle's write lock too long (the CLI exits 2).
+            path is a file; another build kept the bundle's write lock too long; the disk refused the
+            write (the CLI exits 2).
     """
     check_output_folder(out)
     try:
@@ -153,7 +154,10 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
             def waiting(pid: int | None) -> None:
                 stages.progress("write", f"waiting for another build's write{f' (pid {pid})' if pid else ''}")
 
-            write_atomically(seal(files), destination, on_wait=waiting)
+            try:
+                write_atomically(seal(files), destination, on_wait=waiting)
+            except OSError as exc:  # disk full, read-only now, ...: the destination is untouched
+                raise InputError(f"cannot write the bundle: {exc.strerror or exc}", destination) from None
             written = destination
     return BuildResult(name=assembled.name, path=written, counts=assembled.counts, findings=findings,
                        timings=stages.timings)
