@@ -36,8 +36,21 @@ class InputError(Exception):
             if self.line is not None:
                 location += f":{self.line}"
             location += ": "
-        ident = f"{self.item_id}: " if self.item_id else ""
-        return f"{location}{ident}{self.message}"
+        ident = f"{_shortened(str(self.item_id), 80)}: " if self.item_id else ""
+        return _one_line(f"{location}{ident}{_shortened(str(self.message), 1000)}")
+
+
+def _shortened(text: str, limit: int) -> str:
+    """``text``, cut to ``limit`` characters with an ellipsis (a pasted 300 KB value stays readable)."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _one_line(text: str) -> str:
+    """``text`` with line breaks and other control characters shown as escapes: an error stays one line
+    even when it quotes a value (a key, a template) that holds a newline or a NUL."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
 def _display_path(path: str | Path) -> str:

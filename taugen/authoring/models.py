@@ -63,7 +63,8 @@ class DomainConfig(_Strict):
     now: dt.datetime
     snapshot_date: dt.date
     history_start: dt.date = Field(description="Earliest date a record may carry.")
-    environment: str = Field(description="Python module that provides the world, tools and problem functions.")
+    environment: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$",
+                             description="Python module that provides the world, tools and problem functions.")
     sections: list[Section] = Field(min_length=1)
     organisations: list[Organisation] = Field(min_length=1)
     products: list[Product] = Field(default_factory=list)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import hashlib
+import io
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -21,10 +23,13 @@ import networkx as nx
 from pydantic import BaseModel, ValidationError
 
 from taugen.authoring.models import DomainConfig, Fact, FactFamily, FactFile
-from taugen.authoring.yaml_lines import LineDict, LineList, line_for_location, load_yaml
+from taugen.authoring.sandbox import PackTemplateEnvironment, render_bounded
+from taugen.authoring.yaml_lines import (LineDict, LineList, decode_text, forbidden_character, line_for_location,
+                                         load_yaml)
 from taugen.errors import InputError
 
-_TEMPLATES = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False)
+# Family templates are pack data: they render sandboxed and bounded (see taugen/authoring/sandbox.py).
+_TEMPLATES = PackTemplateEnvironment()
 
 
 @dataclass(frozen=True)
@@ -152,19 +157,28 @@ class _Template:
 
     def __init__(self, source: str, path: Path, line: int | None, family: str) -> None:
         try:
-            self.template = _TEMPLATES.from_string(source)
-        except jinja2.TemplateSyntaxError as exc:
-            raise InputError(f"template error: {exc.message}", path, line, family) from None
+            self.template = _TEMPLATES.compile_pack_template(source)
+        except jinja2.TemplateError as exc:  # syntax, or a construct the sandbox refuses (macro, nested loop)
+            raise InputError(f"template error: {_one_line(exc.message)}", path, line, family) from None
         self.family = family
 
     def render(self, row: dict[str, Any], path: Path, line: int | None) -> str:
         """Render for one row; any failure is reported at the row (file and line)."""
         try:
-            return self.template.render(**row).strip()
+            return render_bounded(self.template, row).strip()
+        except jinja2.exceptions.SecurityError as exc:  # reaching for Python internals: refused by the sandbox
+            raise InputError(f"template error: not allowed in a fact pack: {_one_line(exc.message)}", path, line,
+                             self.family) from None
         except jinja2.TemplateError as exc:
-            raise InputError(f"template error: {exc.message}", path, line, self.family) from None
+            raise InputError(f"template error: {_one_line(exc.message)}", path, line, self.family) from None
         except Exception as exc:  # noqa: BLE001 - a filter on the wrong type, etc.: still the author's input
-            raise InputError(f"template error: {type(exc).__name__}: {exc}", path, line, self.family) from None
+            raise InputError(f"template error: {type(exc).__name__}: {_one_line(str(exc))}", path, line,
+                             self.family) from None
+
+
+def _one_line(message: str | None) -> str:
+    """An error message folded onto one line (jinja2 and Python messages may hold newlines)."""
+    return " ".join(str(message or "").split())
 
 
 def _compile_tree(value: Any, path: Path, line: int | None, family: str) -> Any:
@@ -187,33 +201,93 @@ def _render_tree(value: Any, row: dict[str, Any], path: Path, line: int | None) 
     return value
 
 
-def _family_rows(family: FactFamily, data: LineDict, path: Path) -> Iterable[tuple[dict[str, Any], int | None]]:
-    if family.rows is not None:
+MAX_TABLE_BYTES = 16 * 1024 * 1024
+"""Largest family CSV table accepted (bytes); the biggest built-in table is under 20 KB."""
+
+
+def inside_pack(candidate: Path, pack_dir: Path) -> bool:
+    """True when ``candidate``, with every symlink resolved, lies inside the folder ``pack_dir``."""
+    try:
+        return candidate.resolve().is_relative_to(pack_dir.resolve())
+    except (OSError, RuntimeError):  # a symlink loop
+        return False
+
+
+def family_table_path(family: FactFamily, data: LineDict, path: Path, pack_dir: Path) -> Path:
+    """The CSV file a family's ``table:`` names, relative to its YAML file ``path``.
+
+    Raises:
+        InputError: (at the ``table:`` line) the name is absolute, climbs out with ``..``, resolves
+            (through a symlink) outside ``pack_dir``, or is not a file.
+    """
+    line = data.line_of("table")
+    name = str(family.table)
+    relative = Path(name)
+    if not name.strip() or relative.is_absolute() or name.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:", name):
+        raise InputError(f"family table '{name}' must be a file name relative to this YAML file", path, line,
+                         family.family)
+    if ".." in relative.parts or "\\" in name:
+        raise InputError(f"family table '{name}' must not climb out of the pack ('..')", path, line, family.family)
+    table = path.parent / relative
+    if not inside_pack(table, pack_dir):
+        raise InputError(f"family table '{name}' lies outside the pack folder", path, line, family.family)
+    if not table.is_file():
+        raise InputError(f"family table '{name}' not found", path, line, family.family)
+    return table
+
+
+def read_table_text(table: Path, family: str) -> str:
+    """The text of a family CSV table: UTF-8, bounded in size, no NUL or other control character.
+
+    Raises:
+        InputError: too large, unreadable, not UTF-8, or a control character (with its line).
+    """
+    try:
+        size = table.stat().st_size
+        if size > MAX_TABLE_BYTES:
+            raise InputError(f"table is {size:,} bytes, larger than the {MAX_TABLE_BYTES:,} a family table may be",
+                             table, None, family)
+        data = table.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read table: {exc.strerror}", table, None, family) from None
+    text = decode_text(data, table, family)
+    bad = forbidden_character(text)
+    if bad is not None:
+        raise InputError(f"table holds the control character {bad[1]}", table, bad[0], family)
+    return text
+
+
+def _family_rows(family: FactFamily, data: LineDict, table: Path | None) -> Iterable[tuple[dict[str, Any], int | None]]:
+    if table is None:
         rows = data["rows"]
         for index, row in enumerate(rows):
             yield dict(row), rows.item_lines[index] if isinstance(rows, LineList) else data.line
         return
-    table = path.parent / str(family.table)
-    if not table.is_file():
-        raise InputError(f"family table '{family.table}' not found", path, data.line_of("table"), family.family)
-    with table.open(newline="", encoding="utf-8") as handle:
-        for index, row in enumerate(csv.DictReader(handle)):
+    text = read_table_text(table, family.family)
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        for row in reader:
+            line = reader.line_num  # the physical line the row ends on (a quoted cell may span lines)
             if None in row or any(value is None for value in row.values()):
-                raise InputError("row has a different number of cells than the header", table, index + 2,
-                                 family.family)
-            yield {key.strip(): value.strip() for key, value in row.items()}, index + 2
+                raise InputError("row has a different number of cells than the header", table, line, family.family)
+            yield {key.strip(): value.strip() for key, value in row.items()}, line
+    except csv.Error as exc:
+        # The csv module counts a line once it has parsed it: the bad one is the next.
+        raise InputError(f"malformed CSV: {_one_line(str(exc))}", table, reader.line_num + 1, family.family) from None
 
 
-def _expand_family(data: LineDict, path: Path, default_section: str | None) -> Iterable[tuple[dict[str, Any], int | None]]:
+def _expand_family(data: LineDict, path: Path, default_section: str | None,
+                   pack_dir: Path) -> Iterable[tuple[dict[str, Any], int | None, Path]]:
     data = _require_mapping(data, path, "a family")
     if default_section and "section" not in data:
         data = _with_default(data, "section", default_section)
     family = _validate(FactFamily, data, path, data.get("family"))
-    table_source = path.parent / family.table if family.table else path
+    table = family_table_path(family, data, path, pack_dir) if family.table is not None else None
+    table_source = table or path
     name = family.family
     templates = {key: _compile_tree(getattr(family, key), path, data.line_of(key), name)
                  for key in ("id", "statement", "subject", "value", "applies_to") if getattr(family, key) is not None}
-    for row, line in _family_rows(family, data, path):
+    for row, line in _family_rows(family, data, table):
         row_path = table_source
         if family.skip_if and str(row.get(family.skip_if, "")).strip().lower() in {"1", "true", "yes"}:
             continue
@@ -265,6 +339,9 @@ def load_pack(directory: str | Path) -> Pack:
     facts: dict[str, Fact] = {}
     sources: dict[str, SourceLocation] = {}
     source_files = [directory / "domain.yaml", *files]
+    for path in source_files:
+        if not inside_pack(path, directory):
+            raise InputError("file lies outside the pack folder (a symlink?)", path)
     section_ids = {section.id for section in config.sections}
     product_ids = {product.id for product in config.products}
 
@@ -299,7 +376,7 @@ def load_pack(directory: str | Path) -> Pack:
             family_id = family_data.get("family") if isinstance(family_data, dict) else None
             if family_id:
                 sources[f"family:{family_id}"] = SourceLocation(path, family_line)
-            for raw, line, row_path in _expand_family(family_data, path, fact_file.section):
+            for raw, line, row_path in _expand_family(family_data, path, fact_file.section, directory):
                 add(raw, row_path, line)
                 if row_path != path and row_path not in source_files:
                     source_files.append(row_path)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 
 from taugen.authoring.pack import Pack, load_pack
 from taugen.build.assemble import assemble_bundle, bundle_name, seal
-from taugen.build.files import BundleFiles, json_bytes, write_atomically
+from taugen.build.files import BundleFiles, check_destination, check_output_folder, json_bytes, write_atomically
 from taugen.build.report import report_json, report_markdown
 from taugen.errors import InputError
 from taugen.generators.corpus.genre import RenderContext, genres
@@ -110,10 +110,16 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         llm: optionally, a model that re-voices the voiced renditions (:mod:`taugen.generators.corpus.llm_voice`);
             its ledger goes to ``author/llm_ledger.json``. None keeps the offline template path.
 
+    The bundle goes to ``out / <name>`` in one atomic step under a write lock (see
+    :mod:`taugen.build.files`); ``out`` is checked before any work and is not touched when the build
+    fails.
+
     Raises:
-        InputError: bad pack, unknown domain or tier, litellm missing for ``llm``, or a replay miss (the
-            CLI exits 2).
+        InputError: ``out`` is a file or cannot be written, bad pack, unknown domain or tier, the bundle
+            path is a file; another build kept the bundle's write lock too long; the disk refused the
+            write; litellm is missing for ``llm``, or a replay miss (the CLI exits 2).
     """
+    check_output_folder(out)
     try:
         preset = tier(difficulty).with_overrides(surface=surface, modality=modality)
     except KeyError as exc:
@@ -122,6 +128,8 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
     with stages.stage("authoring"):
         pack = load_pack(resolve_pack(domain))
         definition = load_domain(pack.config, str(pack.directory / "domain.yaml"))
+    destination = out / bundle_name(pack, preset)
+    check_destination(destination)
     with stages.stage("world"):
         world = definition.build_world(pack.config, seed)
     with stages.stage("tasks"):
@@ -162,13 +170,18 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         # The render workers already read every delivered file back with the genre's reader: reuse it.
         findings = validate_files(assembled.files, "<build>", lambda name: stages.progress("validate", name),
                                   texts=extract)
-    destination = out / bundle_name(pack, preset)
     findings += version_findings(assembled.files, previous or destination)
     files = _with_report(assembled.files, findings, assembled.name)
     written = None
     if not has_errors(findings):
         with stages.stage("write"):
-            write_atomically(seal(files), destination)
+            def waiting(pid: int | None) -> None:
+                stages.progress("write", f"waiting for another build's write{f' (pid {pid})' if pid else ''}")
+
+            try:
+                write_atomically(seal(files), destination, on_wait=waiting)
+            except OSError as exc:  # disk full, read-only now, ...: the destination is untouched
+                raise InputError(f"cannot write the bundle: {exc.strerror or exc}", destination) from None
             written = destination
     return BuildResult(name=assembled.name, path=written, counts=assembled.counts, findings=findings,
                        timings=stages.timings,

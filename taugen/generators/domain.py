@@ -65,6 +65,9 @@ def load_domain(config: DomainConfig, pack_file: str = "domain.yaml") -> DomainD
         module = importlib.import_module(config.environment)
     except ImportError as exc:
         raise InputError(f"environment module '{config.environment}' cannot be imported: {exc}", pack_file) from None
+    except Exception as exc:  # noqa: BLE001 - the named module failed while importing: still the pack's choice
+        raise InputError(f"environment module '{config.environment}' failed to import: {type(exc).__name__}: {exc}",
+                         pack_file) from None
     definition = getattr(module, "DOMAIN", None)
     if not isinstance(definition, DomainDefinition):
         raise InputError(f"module '{config.environment}' has no DOMAIN (a DomainDefinition)", pack_file)

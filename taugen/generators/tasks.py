@@ -112,12 +112,13 @@ def check_problem_facts(domain: DomainDefinition, pack: Pack) -> None:
     """
     for problem in (domain.opening, *domain.problems):
         for fact_id in problem.facts:
-            file, line = problem.location()
+            # problem.location() parses the module's source: only worth it when there is an error to show.
             if fact_id not in pack.facts:
-                raise InputError(f"problem names unknown fact '{fact_id}'", file, line, problem.name)
+                raise InputError(f"problem names unknown fact '{fact_id}'", *problem.location(), problem.name)
             if not pack.is_current(fact_id):
                 raise InputError(f"problem uses fact '{fact_id}', which is not in force at {pack.now:%Y-%m-%d} "
-                                 f"(superseded by '{pack.superseded_by(fact_id)}')", file, line, problem.name)
+                                 f"(superseded by '{pack.superseded_by(fact_id)}')", *problem.location(),
+                                 problem.name)
 
 
 def _combinations(domain: DomainDefinition, preset: TierPreset) -> list[tuple[type[Problem], ...]]:
