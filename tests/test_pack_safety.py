@@ -60,8 +60,9 @@ def test_template_cannot_reach_python_internals(case, banking_pack, cli, tmp_pat
     assert_error(error, path, row_line, "card_rate_fees",
                  r"^template error: not allowed in a fact pack: access to attribute '__\w+__' of '\w+' object is unsafe")
     assert not (tmp_path / "PWNED").exists()
-    assert_cli_rejects(cli, banking_pack, error)
-    assert not (tmp_path / "PWNED").exists()
+    if case == "builtins_open":  # lint and build, as a user runs them (one case: each runs the whole load)
+        assert_cli_rejects(cli, banking_pack, error)
+        assert not (tmp_path / "PWNED").exists()
 
 
 def test_template_cannot_mutate_row_data(banking_pack):
@@ -91,7 +92,8 @@ def test_template_that_would_exhaust_memory_is_refused_quickly(case, banking_pac
     assert time.perf_counter() - started < 60  # the whole pack load; without the bound it runs out of memory
     path, row_line = _first_inline_row_line(banking_pack)
     assert_error(error, path, row_line, "card_rate_fees", r"^template error: " + message)
-    assert_cli_rejects(cli, banking_pack, error)
+    if case == "repeat":
+        assert_cli_rejects(cli, banking_pack, error)
 
 
 @pytest.mark.parametrize("construct,message", [
@@ -141,7 +143,8 @@ def test_raw_control_character_in_yaml_is_one_line_with_its_line(character, name
     error = load_error(banking_pack)
     assert_error(error, path, line_with(path, character), None,
                  "^" + re.escape(f"file holds the control character {name}, which YAML does not allow") + "$")
-    assert_cli_rejects(cli, banking_pack, error)
+    if character == "\x00":
+        assert_cli_rejects(cli, banking_pack, error)
 
 
 def test_escaped_control_character_in_a_quoted_value_is_refused(banking_pack, cli):
@@ -209,7 +212,7 @@ def test_oversized_yaml_file_is_refused_without_parsing(banking_pack, cli):
     with path.open("a", encoding="utf-8") as handle:
         handle.write("# " + "x" * (MAX_YAML_BYTES + 10) + "\n")
     started = time.perf_counter()
-    with pytest.raises(InputError, match=r"larger than the 4,194,304 a pack file may be"):
+    with pytest.raises(InputError, match=rf"larger than the {MAX_YAML_BYTES:,} a pack file may be"):
         load_yaml(path)
     assert time.perf_counter() - started < 1
     error = load_error(banking_pack)
@@ -239,7 +242,8 @@ def test_family_table_outside_the_pack_is_refused(table, message, banking_pack, 
     path = edit(banking_pack, f"{FACTS}/fees.yaml", "    table: fee_schedule.csv", f"    table: {table}")
     error = load_error(banking_pack)
     assert_error(error, path, line_no(path, f"    table: {table}"), "fee_schedule", message)
-    assert_cli_rejects(cli, banking_pack, error)
+    if table == "/etc/passwd":
+        assert_cli_rejects(cli, banking_pack, error)
 
 
 def test_family_table_symlink_escaping_the_pack_is_refused(banking_pack, cli, tmp_path):
@@ -279,7 +283,8 @@ def test_csv_table_with_bad_bytes_names_the_row_line(bad, message, banking_pack,
     bad_line = next(i + 1 for i, line in enumerate(path.read_bytes().split(b"\n")) if bad in line)
     error = load_error(banking_pack)
     assert_error(error, path, bad_line, "fee_schedule", message)
-    assert_cli_rejects(cli, banking_pack, error)
+    if bad == b"\x00":
+        assert_cli_rejects(cli, banking_pack, error)
 
 
 def test_csv_table_with_an_oversized_cell_is_one_line(banking_pack, cli):

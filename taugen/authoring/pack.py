@@ -226,8 +226,10 @@ def family_table_path(family: FactFamily, data: LineDict, path: Path, pack_dir: 
     if not name.strip() or relative.is_absolute() or name.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:", name):
         raise InputError(f"family table '{name}' must be a file name relative to this YAML file", path, line,
                          family.family)
-    if ".." in relative.parts or "\\" in name:
+    if ".." in relative.parts:
         raise InputError(f"family table '{name}' must not climb out of the pack ('..')", path, line, family.family)
+    if "\\" in name:
+        raise InputError(f"family table '{name}' must separate folders with '/'", path, line, family.family)
     table = path.parent / relative
     if not inside_pack(table, pack_dir):
         raise InputError(f"family table '{name}' lies outside the pack folder", path, line, family.family)

@@ -43,8 +43,9 @@ class LineList(list):
     item_lines: list[int]
 
 
-MAX_YAML_BYTES = 4 * 1024 * 1024
-"""Largest pack YAML file accepted (bytes); the biggest built-in pack file is under 100 KB."""
+MAX_YAML_BYTES = 1024 * 1024
+"""Largest pack YAML file accepted (bytes). The biggest built-in pack file is 15 KB; PyYAML's pure-Python
+parser takes seconds per megabyte, so the limit also bounds how long loading one file can take."""
 MAX_YAML_DEPTH = 64
 """Deepest nesting of mappings and sequences accepted."""
 MAX_ALIAS_EXPANSION = 10_000
