@@ -222,6 +222,136 @@ def tau2_check(bundle: Path = typer.Argument(..., help="A bundle folder written 
         raise typer.Exit(1)
 
 
+class AgentChoice(str, Enum):
+    llm = "llm"
+    gold = "gold"
+    empty = "empty"
+
+
+class UserChoice(str, Enum):
+    llm = "llm"
+    scripted = "scripted"
+
+
+class PolicyChoice(str, Enum):
+    bundle = "bundle"
+    full = "full"
+
+
+def _json_option(text: Optional[str], name: str) -> dict:
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{name} is not valid JSON: {exc.msg}") from None
+    if not isinstance(value, dict):
+        raise InputError(f"{name} must be a JSON object, e.g. '{{\"temperature\": 0}}'")
+    return value
+
+
+@app.command("run")
+def run_agents(
+    bundle: Path = typer.Argument(..., help="A bundle folder written by taugen build (banking, telecom, ...)."),
+    agent: AgentChoice = typer.Option(AgentChoice.llm, "--agent", help="llm (tau2's LLM agent), or the offline "
+                                      "gold (replays each task's gold calls) or empty (never calls a tool)."),
+    agent_llm: Optional[str] = typer.Option(None, "--agent-llm", help="litellm model of the agent, e.g. gpt-4.1."),
+    agent_llm_args: Optional[str] = typer.Option(None, "--agent-llm-args", help="JSON litellm arguments of the "
+                                                 "agent (default {\"temperature\": 0.0})."),
+    user: Optional[UserChoice] = typer.Option(None, "--user", help="llm (tau2's user simulator) or scripted (a "
+                                              "deterministic user answering from the scenario); default llm when "
+                                              "--user-llm is given, else scripted."),
+    user_llm: Optional[str] = typer.Option(None, "--user-llm", help="litellm model of the user simulator."),
+    user_llm_args: Optional[str] = typer.Option(None, "--user-llm-args", help="JSON litellm arguments of the user."),
+    num_trials: int = typer.Option(1, "--num-trials", "-k", help="Trials per task (k of pass^k)."),
+    split: Optional[str] = typer.Option(None, "--split", help="A split of split_tasks.json (default base: all)."),
+    task_ids: Optional[list[str]] = typer.Option(None, "--task-ids", help="Only these task ids (repeatable, or "
+                                                 "comma-separated)."),
+    max_concurrency: int = typer.Option(1, "--max-concurrency", help="Simulations run at once."),
+    save_to: Optional[Path] = typer.Option(None, "--save-to", help="Results JSON file (tau2's Results; default "
+                                           "runs/<bundle>_<agent>_<user>_<time>.json)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --save-to file."),
+    seed: int = typer.Option(300, "--seed", help="tau2's run seed (trial seeds are drawn from it)."),
+    policy: PolicyChoice = typer.Option(PolicyChoice.bundle, "--policy", help="bundle: the bundle's policy (demoted "
+                                        "at medium/hard); full: plus every current fact (finished-agent benchmark)."),
+    max_steps: int = typer.Option(200, "--max-steps", help="tau2's step limit per simulation."),
+) -> None:
+    """Run an agent on a bundle's tasks with tau2's orchestrator, user simulator and evaluator; print
+    pass^1..pass^k and the average reward per split and write tau2's results JSON."""
+    from taugen.build import tau2_runtime
+
+    tau2_runtime.silence_tau2_logs()
+    try:
+        tau2_runtime.require_tau2()
+    except tau2_runtime.Tau2NotInstalled:
+        print("error: tau2 is not installed: install taugen[tau2]", file=sys.stderr)
+        raise typer.Exit(2)
+    from taugen.build.tau2_run import RunSettings, run_bundle
+
+    started = time.perf_counter()
+    try:
+        ids = [part for value in task_ids or [] for part in value.split(",") if part] or None
+        settings = RunSettings(
+            agent=agent.value, user=(user.value if user else ("llm" if user_llm else "scripted")),
+            agent_llm=agent_llm, user_llm=user_llm,
+            agent_llm_args=_json_option(agent_llm_args, "--agent-llm-args") if agent_llm_args else {"temperature": 0.0},
+            user_llm_args=_json_option(user_llm_args, "--user-llm-args") if user_llm_args else {"temperature": 0.0},
+            num_trials=num_trials, split=split, task_ids=ids, max_concurrency=max_concurrency, save_to=save_to,
+            overwrite=overwrite, seed=seed, policy=policy.value, max_steps=max_steps)
+        with Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), TextColumn("{task.fields[detail]}"),
+                      TimeElapsedColumn(), console=console, transient=True) as bar:
+            task = bar.add_task("running", detail="")
+
+            def report(done: int, total: int, simulation) -> None:
+                reward = simulation.reward_info.reward if simulation.reward_info else 0.0
+                bar.update(task, description=f"{done}/{total} simulations",
+                           detail=f"{simulation.task_id}: reward {reward:.1f}")
+
+            outcome = run_bundle(bundle, settings, report)
+    except InputError as exc:
+        _fail_input(exc)
+        return
+    note_style = "bold yellow" if outcome.policy.demoted else "green"
+    console.print(f"[{note_style}]{outcome.policy.note}[/{note_style}]", soft_wrap=True)
+    ks = range(1, settings.num_trials + 1)
+    table = Table(title=f"taugen run {bundle.name}: agent {settings.agent}"
+                        f"{' ' + settings.agent_llm if settings.agent == 'llm' else ''}, user {settings.user}"
+                        f"{' ' + settings.user_llm if settings.user == 'llm' else ''}, policy {settings.policy}")
+    for column in ("split", "tasks", "simulations", "avg reward", *(f"pass^{k}" for k in ks)):
+        table.add_column(column, justify="left" if column == "split" else "right")
+    for row in outcome.splits:
+        table.add_row(row.split, str(row.tasks), str(row.simulations), f"{row.avg_reward:.3f}",
+                      *(f"{row.pass_hat_k[k]:.3f}" if k in row.pass_hat_k else "-" for k in ks))
+    console.print(table)
+    console.print(f"results (tau2 Results JSON) written to [bold]{outcome.path}[/bold] "
+                  f"({time.perf_counter() - started:.1f} s)", soft_wrap=True)
+
+
+@app.command("tau2", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def tau2_passthrough(
+    bundle: Path = typer.Argument(..., help="A bundle folder written by taugen build."),
+    args: Optional[list[str]] = typer.Argument(None, help="tau2's own command line after --, e.g. -- run "
+                                               "--domain banking --agent-llm gpt-4.1 --user-llm gpt-4.1."),
+) -> None:
+    """Run any tau2 command (run, view, evaluate-trajs, domain ...) with the bundle's domain registered
+    (telecom: tau2's telecom reads the bundle's files). Results go to ./tau2-results unless --results-dir."""
+    from taugen.build import tau2_runtime
+
+    try:
+        tau2_runtime.require_tau2()
+    except tau2_runtime.Tau2NotInstalled:
+        print("error: tau2 is not installed: install taugen[tau2]", file=sys.stderr)
+        raise typer.Exit(2)
+    from taugen.build.tau2_run import tau2_cli
+
+    try:
+        code = tau2_cli(bundle, list(args or []))
+    except InputError as exc:
+        _fail_input(exc)
+        return
+    raise typer.Exit(code)
+
+
 @app.command()
 def mutate(
     bundle: Path = typer.Argument(..., help="A good bundle folder written by taugen build."),

@@ -15,10 +15,9 @@ tau2 has no plugin or data-only way to add a domain: its domains are registered 
 * a tasks loader and a splits loader over the bundle's ``tasks.json`` / ``split_tasks.json``.
 
 For bundles of domains tau2 ships (airline, retail, telecom, mock) nothing is registered: tau2's own
-loaders are pointed at the bundle's files (:func:`tau2_data_paths`). In this tau2 version
-``tau2.utils.utils.DATA_DIR`` is the package's own ``data`` folder (``TAU2_DATA_DIR`` is **not**
-read), and each domain copies its file paths into module constants at import, so the constants of the
-``tau2.domains.<domain>.*`` modules are patched for the duration of the load.
+loaders are pointed at the bundle's files (:func:`tau2_data_paths`). Every tau2 26.3 quirk this needs
+(path constants frozen at import, a registry without replacement) is worked around in
+:mod:`taugen.build.tau2_workarounds_26_3`.
 
 tau2 is an optional dependency (``pip install taugen[tau2]``): it is imported lazily, and
 :func:`require_tau2` raises :class:`Tau2NotInstalled` when it is missing.
@@ -32,7 +31,6 @@ import importlib
 import inspect
 import json
 import os
-import sys
 import typing
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -40,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from taugen.build.tau2_workarounds_26_3 import patched_data_paths, replace_registration
 from taugen.errors import InputError
 from taugen.generators.environment import Toolkit, clone
 
@@ -267,6 +266,8 @@ class _Registration:
     def get_tasks_split(self) -> dict[str, list[str]]:
         return self.bundle.json("split_tasks.json")
 
+    get_task_splits = get_tasks_split
+
     def all_tasks(self) -> list:
         from tau2.data_model.tasks import Task
 
@@ -356,11 +357,7 @@ def register_bundle(bundle_dir: str | Path, domain_name: str | None = None) -> s
     registration.policy = bundle.file("policy.md").read_text(encoding="utf-8")
     registration.get_tasks_split()  # fail now, not inside tau2, on a missing split file
     # tau2's registry refuses duplicates; replace only what this module registered.
-    registry._domains.pop(name, None)
-    registry._tasks.pop(name, None)
-    registry._task_splits.pop(name, None)
-    registry.register_domain(registration.get_environment, name)
-    registry.register_tasks(registration.get_tasks, name, get_task_splits=registration.get_tasks_split)
+    replace_registration(name, registration.get_environment, registration.get_tasks, registration.get_task_splits)
     _REGISTRATIONS[name] = registration
     _NAME_BY_PATH[bundle.path] = name
     return name
@@ -466,12 +463,11 @@ def evaluate_replay(bundle_dir: str | Path, task_id: str, trajectory: Trajectory
 def tau2_data_paths(bundle_dir: str | Path, domain: str | None = None) -> Iterator[str]:
     """Point tau2's loaders for one of its own domains at a bundle's files, for the ``with`` block.
 
-    This tau2 version hard-codes ``DATA_DIR`` to its package data and copies the file paths into module
-    constants (``AIRLINE_TASK_SET_PATH``, ``TELECOM_DB_PATH``...) at import; every such ``Path`` constant
-    of the imported ``tau2.domains.<domain>.*`` modules that lies under
-    ``DATA_DIR/tau2/domains/<domain>`` is replaced by the same path under
-    ``<bundle>/tau2/domains/<domain>`` and restored on exit. Inside the block tau2's ``get_tasks``,
-    ``get_environment`` etc. read the bundle. Not thread-safe (module globals).
+    tau2 26.3 hard-codes ``DATA_DIR`` to its package data and copies the file paths into module
+    constants (``AIRLINE_TASK_SET_PATH``, ``TELECOM_DB_PATH``...) at import; the workaround
+    (:func:`taugen.build.tau2_workarounds_26_3.patched_data_paths`) points every such constant at the
+    same path under ``<bundle>/tau2/domains/<domain>`` and restores it on exit. Inside the block tau2's
+    ``get_tasks``, ``get_environment`` etc. read the bundle. Not thread-safe (module globals).
 
     Yields:
         the domain name.
@@ -482,30 +478,12 @@ def tau2_data_paths(bundle_dir: str | Path, domain: str | None = None) -> Iterat
         ValueError: the domain is not one of :data:`BUILTIN_DATA_DOMAINS`.
     """
     require_tau2()
-    from tau2.utils.utils import DATA_DIR
-
     bundle = _open_bundle(bundle_dir)
     domain = domain or bundle.domain
     if domain not in BUILTIN_DATA_DOMAINS:
         raise ValueError(f"{domain!r} is not a domain whose data tau2 ships ({', '.join(BUILTIN_DATA_DOMAINS)})")
-    old_root = Path(DATA_DIR) / "tau2" / "domains" / domain
-    new_root = bundle.path / "tau2" / "domains" / domain
-    prefix = f"tau2.domains.{domain}"
-    for suffix in ("utils", "data_model", "environment"):
-        importlib.import_module(f"{prefix}.{suffix}")
-    patched: list[tuple[Any, str, Path]] = []
-    try:
-        for module_name, module in list(sys.modules.items()):
-            if module is None or not (module_name == prefix or module_name.startswith(prefix + ".")):
-                continue
-            for attr, value in list(vars(module).items()):
-                if isinstance(value, Path) and (value == old_root or old_root in value.parents):
-                    patched.append((module, attr, value))
-                    setattr(module, attr, new_root / value.relative_to(old_root))
+    with patched_data_paths(domain, bundle.path / "tau2" / "domains" / domain):
         yield domain
-    finally:
-        for module, attr, value in reversed(patched):
-            setattr(module, attr, value)
 
 
 def load_with_tau2(bundle_dir: str | Path, task_split_name: str | None = "base") -> list:
