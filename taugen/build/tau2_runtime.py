@@ -8,9 +8,10 @@ tau2 has no plugin or data-only way to add a domain: its domains are registered 
   (``get_dict_hash(db.model_dump())``) is exactly taugen's ``Toolkit.db_hash``, and tau2's
   ``set_state`` can deep-merge ``initialization_data.agent_data`` into it and re-validate;
 * a ``tau2.environment.toolkit.ToolKitBase`` subclass generated from the taugen ``Toolkit``'s tool specs
-  (name, docstring, typed parameters, ``@is_tool(READ|WRITE|GENERIC)``); each tool runs the taugen
-  method on the tau2 toolkit's current ``db`` (tau2 replaces ``db`` on ``update_db``), and a taugen
-  ``ToolError`` propagates so that tau2 turns it into an ``"Error: ..."`` tool message as usual;
+  (name, docstring, typed parameters with their descriptions and enums, ``@is_tool(READ|WRITE|GENERIC)``);
+  each tool checks its arguments (``Toolkit.check_arguments``) and runs the taugen method on the tau2
+  toolkit's current ``db`` (tau2 replaces ``db`` on ``update_db``), and a taugen ``ToolError``
+  propagates so that tau2 turns it into an ``"Error: ..."`` tool message as usual;
 * a ``tau2.environment.environment.Environment`` with the bundle's ``policy.md``;
 * a tasks loader and a splits loader over the bundle's ``tasks.json`` / ``split_tasks.json``.
 
@@ -40,7 +41,7 @@ from typing import Any, Literal
 
 from taugen.build.tau2_workarounds_26_3 import patched_data_paths, replace_registration
 from taugen.errors import InputError
-from taugen.generators.environment import Toolkit, clone
+from taugen.generators.environment import Toolkit, ToolError, clone, reflow
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -168,7 +169,7 @@ def tau2_db_class(db_model: type) -> type:
 def _tool_signature(method: Callable[..., Any], spec) -> inspect.Signature:
     """The taugen method's signature with resolved annotations (taugen modules use postponed ones)."""
     try:
-        hints = typing.get_type_hints(method)
+        hints = typing.get_type_hints(method, include_extras=True)  # keep Annotated descriptions
     except (NameError, TypeError):  # an annotation that does not resolve: fall back to the spec's scalar names
         hints = {}
     signature = inspect.signature(method)
@@ -184,24 +185,20 @@ def _tool_signature(method: Callable[..., Any], spec) -> inspect.Signature:
     return signature.replace(parameters=parameters, return_annotation=returns)
 
 
-def _reflow(doc: str) -> str:
-    """A docstring with each paragraph on one line: tau2 (docstring_parser) takes the first *line* as the
-    short description and puts a blank line after it, which would cut taugen's wrapped sentences."""
-    paragraphs = [" ".join(block.split()) for block in doc.strip().split("\n\n")]
-    return "\n\n".join(p for p in paragraphs if p)
-
-
 def _tool_method(name: str, signature: inspect.Signature, doc: str, tool_type) -> Callable[..., Any]:
     from tau2.environment.toolkit import is_tool
 
+    parameter_names = list(signature.parameters)[1:]
+
     def method(self, *args: Any, **kwargs: Any) -> Any:
-        bound = signature.bind(self, *args, **kwargs)  # TypeError on bad arguments, as a Python call
-        arguments = dict(bound.arguments)
-        arguments.pop(next(iter(signature.parameters)))
+        if len(args) > len(parameter_names):
+            raise ToolError(f"{name}: takes {len(parameter_names)} arguments, got {len(args)}")
+        arguments = dict(zip(parameter_names, args))
+        arguments.update(kwargs)
         return self._invoke(name, arguments)
 
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = _reflow(doc)
+    method.__doc__ = reflow(doc)
     method.__signature__ = signature  # type: ignore[attr-defined]
     return is_tool(tool_type)(method)
 
@@ -226,6 +223,9 @@ def tau2_toolkit_class(toolkit_class: type[Toolkit]) -> type:
     def _invoke(self, name: str, arguments: dict[str, Any]) -> Any:
         # tau2's update_db replaces self.db with a new model: always run on the current one.
         self._taugen.db = self.db
+        # A wrong type or value is a ToolError the agent can act on (tau2 shows "Error: <message>"),
+        # never a Python TypeError from the call itself.
+        self._taugen.check_arguments(name, arguments)
         return getattr(self._taugen, name)(**arguments)
 
     attrs: dict[str, Any] = {"__init__": __init__, "_invoke": _invoke, "__module__": __name__,
