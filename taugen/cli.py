@@ -31,6 +31,44 @@ class Difficulty(str, Enum):
     hard = "hard"
 
 
+class Surface(str, Enum):
+    sop = "sop"
+    core = "core"
+    hard = "hard"
+    hard_client = "hard_client"
+
+
+class Modality(str, Enum):
+    text = "text"
+    text_image = "text+image"
+    text_image_audio = "text+image+audio"
+
+
+class ReportFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+class CheckFormat(str, Enum):
+    text = "text"
+    json = "json"
+    junit = "junit"
+
+
+def _version(value: bool) -> None:
+    if value:
+        import taugen
+
+        print(f"taugen {taugen.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print taugen's version and exit.")) -> None:
+    """Build, validate and lint tau-bench-family benchmark bundles."""
+
+
 def _fail_input(error: InputError) -> None:
     # Plain print, not rich: one line whatever the terminal width, so logs and scripts can grep it.
     print(f"error: {error}", file=sys.stderr)
@@ -48,14 +86,12 @@ def _findings_table(findings, limit: int = 30) -> Table:
 
 @app.command()
 def build(
-    domain: str = typer.Argument(..., help="Built-in domain (banking) or a pack folder."),
+    domain: str = typer.Argument(..., help="Built-in domain (banking or telecom) or a pack folder."),
     difficulty: Difficulty = typer.Option(Difficulty.medium, "--difficulty", "-d", help="Tier preset."),
     seed: int = typer.Option(0, "--seed", help="Build seed: same pack + seed gives the same bytes."),
     out: Path = typer.Option(Path("dist"), "--out", help="Folder to write the bundle folder into."),
-    surface: Optional[str] = typer.Option(None, "--surface", help="Evidence surface overriding the tier's: "
-                                          "sop, core, hard or hard_client."),
-    modality: Optional[str] = typer.Option(None, "--modality", help="Modality profile overriding the tier's: "
-                                           "text, text+image or text+image+audio."),
+    surface: Optional[Surface] = typer.Option(None, "--surface", help="Evidence surface overriding the tier's."),
+    modality: Optional[Modality] = typer.Option(None, "--modality", help="Modality profile overriding the tier's."),
 ) -> None:
     """Build a validated, versioned bundle (tau2 runtime files, agent kit, author reports)."""
     from taugen.build.pipeline import build as run_build
@@ -69,8 +105,8 @@ def build(
             def report(stage: str, detail: str) -> None:
                 progress.update(task, description=stage, detail=detail)
 
-            result = run_build(domain, difficulty.value, seed=seed, out=out, progress=report, surface=surface,
-                               modality=modality)
+            result = run_build(domain, difficulty.value, seed=seed, out=out, progress=report,
+                               surface=surface.value if surface else None, modality=modality.value if modality else None)
     except InputError as error:
         _fail_input(error)
         return
@@ -100,17 +136,30 @@ def build(
 @app.command()
 def validate(
     bundle: Path = typer.Argument(..., help="A bundle folder written by taugen build."),
-    output_format: str = typer.Option("text", "--format", help="text or json"),
+    output_format: ReportFormat = typer.Option(ReportFormat.text, "--format", help="Report format."),
 ) -> None:
-    """Re-run every validator on a built bundle, from its files."""
+    """Re-run every validator on a built bundle, from its files (progress on stderr)."""
     from taugen.build.files import read_bundle, sha256sums
     from taugen.build.pipeline import validate_files
     from taugen.build.report import report_json
     from taugen.validators.findings import error as error_finding
+    from taugen.validators.registry import validators
 
+    started = time.perf_counter()
     try:
-        files = read_bundle(bundle)
-        findings = validate_files(files, str(bundle))
+        with Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), TextColumn("{task.fields[detail]}"),
+                      TimeElapsedColumn(), console=errors, transient=True) as bar:
+            task = bar.add_task("reading the bundle", detail="", total=None)
+            files = read_bundle(bundle)
+            names = list(validators())
+            bar.update(task, description="validating", total=len(names), detail=f"{len(files)} files")
+            done = [0]
+
+            def on_validator(name: str) -> None:
+                done[0] += 1
+                bar.update(task, completed=done[0], description=f"validator {done[0]}/{len(names)}", detail=name)
+
+            findings = validate_files(files, str(bundle), on_validator)
     except InputError as exc:
         _fail_input(exc)
         return
@@ -119,14 +168,15 @@ def validate(
     if recorded != actual:
         findings.insert(0, error_finding("integrity", "sha256sums_mismatch", "SHA256SUMS",
                                          "files differ from SHA256SUMS (edited, added or removed since the build)"))
-    if output_format == "json":
+    if output_format == ReportFormat.json:
         console.print_json(json.dumps(report_json(findings, bundle.name)))
     else:
         count = sum(f.severity == "error" for f in findings)
         if findings:
             console.print(_findings_table(findings, limit=200))
         console.print(f"{'FAIL' if count else 'PASS'}: {count} errors, "
-                      f"{sum(f.severity == 'warning' for f in findings)} warnings in {bundle}")
+                      f"{sum(f.severity == 'warning' for f in findings)} warnings in {bundle} "
+                      f"({time.perf_counter() - started:.1f} s)")
     if any(f.severity == "error" for f in findings):
         raise typer.Exit(1)
 
@@ -190,7 +240,12 @@ def schema(out: Optional[Path] = typer.Option(None, "--out", help="Write the JSO
 
 
 @app.command("tau2-check")
-def tau2_check(bundle: Path = typer.Argument(..., help="A bundle folder written by taugen build.")) -> None:
+def tau2_check(
+    bundle: Path = typer.Argument(..., help="A bundle folder written by taugen build."),
+    output_format: CheckFormat = typer.Option(CheckFormat.text, "--format", help="Report format (junit: JUnit XML "
+                                              "for CI, one test case per task)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the json or junit report to this file."),
+) -> None:
     """Grade every task in tau2's own runtime: gold replay must score 1.0, an empty run 0.0 (no LLM)."""
     from taugen.build import tau2_runtime
 
@@ -209,13 +264,21 @@ def tau2_check(bundle: Path = typer.Argument(..., help="A bundle folder written 
     except ValueError as exc:
         print(f"error: {bundle}: {exc}", file=sys.stderr)
         raise typer.Exit(2)
+    failed = sum(not row.ok for row in rows)
+    if output_format != CheckFormat.text:
+        text = tau2_runtime.render_check(rows, output_format.value, str(bundle))
+        if output is not None:
+            output.write_text(text, encoding="utf-8")
+            print(f"wrote {output}")
+        else:
+            sys.stdout.write(text)
+        raise typer.Exit(1 if failed else 0)
     table = Table(title=f"tau2 replay of {bundle.name}")
     for column in ("task", "gold", "empty", "result"):
         table.add_column(column, overflow="fold")
     for row in rows:
         table.add_row(row.task_id, f"{row.gold:.1f}", f"{row.empty:.1f}", "ok" if row.ok else "MISMATCH")
     console.print(table)
-    failed = sum(not row.ok for row in rows)
     console.print(f"{'FAIL' if failed else 'PASS'}: {len(rows) - failed} of {len(rows)} tasks score gold 1.0 and "
                   f"empty 0.0 in tau2 ({time.perf_counter() - started:.2f} s)")
     if failed:
@@ -410,7 +473,7 @@ def mutate(
 def lint_tasks(
     folder: Path = typer.Argument(..., help="A tau2 domain folder: tasks.json (or tasks/task_*.json), "
                                             "split_tasks.json, optionally db.json/db.toml, the policy."),
-    output_format: str = typer.Option("text", "--format", help="text, json or junit"),
+    output_format: CheckFormat = typer.Option(CheckFormat.text, "--format", help="Report format (junit: JUnit XML)."),
     tasks_file: Optional[str] = typer.Option(None, "--tasks", help="The task file when the folder holds several "
                                                                    "(e.g. tasks_small.json)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
@@ -419,16 +482,13 @@ def lint_tasks(
     """Check any tau2 task folder for task-authoring defects K1-K20 (exit 1 on errors, 2 on bad input)."""
     from taugen.validators import foreign
 
-    if output_format not in foreign.FORMATS:
-        print(f"error: --format must be one of {', '.join(foreign.FORMATS)}, not {output_format!r}", file=sys.stderr)
-        raise typer.Exit(2)
     try:
         findings = foreign.lint_task_folder(folder, tasks_file, replay=not no_replay)
         subjects = foreign.task_ids(folder, tasks_file)
     except InputError as exc:
         _fail_input(exc)
         return
-    text = foreign.render(findings, output_format, str(folder), subjects)
+    text = foreign.render(findings, output_format.value, str(folder), subjects)
     if output is not None:
         output.write_text(text, encoding="utf-8")
         print(f"wrote {output}")

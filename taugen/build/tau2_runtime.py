@@ -324,7 +324,6 @@ def register_bundle(bundle_dir: str | Path, domain_name: str | None = None) -> s
             :func:`load_with_tau2` for bundles of tau2's own domains, or pass another ``domain_name``.
     """
     require_tau2()
-    from tau2.registry import registry
 
     resolved = Path(bundle_dir).resolve()
     known = _REGISTRATIONS.get(domain_name or _NAME_BY_PATH.get(resolved, ""))
@@ -560,3 +559,36 @@ def _grade(name: str, task, trajectory: Trajectory) -> float:
     simulation = build_simulation(name, task, _calls(task, trajectory))
     return float(evaluate_simulation(simulation=simulation, task=task, evaluation_type=EvaluationType.ALL,
                                      solo_mode=False, domain=name).reward)
+
+
+CHECK_FORMATS = ("text", "json", "junit")
+
+
+def render_check(rows: Sequence[CheckRow], output_format: str, source: str) -> str:
+    """A :func:`check_bundle` report as ``json`` (``{source, passed, tasks, failed, rows}``) or ``junit``
+    (JUnit XML: one test case per task, a failure when gold is not 1.0 or empty is not 0.0); ``text`` is
+    the CLI's table, so it is not rendered here.
+
+    Raises:
+        ValueError: an unknown format.
+    """
+    from xml.sax.saxutils import escape, quoteattr
+
+    failed = [row for row in rows if not row.ok]
+    if output_format == "json":
+        return json.dumps({"source": source, "passed": not failed, "tasks": len(rows), "failed": len(failed),
+                           "rows": [{"task_id": r.task_id, "gold": r.gold, "empty": r.empty, "ok": r.ok} for r in rows]},
+                          indent=2) + "\n"
+    if output_format != "junit":
+        raise ValueError(f"format must be json or junit, not {output_format!r}")
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
+             f'<testsuites name="taugen tau2-check" tests="{len(rows)}" failures="{len(failed)}">',
+             f'  <testsuite name={quoteattr(source)} tests="{len(rows)}" failures="{len(failed)}">']
+    for row in rows:
+        lines.append(f'    <testcase classname="tau2-check" name={quoteattr(row.task_id)}>')
+        if not row.ok:
+            message = f"gold replay scored {row.gold:.1f} (expected 1.0), empty run {row.empty:.1f} (expected 0.0)"
+            lines.append(f'      <failure message={quoteattr(message)}>{escape(message)}</failure>')
+        lines.append("    </testcase>")
+    lines += ["  </testsuite>", "</testsuites>"]
+    return "\n".join(lines) + "\n"

@@ -42,6 +42,9 @@ def _choice(values: Any, what: str) -> Any:
 
 
 Fee = _dollars("The fee the customer is charged")
+Phone = Annotated[str, Field(description="The caller's phone number, digits with any separators, e.g. 312-555-0147.")]
+FirstName = Annotated[str, Field(description="The customer's first name (any case).")]
+LastName = Annotated[str, Field(description="The customer's last name (any case).")]
 
 
 def derived_id(prefix: str, *parts: object) -> str:
@@ -116,8 +119,7 @@ class BankingTools(Toolkit):
         return self.now.isoformat()
 
     @tool("read")
-    def find_customer_by_phone(self, phone: Annotated[str, Field(
-            description="The caller's phone number, digits with any separators, e.g. 312-555-0147.")]) -> dict[str, Any]:
+    def find_customer_by_phone(self, phone: Phone) -> dict[str, Any]:
         """Find a customer by phone number (digits and separators as stored, e.g. 312-555-0147).
 
         Returns the customer id and name only; raises if no customer has that number.
@@ -130,9 +132,7 @@ class BankingTools(Toolkit):
         raise ToolError(f"no customer with phone {phone}")
 
     @tool("read")
-    def find_customer_by_name(
-            self, first_name: Annotated[str, Field(description="The customer's first name (any case).")],
-            last_name: Annotated[str, Field(description="The customer's last name (any case).")]) -> list[dict[str, Any]]:
+    def find_customer_by_name(self, first_name: FirstName, last_name: LastName) -> list[dict[str, Any]]:
         """Find customers by first and last name (case-insensitive). Returns ids, names and cities."""
         found = [{"customer_id": c.customer_id, "first_name": c.first_name, "last_name": c.last_name,
                   "city": c.address.city}
