@@ -31,6 +31,44 @@ class Difficulty(str, Enum):
     hard = "hard"
 
 
+class Surface(str, Enum):
+    sop = "sop"
+    core = "core"
+    hard = "hard"
+    hard_client = "hard_client"
+
+
+class Modality(str, Enum):
+    text = "text"
+    text_image = "text+image"
+    text_image_audio = "text+image+audio"
+
+
+class ReportFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+class CheckFormat(str, Enum):
+    text = "text"
+    json = "json"
+    junit = "junit"
+
+
+def _version(value: bool) -> None:
+    if value:
+        import taugen
+
+        print(f"taugen {taugen.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print taugen's version and exit.")) -> None:
+    """Build, validate and lint tau-bench-family benchmark bundles."""
+
+
 def _fail_input(error: InputError) -> None:
     # Plain print, not rich: one line whatever the terminal width, so logs and scripts can grep it.
     print(f"error: {error}", file=sys.stderr)
@@ -48,14 +86,12 @@ def _findings_table(findings, limit: int = 30) -> Table:
 
 @app.command()
 def build(
-    domain: str = typer.Argument(..., help="Built-in domain (banking) or a pack folder."),
+    domain: str = typer.Argument(..., help="Built-in domain (banking or telecom) or a pack folder."),
     difficulty: Difficulty = typer.Option(Difficulty.medium, "--difficulty", "-d", help="Tier preset."),
     seed: int = typer.Option(0, "--seed", help="Build seed: same pack + seed gives the same bytes."),
     out: Path = typer.Option(Path("dist"), "--out", help="Folder to write the bundle folder into."),
-    surface: Optional[str] = typer.Option(None, "--surface", help="Evidence surface overriding the tier's: "
-                                          "sop, core, hard or hard_client."),
-    modality: Optional[str] = typer.Option(None, "--modality", help="Modality profile overriding the tier's: "
-                                           "text, text+image or text+image+audio."),
+    surface: Optional[Surface] = typer.Option(None, "--surface", help="Evidence surface overriding the tier's."),
+    modality: Optional[Modality] = typer.Option(None, "--modality", help="Modality profile overriding the tier's."),
     previous: Optional[Path] = typer.Option(None, "--previous", help="An earlier bundle to check the pack version "
                                             "against (default: the bundle already at the destination)."),
     llm: Optional[str] = typer.Option(None, "--llm", help="A litellm model that re-voices the voiced renditions "
@@ -87,8 +123,9 @@ def build(
             def report(stage: str, detail: str) -> None:
                 progress.update(task, description=stage, detail=detail)
 
-            result = run_build(domain, difficulty.value, seed=seed, out=out, progress=report, surface=surface,
-                               modality=modality, previous=previous, llm=settings)
+            result = run_build(domain, difficulty.value, seed=seed, out=out, progress=report,
+                               surface=surface.value if surface else None, modality=modality.value if modality else None,
+                               previous=previous, llm=settings)
     except InputError as error:
         _fail_input(error)
         return
@@ -125,17 +162,30 @@ def build(
 @app.command()
 def validate(
     bundle: Path = typer.Argument(..., help="A bundle folder written by taugen build."),
-    output_format: str = typer.Option("text", "--format", help="text or json"),
+    output_format: ReportFormat = typer.Option(ReportFormat.text, "--format", help="Report format."),
 ) -> None:
-    """Re-run every validator on a built bundle, from its files."""
+    """Re-run every validator on a built bundle, from its files (progress on stderr)."""
     from taugen.build.files import read_bundle, sha256sums
     from taugen.build.pipeline import validate_files
     from taugen.build.report import report_json
     from taugen.validators.findings import error as error_finding
+    from taugen.validators.registry import validators
 
+    started = time.perf_counter()
     try:
-        files = read_bundle(bundle)
-        findings = validate_files(files, str(bundle))
+        with Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), TextColumn("{task.fields[detail]}"),
+                      TimeElapsedColumn(), console=errors, transient=True) as bar:
+            task = bar.add_task("reading the bundle", detail="", total=None)
+            files = read_bundle(bundle)
+            names = list(validators())
+            bar.update(task, description="validating", total=len(names), detail=f"{len(files)} files")
+            done = [0]
+
+            def on_validator(name: str) -> None:
+                done[0] += 1
+                bar.update(task, completed=done[0], description=f"validator {done[0]}/{len(names)}", detail=name)
+
+            findings = validate_files(files, str(bundle), on_validator)
     except InputError as exc:
         _fail_input(exc)
         return
@@ -144,14 +194,15 @@ def validate(
     if recorded != actual:
         findings.insert(0, error_finding("integrity", "sha256sums_mismatch", "SHA256SUMS",
                                          "files differ from SHA256SUMS (edited, added or removed since the build)"))
-    if output_format == "json":
+    if output_format == ReportFormat.json:
         console.print_json(json.dumps(report_json(findings, bundle.name)))
     else:
         count = sum(f.severity == "error" for f in findings)
         if findings:
             console.print(_findings_table(findings, limit=200))
         console.print(f"{'FAIL' if count else 'PASS'}: {count} errors, "
-                      f"{sum(f.severity == 'warning' for f in findings)} warnings in {bundle}")
+                      f"{sum(f.severity == 'warning' for f in findings)} warnings in {bundle} "
+                      f"({time.perf_counter() - started:.1f} s)")
     if any(f.severity == "error" for f in findings):
         raise typer.Exit(1)
 
@@ -217,7 +268,12 @@ def schema(out: Optional[Path] = typer.Option(None, "--out", help="Write the JSO
 
 
 @app.command("tau2-check")
-def tau2_check(bundle: Path = typer.Argument(..., help="A bundle folder written by taugen build.")) -> None:
+def tau2_check(
+    bundle: Path = typer.Argument(..., help="A bundle folder written by taugen build."),
+    output_format: CheckFormat = typer.Option(CheckFormat.text, "--format", help="Report format (junit: JUnit XML "
+                                              "for CI, one test case per task)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the json or junit report to this file."),
+) -> None:
     """Grade every task in tau2's own runtime: gold replay must score 1.0, an empty run 0.0 (no LLM)."""
     from taugen.build import tau2_runtime
 
@@ -236,17 +292,155 @@ def tau2_check(bundle: Path = typer.Argument(..., help="A bundle folder written 
     except ValueError as exc:
         print(f"error: {bundle}: {exc}", file=sys.stderr)
         raise typer.Exit(2)
+    failed = sum(not row.ok for row in rows)
+    if output_format != CheckFormat.text:
+        text = tau2_runtime.render_check(rows, output_format.value, str(bundle))
+        if output is not None:
+            output.write_text(text, encoding="utf-8")
+            print(f"wrote {output}")
+        else:
+            sys.stdout.write(text)
+        raise typer.Exit(1 if failed else 0)
     table = Table(title=f"tau2 replay of {bundle.name}")
     for column in ("task", "gold", "empty", "result"):
         table.add_column(column, overflow="fold")
     for row in rows:
         table.add_row(row.task_id, f"{row.gold:.1f}", f"{row.empty:.1f}", "ok" if row.ok else "MISMATCH")
     console.print(table)
-    failed = sum(not row.ok for row in rows)
     console.print(f"{'FAIL' if failed else 'PASS'}: {len(rows) - failed} of {len(rows)} tasks score gold 1.0 and "
                   f"empty 0.0 in tau2 ({time.perf_counter() - started:.2f} s)")
     if failed:
         raise typer.Exit(1)
+
+
+class AgentChoice(str, Enum):
+    llm = "llm"
+    gold = "gold"
+    empty = "empty"
+
+
+class UserChoice(str, Enum):
+    llm = "llm"
+    scripted = "scripted"
+
+
+class PolicyChoice(str, Enum):
+    bundle = "bundle"
+    full = "full"
+
+
+def _json_option(text: Optional[str], name: str) -> dict:
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{name} is not valid JSON: {exc.msg}") from None
+    if not isinstance(value, dict):
+        raise InputError(f"{name} must be a JSON object, e.g. '{{\"temperature\": 0}}'")
+    return value
+
+
+@app.command("run")
+def run_agents(
+    bundle: Path = typer.Argument(..., help="A bundle folder written by taugen build (banking, telecom, ...)."),
+    agent: AgentChoice = typer.Option(AgentChoice.llm, "--agent", help="llm (tau2's LLM agent), or the offline "
+                                      "gold (replays each task's gold calls) or empty (never calls a tool)."),
+    agent_llm: Optional[str] = typer.Option(None, "--agent-llm", help="litellm model of the agent, e.g. gpt-4.1."),
+    agent_llm_args: Optional[str] = typer.Option(None, "--agent-llm-args", help="JSON litellm arguments of the "
+                                                 "agent (default {\"temperature\": 0.0})."),
+    user: Optional[UserChoice] = typer.Option(None, "--user", help="llm (tau2's user simulator) or scripted (a "
+                                              "deterministic user answering from the scenario); default llm when "
+                                              "--user-llm is given, else scripted."),
+    user_llm: Optional[str] = typer.Option(None, "--user-llm", help="litellm model of the user simulator."),
+    user_llm_args: Optional[str] = typer.Option(None, "--user-llm-args", help="JSON litellm arguments of the user."),
+    num_trials: int = typer.Option(1, "--num-trials", "-k", help="Trials per task (k of pass^k)."),
+    split: Optional[str] = typer.Option(None, "--split", help="A split of split_tasks.json (default base: all)."),
+    task_ids: Optional[list[str]] = typer.Option(None, "--task-ids", help="Only these task ids (repeatable, or "
+                                                 "comma-separated)."),
+    max_concurrency: int = typer.Option(1, "--max-concurrency", help="Simulations run at once."),
+    save_to: Optional[Path] = typer.Option(None, "--save-to", help="Results JSON file (tau2's Results; default "
+                                           "runs/<bundle>_<agent>_<user>_<time>.json)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --save-to file."),
+    seed: int = typer.Option(300, "--seed", help="tau2's run seed (trial seeds are drawn from it)."),
+    policy: PolicyChoice = typer.Option(PolicyChoice.bundle, "--policy", help="bundle: the bundle's policy (demoted "
+                                        "at medium/hard); full: plus every current fact (finished-agent benchmark)."),
+    max_steps: int = typer.Option(200, "--max-steps", help="tau2's step limit per simulation."),
+) -> None:
+    """Run an agent on a bundle's tasks with tau2's orchestrator, user simulator and evaluator; print
+    pass^1..pass^k and the average reward per split and write tau2's results JSON."""
+    from taugen.build import tau2_runtime
+
+    tau2_runtime.silence_tau2_logs()
+    try:
+        tau2_runtime.require_tau2()
+    except tau2_runtime.Tau2NotInstalled:
+        print("error: tau2 is not installed: install taugen[tau2]", file=sys.stderr)
+        raise typer.Exit(2)
+    from taugen.build.tau2_run import RunSettings, run_bundle
+
+    started = time.perf_counter()
+    try:
+        ids = [part for value in task_ids or [] for part in value.split(",") if part] or None
+        settings = RunSettings(
+            agent=agent.value, user=(user.value if user else ("llm" if user_llm else "scripted")),
+            agent_llm=agent_llm, user_llm=user_llm,
+            agent_llm_args=_json_option(agent_llm_args, "--agent-llm-args") if agent_llm_args else {"temperature": 0.0},
+            user_llm_args=_json_option(user_llm_args, "--user-llm-args") if user_llm_args else {"temperature": 0.0},
+            num_trials=num_trials, split=split, task_ids=ids, max_concurrency=max_concurrency, save_to=save_to,
+            overwrite=overwrite, seed=seed, policy=policy.value, max_steps=max_steps)
+        with Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), TextColumn("{task.fields[detail]}"),
+                      TimeElapsedColumn(), console=console, transient=True) as bar:
+            task = bar.add_task("running", detail="")
+
+            def report(done: int, total: int, simulation) -> None:
+                reward = simulation.reward_info.reward if simulation.reward_info else 0.0
+                bar.update(task, description=f"{done}/{total} simulations",
+                           detail=f"{simulation.task_id}: reward {reward:.1f}")
+
+            outcome = run_bundle(bundle, settings, report)
+    except InputError as exc:
+        _fail_input(exc)
+        return
+    note_style = "bold yellow" if outcome.policy.demoted else "green"
+    console.print(f"[{note_style}]{outcome.policy.note}[/{note_style}]", soft_wrap=True)
+    ks = range(1, settings.num_trials + 1)
+    table = Table(title=f"taugen run {bundle.name}: agent {settings.agent}"
+                        f"{' ' + settings.agent_llm if settings.agent == 'llm' else ''}, user {settings.user}"
+                        f"{' ' + settings.user_llm if settings.user == 'llm' else ''}, policy {settings.policy}")
+    for column in ("split", "tasks", "simulations", "avg reward", *(f"pass^{k}" for k in ks)):
+        table.add_column(column, justify="left" if column == "split" else "right")
+    for row in outcome.splits:
+        table.add_row(row.split, str(row.tasks), str(row.simulations), f"{row.avg_reward:.3f}",
+                      *(f"{row.pass_hat_k[k]:.3f}" if k in row.pass_hat_k else "-" for k in ks))
+    console.print(table)
+    console.print(f"results (tau2 Results JSON) written to [bold]{outcome.path}[/bold] "
+                  f"({time.perf_counter() - started:.1f} s)", soft_wrap=True)
+
+
+@app.command("tau2", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def tau2_passthrough(
+    bundle: Path = typer.Argument(..., help="A bundle folder written by taugen build."),
+    args: Optional[list[str]] = typer.Argument(None, help="tau2's own command line after --, e.g. -- run "
+                                               "--domain banking --agent-llm gpt-4.1 --user-llm gpt-4.1."),
+) -> None:
+    """Run any tau2 command (run, view, evaluate-trajs, domain ...) with the bundle's domain registered
+    (telecom: tau2's telecom reads the bundle's files). Results go to ./tau2-results unless --results-dir."""
+    from taugen.build import tau2_runtime
+
+    try:
+        tau2_runtime.require_tau2()
+    except tau2_runtime.Tau2NotInstalled:
+        print("error: tau2 is not installed: install taugen[tau2]", file=sys.stderr)
+        raise typer.Exit(2)
+    from taugen.build.tau2_run import tau2_cli
+
+    try:
+        code = tau2_cli(bundle, list(args or []))
+    except InputError as exc:
+        _fail_input(exc)
+        return
+    raise typer.Exit(code)
 
 
 @app.command()
@@ -308,7 +502,7 @@ def diff(
     old: str = typer.Argument(..., help="The earlier bundle folder (or a pack folder / built-in domain name)."),
     new: str = typer.Argument(..., help="The later bundle folder (or a pack, built at the other side's tier "
                                         "and seed)."),
-    output_format: str = typer.Option("text", "--format", help="text or json"),
+    output_format: ReportFormat = typer.Option(ReportFormat.text, "--format", help="Report format."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
     difficulty: Optional[Difficulty] = typer.Option(None, "--difficulty", "-d", help="Tier to build a pack side "
                                                     "at (default: the bundle side's)."),
@@ -319,9 +513,6 @@ def diff(
     stay comparable, and the version bump it implies (exit 0; 1 when the pack version moved too little)."""
     from taugen.build import diff as bundle_diff
 
-    if output_format not in ("text", "json"):
-        print(f"error: --format must be text or json, not {output_format!r}", file=sys.stderr)
-        raise typer.Exit(2)
     level = difficulty.value if difficulty else None
     try:
         old_files = bundle_diff.read_side(old, None, level, seed) if (Path(old) / "bundle.json").is_file() else None
@@ -335,7 +526,7 @@ def diff(
     except bundle_diff.PackDoesNotBuild as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise typer.Exit(1)
-    text = (json.dumps(result.as_dict(), indent=2, sort_keys=True) + "\n" if output_format == "json"
+    text = (json.dumps(result.as_dict(), indent=2, sort_keys=True) + "\n" if output_format == ReportFormat.json
             else bundle_diff.render_text(result))
     if output is not None:
         output.write_text(text, encoding="utf-8")
@@ -350,7 +541,7 @@ def diff(
 def lint_tasks(
     folder: Path = typer.Argument(..., help="A tau2 domain folder: tasks.json (or tasks/task_*.json), "
                                             "split_tasks.json, optionally db.json/db.toml, the policy."),
-    output_format: str = typer.Option("text", "--format", help="text, json or junit"),
+    output_format: CheckFormat = typer.Option(CheckFormat.text, "--format", help="Report format (junit: JUnit XML)."),
     tasks_file: Optional[str] = typer.Option(None, "--tasks", help="The task file when the folder holds several "
                                                                    "(e.g. tasks_small.json)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
@@ -359,16 +550,13 @@ def lint_tasks(
     """Check any tau2 task folder for task-authoring defects K1-K20 (exit 1 on errors, 2 on bad input)."""
     from taugen.validators import foreign
 
-    if output_format not in foreign.FORMATS:
-        print(f"error: --format must be one of {', '.join(foreign.FORMATS)}, not {output_format!r}", file=sys.stderr)
-        raise typer.Exit(2)
     try:
         findings = foreign.lint_task_folder(folder, tasks_file, replay=not no_replay)
         subjects = foreign.task_ids(folder, tasks_file)
     except InputError as exc:
         _fail_input(exc)
         return
-    text = foreign.render(findings, output_format, str(folder), subjects)
+    text = foreign.render(findings, output_format.value, str(folder), subjects)
     if output is not None:
         output.write_text(text, encoding="utf-8")
         print(f"wrote {output}")

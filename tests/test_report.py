@@ -142,8 +142,8 @@ def test_report_is_written_beside_the_bundle_with_its_json(hard_bundle, hard_rep
 
 
 def test_report_is_deterministic(hard_bundle, hard_report):
-    _, html = hard_report
-    assert render_html(collect_report(hard_bundle)) == html
+    paths, html = hard_report
+    assert render_html(collect_report(hard_bundle, paths.html)) == html
 
 
 def test_findings_show_evidence_and_rule_escaped(hard_bundle, tmp_path):
@@ -253,3 +253,57 @@ def test_report_shows_the_mutation_kill_rate_of_the_bundle(built_bundle, tmp_pat
         write_report(easy, tmp_path / "other.html", tmp_path)
     assert not (tmp_path / "other.html").exists()
     assert "id=\"mutation\"" not in write_report(easy, tmp_path / "plain.html").html.read_text(encoding="utf-8")
+
+
+def test_report_marks_knobs_that_miss_the_request_and_names_the_client(hard_bundle, hard_report):
+    from taugen.build.report_html import knob_status
+
+    paths, html = hard_report
+    data = json.loads(paths.json.read_text())
+    status = {row["knob"]: row["status"] for row in data["knobs"]}
+    meta = json.loads((hard_bundle / "bundle.json").read_text())
+    voiced = (meta["requested"]["voiced_share"], meta["achieved"]["voiced_share"])
+    assert status["voiced_share"] == ("missed" if voiced[1] < 0.95 * voiced[0] else "met")
+    assert status["surface"] == "met" and status["personas"] == "met" and status["problems_per_task"] == "met"
+    assert status["long_documents"] == "not compared"
+    missed = [row["knob"] for row in data["knobs"] if row["status"] == "missed"]
+    assert html.count('title="the achieved value misses the request">missed</span>') == len(missed)
+    assert knob_status("max_calls", 8, 9) == "missed" and knob_status("max_calls", 8, 0) == "met"
+    assert knob_status("filler_ratio", 0.25, 14.0) == "missed" and knob_status("filler_ratio", 2.2, 2.25) == "met"
+    assert knob_status("surface", "hard", "core") == "missed"
+    assert "holder: the bank&#39;s operations lead" in html or "holder: the bank's operations lead" in html
+    assert "the customer states it" not in html
+
+
+def test_report_links_record_paths_to_the_bundle_files(hard_bundle, hard_report):
+    paths, html = hard_report
+    links = set(re.findall(r'href="([^"#]+/kit/records/[^"]+)"', html))
+    assert len(links) > 100
+    for link in sorted(links)[:50]:
+        assert (paths.html.parent / link).resolve().is_file(), link
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="headless Chromium (/usr/bin/chromium) is not installed")
+def test_report_cuts_no_column_at_1400_px(hard_report, tmp_path):
+    """Every table cell's content fits its column in a 1,400 px wide window (measured by the browser)."""
+    paths, html = hard_report
+    probe = """<script>
+window.addEventListener('load', function () { setTimeout(function () {
+  var cut = [];
+  document.querySelectorAll('table.data td, table.data th, .kv td').forEach(function (cell) {
+    if (cell.scrollWidth > cell.clientWidth + 1) cut.push(cell.textContent.trim().slice(0, 40));
+  });
+  document.body.setAttribute('data-cut', String(cut.length));
+  document.body.setAttribute('data-cut-sample', cut.slice(0, 3).join(' | '));
+  document.body.setAttribute('data-page-width', String(document.documentElement.scrollWidth));
+}, 200); });
+</script></body>"""
+    page = paths.html.with_name("probe.html")
+    page.write_text(html.replace("</body>", probe), encoding="utf-8")
+    dump = _chromium("--window-size=1400,2000", "--virtual-time-budget=3000", "--dump-dom", page.as_uri(),
+                     user_data=tmp_path / "profile-probe")
+    body = re.search(r"<body[^>]*>", dump.stdout)
+    assert body and 'data-cut="' in body.group(0), dump.stderr[-2000:]
+    assert 'data-cut="0"' in body.group(0), body.group(0)
+    width = int(re.search(r'data-page-width="(\d+)"', body.group(0)).group(1))
+    assert width <= 1400

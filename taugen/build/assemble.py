@@ -2,7 +2,7 @@
 
 Layout (DESIGN.md §5)::
 
-    bundle.json  SHA256SUMS
+    bundle.json  SHA256SUMS  README.md (dataset card)  croissant.json  LICENSE  data/<split>.jsonl
     tau2/domains/<domain>/  policy.md db.json tasks.json split_tasks.json
     kit/         README.md policy.md tools.json records/<content digest>.<ext>
     author/      manifest.json client_prompt.md coverage.json certificates.json sources/<artifact>.txt
@@ -12,6 +12,7 @@ Nothing under ``kit/`` names a fact, an owner or the answer key; record names ar
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ import jinja2
 
 import taugen
 from taugen.authoring.pack import Pack
+from taugen.build.dataset_card import dataset_files
 from taugen.build.files import BundleFiles, digest_name, json_bytes, sha256_hex, sha256sums
 from taugen.generators.corpus.genre import CUE_STATUSES, RenderedArtifact, stable_seed
 from taugen.generators.corpus.planner import POLICY_DOCUMENT, CorpusPlan
@@ -241,6 +243,14 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
         "realism": realism_summary(view),
     }
     files["bundle.json"] = json_bytes(bundle_json)
+    from taugen.build.tau2_runtime import BUILTIN_DATA_DOMAINS
+
+    info = {"name": name, "domain": config.domain, "brand": config.brand, "tier": preset.name, "seed": seed,
+            "version": config.version, "taugen_version": taugen.__version__, "counts": counts,
+            "date": config.snapshot_date.isoformat()}
+    files.update(dataset_files(info, json.loads(files[f"{runtime}/tasks.json"]),
+                               json.loads(files[f"{runtime}/split_tasks.json"]),
+                               tau2_derived=config.domain in BUILTIN_DATA_DOMAINS))
     return AssembledBundle(name=name, files=files, counts=counts)
 
 

@@ -23,6 +23,7 @@ headless browser can check it. It carries no wall-clock time: the same bundle gi
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -144,11 +145,46 @@ def _histogram(values: Iterable[int]) -> dict[str, int]:
     return {str(key): counter[key] for key in sorted(counter)}
 
 
-def collect_report(bundle: Path) -> dict[str, Any]:
+#: Knobs that are ceilings (achieved may stay below), knobs that are two-sided targets (within 10 %);
+#: every other numeric knob is a floor (achieved must reach 95 % of the request).
+_CEILING_KNOBS = ("max_calls",)
+_TARGET_KNOBS = ("filler_ratio",)
+
+
+def knob_status(key: str, requested: Any, achieved: Any) -> str:
+    """``met``, ``missed`` or ``not compared`` for one knob of ``bundle.json`` (requested vs achieved).
+
+    Numbers: a ceiling (``max_calls``) is met at or below the request, a two-sided target
+    (``filler_ratio``) within 10 % of it, any other number (shares, counts) at 95 % of it or more. Ranges
+    (``[low, high]``) are met when the achieved range lies inside; other lists are compared as sets
+    (``personas``); text is met when equal or a refinement (surface ``hard`` → ``hard_client``). Values
+    of different shapes (a number requested, a table achieved) are not compared.
+    """
+    number = (int, float)
+    if isinstance(requested, bool) or isinstance(achieved, bool):
+        return "met" if requested == achieved else "missed"
+    if isinstance(requested, number) and isinstance(achieved, number):
+        if key in _CEILING_KNOBS:
+            return "met" if achieved <= requested else "missed"
+        if key in _TARGET_KNOBS:
+            return "met" if abs(achieved - requested) <= 0.1 * max(abs(requested), 1e-9) else "missed"
+        return "met" if achieved >= 0.95 * requested else "missed"
+    if isinstance(requested, list) and isinstance(achieved, list):
+        if (len(requested) == len(achieved) == 2 and all(isinstance(v, number) for v in requested + achieved)):
+            return "met" if requested[0] <= achieved[0] and achieved[1] <= requested[1] else "missed"
+        return "met" if {str(v) for v in requested} == {str(v) for v in achieved} else "missed"
+    if isinstance(requested, str) and isinstance(achieved, str):
+        return "met" if achieved == requested or achieved.startswith(requested + "_") else "missed"
+    return "not compared"
+
+
+def collect_report(bundle: Path, page: Path | None = None) -> dict[str, Any]:
     """Read a bundle folder and gather everything the report shows, as JSON-ready data.
 
     Args:
         bundle: a folder written by ``taugen build`` (holds ``bundle.json``).
+        page: where the HTML page will be written (record paths link to the bundle's files relative to
+            it); default beside the bundle folder (:func:`default_report_path`).
 
     Returns:
         ``{bundle, integrity, counts, requested, achieved, validation, facts, tasks, findings,
@@ -158,6 +194,7 @@ def collect_report(bundle: Path) -> dict[str, Any]:
         InputError: not a bundle, or one of its JSON files is missing or unreadable.
     """
     files: BundleFiles = read_bundle(bundle)
+    page_dir = page.resolve().parent if page is not None else bundle.resolve().parent
     source = str(bundle)
     view = BundleView(files, source)
     meta = view.bundle
@@ -307,6 +344,14 @@ def collect_report(bundle: Path) -> dict[str, Any]:
         "counts": counts,
         "requested": meta.get("requested") or {},
         "achieved": meta.get("achieved") or {},
+        "knobs": [{"knob": key, "requested": (meta.get("requested") or {}).get(key),
+                   "achieved": (meta.get("achieved") or {}).get(key),
+                   "status": knob_status(key, (meta.get("requested") or {}).get(key),
+                                         (meta.get("achieved") or {}).get(key))
+                   if key in (meta.get("requested") or {}) and key in (meta.get("achieved") or {}) else "not compared"}
+                  for key in sorted(set(meta.get("requested") or {}) | set(meta.get("achieved") or {}))
+                  if key != "name"],
+        "bundle_href": Path(os.path.relpath(bundle.resolve(), page_dir)).as_posix().rstrip("/") + "/",
         "validation": {"present": validation is not None,
                        "passed": bool(validation and validation.get("passed")) and not any(
                            f.get("severity") == "error" for f in findings),
@@ -403,6 +448,14 @@ def render_html(data: Mapping[str, Any]) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
+def _bundle_name(bundle: Path) -> str:
+    """``bundle.json``'s name (the folder's name when it cannot be read; collect_report reports why)."""
+    try:
+        return json.loads((bundle / "bundle.json").read_text(encoding="utf-8")).get("name") or bundle.resolve().name
+    except (OSError, ValueError, AttributeError):
+        return bundle.resolve().name
+
+
 def default_report_path(bundle: Path, name: str) -> Path:
     """``<bundle>/../<name>-report.html``: beside the bundle folder, never inside it."""
     return bundle.resolve().parent / f"{name}-report.html"
@@ -446,14 +499,14 @@ def write_report(bundle: Path, out: Path | None = None, mutants: Path | None = N
     Raises:
         InputError: not a bundle, or ``out`` lies inside the bundle (it would break ``SHA256SUMS``).
     """
-    data = collect_report(bundle)
+    name = _bundle_name(bundle)
+    html_path = (out or default_report_path(bundle, name)).resolve()
+    data = collect_report(bundle, html_path)
     data["mutation"] = load_kill_report(mutants) if mutants is not None else None
     if against is not None:
         from taugen.build.diff import diff_bundles, read_summary
 
         data["diff"] = diff_bundles(read_summary(against), read_summary(bundle), str(against), str(bundle)).as_dict()
-    name = data["bundle"].get("name") or bundle.resolve().name
-    html_path = (out or default_report_path(bundle, name)).resolve()
     if html_path.is_relative_to(bundle.resolve()):
         raise InputError("the report must be written outside the bundle folder (SHA256SUMS covers every file)",
                          html_path)

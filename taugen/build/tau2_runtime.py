@@ -8,17 +8,17 @@ tau2 has no plugin or data-only way to add a domain: its domains are registered 
   (``get_dict_hash(db.model_dump())``) is exactly taugen's ``Toolkit.db_hash``, and tau2's
   ``set_state`` can deep-merge ``initialization_data.agent_data`` into it and re-validate;
 * a ``tau2.environment.toolkit.ToolKitBase`` subclass generated from the taugen ``Toolkit``'s tool specs
-  (name, docstring, typed parameters, ``@is_tool(READ|WRITE|GENERIC)``); each tool runs the taugen
-  method on the tau2 toolkit's current ``db`` (tau2 replaces ``db`` on ``update_db``), and a taugen
-  ``ToolError`` propagates so that tau2 turns it into an ``"Error: ..."`` tool message as usual;
+  (name, docstring, typed parameters with their descriptions and enums, ``@is_tool(READ|WRITE|GENERIC)``);
+  each tool checks its arguments (``Toolkit.check_arguments``) and runs the taugen method on the tau2
+  toolkit's current ``db`` (tau2 replaces ``db`` on ``update_db``), and a taugen ``ToolError``
+  propagates so that tau2 turns it into an ``"Error: ..."`` tool message as usual;
 * a ``tau2.environment.environment.Environment`` with the bundle's ``policy.md``;
 * a tasks loader and a splits loader over the bundle's ``tasks.json`` / ``split_tasks.json``.
 
 For bundles of domains tau2 ships (airline, retail, telecom, mock) nothing is registered: tau2's own
-loaders are pointed at the bundle's files (:func:`tau2_data_paths`). In this tau2 version
-``tau2.utils.utils.DATA_DIR`` is the package's own ``data`` folder (``TAU2_DATA_DIR`` is **not**
-read), and each domain copies its file paths into module constants at import, so the constants of the
-``tau2.domains.<domain>.*`` modules are patched for the duration of the load.
+loaders are pointed at the bundle's files (:func:`tau2_data_paths`). Every tau2 26.3 quirk this needs
+(path constants frozen at import, a registry without replacement) is worked around in
+:mod:`taugen.build.tau2_workarounds_26_3`.
 
 tau2 is an optional dependency (``pip install taugen[tau2]``): it is imported lazily, and
 :func:`require_tau2` raises :class:`Tau2NotInstalled` when it is missing.
@@ -32,7 +32,6 @@ import importlib
 import inspect
 import json
 import os
-import sys
 import typing
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -40,8 +39,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from taugen.build.tau2_workarounds_26_3 import patched_data_paths, replace_registration
 from taugen.errors import InputError
-from taugen.generators.environment import Toolkit, clone
+from taugen.generators.environment import Toolkit, ToolError, clone, reflow
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -169,7 +169,7 @@ def tau2_db_class(db_model: type) -> type:
 def _tool_signature(method: Callable[..., Any], spec) -> inspect.Signature:
     """The taugen method's signature with resolved annotations (taugen modules use postponed ones)."""
     try:
-        hints = typing.get_type_hints(method)
+        hints = typing.get_type_hints(method, include_extras=True)  # keep Annotated descriptions
     except (NameError, TypeError):  # an annotation that does not resolve: fall back to the spec's scalar names
         hints = {}
     signature = inspect.signature(method)
@@ -185,24 +185,20 @@ def _tool_signature(method: Callable[..., Any], spec) -> inspect.Signature:
     return signature.replace(parameters=parameters, return_annotation=returns)
 
 
-def _reflow(doc: str) -> str:
-    """A docstring with each paragraph on one line: tau2 (docstring_parser) takes the first *line* as the
-    short description and puts a blank line after it, which would cut taugen's wrapped sentences."""
-    paragraphs = [" ".join(block.split()) for block in doc.strip().split("\n\n")]
-    return "\n\n".join(p for p in paragraphs if p)
-
-
 def _tool_method(name: str, signature: inspect.Signature, doc: str, tool_type) -> Callable[..., Any]:
     from tau2.environment.toolkit import is_tool
 
+    parameter_names = list(signature.parameters)[1:]
+
     def method(self, *args: Any, **kwargs: Any) -> Any:
-        bound = signature.bind(self, *args, **kwargs)  # TypeError on bad arguments, as a Python call
-        arguments = dict(bound.arguments)
-        arguments.pop(next(iter(signature.parameters)))
+        if len(args) > len(parameter_names):
+            raise ToolError(f"{name}: takes {len(parameter_names)} arguments, got {len(args)}")
+        arguments = dict(zip(parameter_names, args))
+        arguments.update(kwargs)
         return self._invoke(name, arguments)
 
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = _reflow(doc)
+    method.__doc__ = reflow(doc)
     method.__signature__ = signature  # type: ignore[attr-defined]
     return is_tool(tool_type)(method)
 
@@ -227,6 +223,9 @@ def tau2_toolkit_class(toolkit_class: type[Toolkit]) -> type:
     def _invoke(self, name: str, arguments: dict[str, Any]) -> Any:
         # tau2's update_db replaces self.db with a new model: always run on the current one.
         self._taugen.db = self.db
+        # A wrong type or value is a ToolError the agent can act on (tau2 shows "Error: <message>"),
+        # never a Python TypeError from the call itself.
+        self._taugen.check_arguments(name, arguments)
         return getattr(self._taugen, name)(**arguments)
 
     attrs: dict[str, Any] = {"__init__": __init__, "_invoke": _invoke, "__module__": __name__,
@@ -266,6 +265,8 @@ class _Registration:
 
     def get_tasks_split(self) -> dict[str, list[str]]:
         return self.bundle.json("split_tasks.json")
+
+    get_task_splits = get_tasks_split
 
     def all_tasks(self) -> list:
         from tau2.data_model.tasks import Task
@@ -323,7 +324,6 @@ def register_bundle(bundle_dir: str | Path, domain_name: str | None = None) -> s
             :func:`load_with_tau2` for bundles of tau2's own domains, or pass another ``domain_name``.
     """
     require_tau2()
-    from tau2.registry import registry
 
     resolved = Path(bundle_dir).resolve()
     known = _REGISTRATIONS.get(domain_name or _NAME_BY_PATH.get(resolved, ""))
@@ -356,11 +356,7 @@ def register_bundle(bundle_dir: str | Path, domain_name: str | None = None) -> s
     registration.policy = bundle.file("policy.md").read_text(encoding="utf-8")
     registration.get_tasks_split()  # fail now, not inside tau2, on a missing split file
     # tau2's registry refuses duplicates; replace only what this module registered.
-    registry._domains.pop(name, None)
-    registry._tasks.pop(name, None)
-    registry._task_splits.pop(name, None)
-    registry.register_domain(registration.get_environment, name)
-    registry.register_tasks(registration.get_tasks, name, get_task_splits=registration.get_tasks_split)
+    replace_registration(name, registration.get_environment, registration.get_tasks, registration.get_task_splits)
     _REGISTRATIONS[name] = registration
     _NAME_BY_PATH[bundle.path] = name
     return name
@@ -466,12 +462,11 @@ def evaluate_replay(bundle_dir: str | Path, task_id: str, trajectory: Trajectory
 def tau2_data_paths(bundle_dir: str | Path, domain: str | None = None) -> Iterator[str]:
     """Point tau2's loaders for one of its own domains at a bundle's files, for the ``with`` block.
 
-    This tau2 version hard-codes ``DATA_DIR`` to its package data and copies the file paths into module
-    constants (``AIRLINE_TASK_SET_PATH``, ``TELECOM_DB_PATH``...) at import; every such ``Path`` constant
-    of the imported ``tau2.domains.<domain>.*`` modules that lies under
-    ``DATA_DIR/tau2/domains/<domain>`` is replaced by the same path under
-    ``<bundle>/tau2/domains/<domain>`` and restored on exit. Inside the block tau2's ``get_tasks``,
-    ``get_environment`` etc. read the bundle. Not thread-safe (module globals).
+    tau2 26.3 hard-codes ``DATA_DIR`` to its package data and copies the file paths into module
+    constants (``AIRLINE_TASK_SET_PATH``, ``TELECOM_DB_PATH``...) at import; the workaround
+    (:func:`taugen.build.tau2_workarounds_26_3.patched_data_paths`) points every such constant at the
+    same path under ``<bundle>/tau2/domains/<domain>`` and restores it on exit. Inside the block tau2's
+    ``get_tasks``, ``get_environment`` etc. read the bundle. Not thread-safe (module globals).
 
     Yields:
         the domain name.
@@ -482,30 +477,12 @@ def tau2_data_paths(bundle_dir: str | Path, domain: str | None = None) -> Iterat
         ValueError: the domain is not one of :data:`BUILTIN_DATA_DOMAINS`.
     """
     require_tau2()
-    from tau2.utils.utils import DATA_DIR
-
     bundle = _open_bundle(bundle_dir)
     domain = domain or bundle.domain
     if domain not in BUILTIN_DATA_DOMAINS:
         raise ValueError(f"{domain!r} is not a domain whose data tau2 ships ({', '.join(BUILTIN_DATA_DOMAINS)})")
-    old_root = Path(DATA_DIR) / "tau2" / "domains" / domain
-    new_root = bundle.path / "tau2" / "domains" / domain
-    prefix = f"tau2.domains.{domain}"
-    for suffix in ("utils", "data_model", "environment"):
-        importlib.import_module(f"{prefix}.{suffix}")
-    patched: list[tuple[Any, str, Path]] = []
-    try:
-        for module_name, module in list(sys.modules.items()):
-            if module is None or not (module_name == prefix or module_name.startswith(prefix + ".")):
-                continue
-            for attr, value in list(vars(module).items()):
-                if isinstance(value, Path) and (value == old_root or old_root in value.parents):
-                    patched.append((module, attr, value))
-                    setattr(module, attr, new_root / value.relative_to(old_root))
+    with patched_data_paths(domain, bundle.path / "tau2" / "domains" / domain):
         yield domain
-    finally:
-        for module, attr, value in reversed(patched):
-            setattr(module, attr, value)
 
 
 def load_with_tau2(bundle_dir: str | Path, task_split_name: str | None = "base") -> list:
@@ -582,3 +559,36 @@ def _grade(name: str, task, trajectory: Trajectory) -> float:
     simulation = build_simulation(name, task, _calls(task, trajectory))
     return float(evaluate_simulation(simulation=simulation, task=task, evaluation_type=EvaluationType.ALL,
                                      solo_mode=False, domain=name).reward)
+
+
+CHECK_FORMATS = ("text", "json", "junit")
+
+
+def render_check(rows: Sequence[CheckRow], output_format: str, source: str) -> str:
+    """A :func:`check_bundle` report as ``json`` (``{source, passed, tasks, failed, rows}``) or ``junit``
+    (JUnit XML: one test case per task, a failure when gold is not 1.0 or empty is not 0.0); ``text`` is
+    the CLI's table, so it is not rendered here.
+
+    Raises:
+        ValueError: an unknown format.
+    """
+    from xml.sax.saxutils import escape, quoteattr
+
+    failed = [row for row in rows if not row.ok]
+    if output_format == "json":
+        return json.dumps({"source": source, "passed": not failed, "tasks": len(rows), "failed": len(failed),
+                           "rows": [{"task_id": r.task_id, "gold": r.gold, "empty": r.empty, "ok": r.ok} for r in rows]},
+                          indent=2) + "\n"
+    if output_format != "junit":
+        raise ValueError(f"format must be json or junit, not {output_format!r}")
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
+             f'<testsuites name="taugen tau2-check" tests="{len(rows)}" failures="{len(failed)}">',
+             f'  <testsuite name={quoteattr(source)} tests="{len(rows)}" failures="{len(failed)}">']
+    for row in rows:
+        lines.append(f'    <testcase classname="tau2-check" name={quoteattr(row.task_id)}>')
+        if not row.ok:
+            message = f"gold replay scored {row.gold:.1f} (expected 1.0), empty run {row.empty:.1f} (expected 0.0)"
+            lines.append(f'      <failure message={quoteattr(message)}>{escape(message)}</failure>')
+        lines.append("    </testcase>")
+    lines += ["  </testsuite>", "</testsuites>"]
+    return "\n".join(lines) + "\n"

@@ -4,6 +4,13 @@ A domain subclasses :class:`Toolkit`, holds its database model in ``self.db`` an
 methods with :func:`tool`. Calls go through :meth:`Toolkit.call`, which validates the tool name,
 records the call and turns domain :class:`ToolError` into a result the caller can inspect.
 
+A tool's parameters are typed as an agent needs them: ``Annotated[type, Field(description=...)]``
+(pydantic) gives each parameter a description, ``Literal[...]`` gives closed value sets as enums, and
+amounts are ``float`` with their unit in the description. :meth:`ToolSpec.as_openai_function` is the
+JSON schema tau2 shows agents (the same pydantic model tau2 builds from the signature), and
+:meth:`Toolkit.check_arguments` turns a wrong type, an unknown value, a missing or an unknown argument
+into a :class:`ToolError` whose message tells the agent what to send instead.
+
 The database hash follows tau2's rule (``tau2.utils.get_dict_hash``): sha256 of
 ``json.dumps(db.model_dump(), sort_keys=True, default=str)``, so a gold replay in taugen and in tau2's
 evaluator agree on what "same state" means.
@@ -17,10 +24,11 @@ import hashlib
 import inspect
 import json
 import pickle
-from dataclasses import dataclass
+import typing
+from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError, create_model
 
 ToolKind = Literal["read", "write", "generic"]
 
@@ -45,21 +53,77 @@ def tool(kind: ToolKind) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """A tool as agents see it: name, kind, parameters (name → annotation text), description."""
+    """A tool as agents see it: name, kind, parameters (name → annotation text), description.
+
+    ``model`` is the pydantic model of the parameters (named ``parameters``, as tau2's ``Tool`` names
+    its own), whose JSON schema carries each parameter's description and enum; None for a tool
+    catalogue that has no typed signature (then every parameter is a string in the schema).
+    """
 
     name: str
     kind: ToolKind
     parameters: dict[str, str]
     required: tuple[str, ...]
     description: str
+    model: type[BaseModel] | None = field(default=None, compare=False, repr=False)
 
-    def as_openai_function(self) -> dict[str, Any]:
-        """The tool in OpenAI function-calling form (as tau2 exposes tools to agents)."""
+    def parameters_schema(self) -> dict[str, Any]:
+        """The JSON schema of the parameters (``{"type": "object", "properties": ..., "required": ...}``)."""
+        if self.model is not None:
+            return self.model.model_json_schema()
         types = {"str": "string", "int": "integer", "float": "number", "bool": "boolean"}
         properties = {name: {"type": types.get(annotation, "string")} for name, annotation in self.parameters.items()}
-        return {"type": "function", "function": {"name": self.name, "description": self.description,
-                                                  "parameters": {"type": "object", "properties": properties,
-                                                                 "required": list(self.required)}}}
+        return {"type": "object", "properties": properties, "required": list(self.required)}
+
+    def as_openai_function(self) -> dict[str, Any]:
+        """The tool in OpenAI function-calling form, as tau2 shows it to agents (description reflowed
+        into one line per paragraph, parameters from :meth:`parameters_schema`)."""
+        return {"type": "function", "function": {"name": self.name, "description": reflow(self.description),
+                                                  "parameters": self.parameters_schema()}}
+
+
+def reflow(doc: str) -> str:
+    """A docstring with each paragraph on one line (tau2's docstring parser takes the first *line* as
+    the short description, which would cut a wrapped sentence)."""
+    paragraphs = [" ".join(block.split()) for block in doc.strip().split("\n\n")]
+    return "\n\n".join(p for p in paragraphs if p)
+
+
+def parameters_model(function: Callable[..., Any]) -> type[BaseModel]:
+    """The pydantic model ``parameters`` of a tool method's parameters (``self`` left out), with the
+    ``Annotated`` descriptions and ``Literal`` enums of its signature.
+
+    Raises:
+        NameError: an annotation does not resolve in the method's module.
+    """
+    hints = typing.get_type_hints(function, include_extras=True)
+    fields: dict[str, Any] = {}
+    for parameter in list(inspect.signature(function).parameters.values())[1:]:
+        default = ... if parameter.default is inspect.Parameter.empty else parameter.default
+        fields[parameter.name] = (hints.get(parameter.name, Any), default)
+    return create_model("parameters", **fields)
+
+
+_TYPE_WORDS = {"float_type": "a number", "int_type": "a whole number", "string_type": "a string",
+               "bool_type": "true or false", "int_from_float": "a whole number", "list_type": "a list",
+               "dict_type": "an object"}
+
+
+def _argument_error(tool_name: str, spec: ToolSpec, error: dict[str, Any]) -> str:
+    """One pydantic validation error as a sentence an agent can act on."""
+    name = str(error["loc"][0]) if error.get("loc") else "?"
+    schema = spec.parameters_schema().get("properties", {}).get(name, {})
+    described = f" ({name}: {schema['description'].rstrip('.')})" if schema.get("description") else ""
+    kind = error.get("type", "")
+    given = error.get("input")
+    if kind == "missing":
+        return f"{tool_name}: missing required argument '{name}'{described}"
+    if kind == "literal_error" or "enum" in schema:
+        allowed = ", ".join(str(v) for v in schema.get("enum", [])) or error.get("ctx", {}).get("expected", "")
+        return f"{tool_name}: '{name}' must be one of {allowed}; got {given!r}"
+    if kind in _TYPE_WORDS:
+        return f"{tool_name}: '{name}' must be {_TYPE_WORDS[kind]}, not {type(given).__name__} {given!r}{described}"
+    return f"{tool_name}: '{name}': {error.get('msg', 'invalid value')}; got {given!r}"
 
 
 @dataclass
@@ -105,37 +169,62 @@ class Toolkit:
             if kind is None:
                 continue
             signature = inspect.signature(member)
+            model = parameters_model(member)
             parameters = {}
             required = []
             for parameter in list(signature.parameters.values())[1:]:
-                annotation = parameter.annotation
-                parameters[parameter.name] = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "str")
+                annotation = model.model_fields[parameter.name].annotation
+                parameters[parameter.name] = getattr(annotation, "__name__", None) or "str"
+                if typing.get_origin(annotation) is Literal:
+                    parameters[parameter.name] = type(typing.get_args(annotation)[0]).__name__
                 if parameter.default is inspect.Parameter.empty:
                     required.append(parameter.name)
-            specs[name] = ToolSpec(name, kind, parameters, tuple(required), inspect.getdoc(member) or "")
+            specs[name] = ToolSpec(name, kind, parameters, tuple(required), inspect.getdoc(member) or "", model)
         cls._tool_specs_cache = dict(sorted(specs.items()))
         return cls._tool_specs_cache
+
+    @classmethod
+    def check_arguments(cls, name: str, arguments: dict[str, Any]) -> None:
+        """Check one call's arguments against the tool's typed parameters, without converting them.
+
+        Types are checked strictly (a number for a ``float``, never the string ``"25.00"``; an integer
+        is a number); a ``Literal`` parameter takes only its listed values.
+
+        Raises:
+            ToolError: an unknown tool, an unknown or missing argument, a wrong type or a value outside
+                the parameter's enum; the message names the argument, what it must be and what was given.
+        """
+        specs = cls.tool_specs()
+        if name not in specs:
+            raise ToolError(f"unknown tool '{name}'; the tools are: {', '.join(specs)}")
+        spec = specs[name]
+        unknown = [key for key in arguments if key not in spec.parameters]
+        if unknown:
+            takes = ", ".join(spec.parameters) or "no arguments"
+            raise ToolError(f"{name}: unknown argument{'s' if len(unknown) > 1 else ''} "
+                            f"{', '.join(repr(k) for k in unknown)}; {name} takes: {takes}")
+        if spec.model is None:
+            missing = [key for key in spec.required if key not in arguments]
+            if missing:
+                raise ToolError(f"{name}: missing required argument '{missing[0]}'")
+            return
+        try:
+            spec.model.model_validate(arguments, strict=True)
+        except ValidationError as exc:
+            raise ToolError("; ".join(_argument_error(name, spec, error) for error in exc.errors())) from None
 
     def call(self, name: str, **arguments: Any) -> ToolResult:
         """Call tool ``name`` with keyword ``arguments``; never raises for tool-level problems.
 
-        An unknown tool, wrong arguments or a :class:`ToolError` become ``ToolResult.error``.
+        An unknown tool, wrong arguments (:meth:`check_arguments`) or a :class:`ToolError` become
+        ``ToolResult.error``.
         """
-        specs = self.tool_specs()
         result = ToolResult(name=name, arguments=dict(arguments))
-        if name not in specs:
-            result.error = f"unknown tool '{name}'"
-        else:
-            spec = specs[name]
-            missing = [key for key in spec.required if key not in arguments]
-            unknown = [key for key in arguments if key not in spec.parameters]
-            if missing or unknown:
-                result.error = f"bad arguments: missing {missing} unknown {unknown}"
-            else:
-                try:
-                    result.output = getattr(self, name)(**arguments)
-                except ToolError as exc:
-                    result.error = str(exc)
+        try:
+            self.check_arguments(name, arguments)
+            result.output = getattr(self, name)(**arguments)
+        except ToolError as exc:
+            result.error = str(exc)
         self.calls.append(result)
         return result
 

@@ -5,6 +5,13 @@ and runs every check that needs no taugen facts: schema, splits, K2, K4–K8, K1
 K9 and K17 need a domain's policy as code and its typed facts; K13 runs on the folder's Markdown
 documents). With tau2 installed, airline, retail, telecom and mock tasks are replayed in tau2's own
 environment. Renderers give text grouped by task and kind, JSON, or JUnit XML for CI.
+
+A folder that is the runtime folder of a taugen bundle (``<bundle>/tau2/domains/<domain>`` beside
+``<bundle>/author/manifest.json``) is checked as ``taugen validate`` checks it: the same defect
+validators on the bundle, with the domain's own environment (gold replayed on the bundle's database by
+the domain's toolkit, ids created by earlier gold steps known), typed facts and policy as code (K1, K3,
+K9, K17). Linting the folder alone (tau2's view of a domain it does not ship) would replay nothing and
+report ids that earlier gold writes create (a dispute opened, then credited) as unresolvable (K5).
 """
 
 from __future__ import annotations
@@ -40,6 +47,9 @@ def lint_task_folder(path: str | Path, tasks_file: str | None = None, replay: bo
     Raises:
         InputError: the folder cannot be read as a tau2 domain (the CLI exits 2).
     """
+    bundle = taugen_bundle_of(path) if tasks_file is None and replay else None
+    if bundle is not None:
+        return _lint_bundle(bundle, Path(path))
     with quiet_tau2():
         taskset = taskset_from_folder(path, tasks_file, replay)
         root = Path(path)
@@ -59,6 +69,48 @@ def lint_task_folder(path: str | Path, tasks_file: str | None = None, replay: bo
     findings += data.annotation_listing(taskset)
     findings += [Finding(check="lint", code="note", severity="info", subject=taskset.source, message=note)
                  for note in taskset.notes]
+    return sorted(findings, key=lambda f: (_ORDER[f.severity], f.subject, _kind_key(f.code), f.message))
+
+
+DEFECT_CHECKS = ("defect_data", "annotations", "defect_executability", "defect_grounding", "defect_scenario",
+                 "defect_grader", "defect_documents", "defect_policy")
+"""The validators ``taugen validate`` runs that ``lint-tasks`` runs on a taugen bundle's folder."""
+
+
+def taugen_bundle_of(path: str | Path) -> Path | None:
+    """The bundle folder when ``path`` is ``<bundle>/tau2/domains/<domain>`` of a taugen bundle (its
+    ``author/manifest.json`` names that domain and an environment module), else None."""
+    root = Path(path).resolve()
+    if len(root.parents) < 3 or root.parent.name != "domains" or root.parents[1].name != "tau2":
+        return None
+    bundle = root.parents[2]
+    manifest = bundle / "author" / "manifest.json"
+    if not (bundle / "bundle.json").is_file() or not manifest.is_file():
+        return None
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    return bundle if data.get("domain") == root.name and data.get("environment") else None
+
+
+def _lint_bundle(bundle: Path, folder: Path) -> list[Finding]:
+    """The defect findings of ``taugen validate`` on a bundle (:data:`DEFECT_CHECKS`), plus a note."""
+    from taugen.validators import defects  # noqa: F401 - registers the defect validators
+    from taugen.validators.bundle_view import BundleView
+    from taugen.validators.registry import validators
+
+    files = {p.relative_to(bundle).as_posix(): p.read_bytes() for p in sorted(bundle.rglob("*")) if p.is_file()}
+    view = BundleView(files, source=str(bundle))
+    registered = validators()
+    findings: list[Finding] = []
+    with quiet_tau2():
+        for name in DEFECT_CHECKS:
+            if name in registered:
+                findings += registered[name](view)
+    findings.append(Finding(check="lint", code="note", severity="info", subject=str(folder),
+                            message=f"taugen bundle {bundle.name}: checked as taugen validate checks it (the domain's "
+                                    "own environment, typed facts and policy as code)"))
     return sorted(findings, key=lambda f: (_ORDER[f.severity], f.subject, _kind_key(f.code), f.message))
 
 

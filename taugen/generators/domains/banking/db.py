@@ -14,6 +14,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 
+# Closed value sets, shared by the database and the tools' parameter enums.
+Shipping = Literal["standard", "expedited"]
+StatementDelivery = Literal["paper", "electronic"]
+RefundReason = Literal["courtesy", "atm_rebate", "bank_error", "fee_waiver"]
+DisputeReason = Literal["unauthorized", "billing_error"]
+Department = Literal["disputes", "fraud", "wire_desk", "general"]
+
+
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -47,7 +55,7 @@ class Account(_Record):
     opened_on: str
     status: Literal["open", "closed", "frozen"] = "open"
     balance: float
-    statement_delivery: Literal["paper", "electronic"] = "electronic"
+    statement_delivery: StatementDelivery = "electronic"
     closure_fee_charged: float | None = None
     closed_on: str | None = None
 
@@ -60,7 +68,7 @@ class Card(_Record):
     last4: str
     status: Literal["active", "lost", "stolen", "closed"] = "active"
     replaced_by: str | None = None
-    shipping: Literal["standard", "expedited"] | None = None
+    shipping: Shipping | None = None
     issued_on: str
 
 
@@ -81,7 +89,7 @@ class FeeRefund(_Record):
     account_id: str
     transaction_id: str
     amount: float
-    reason: Literal["courtesy", "atm_rebate", "bank_error", "fee_waiver"]
+    reason: RefundReason
     refunded_on: str
 
 
@@ -90,7 +98,7 @@ class Dispute(_Record):
     account_id: str
     transaction_id: str
     regulation: Literal["reg_e", "reg_z"]
-    reason: Literal["unauthorized", "billing_error"]
+    reason: DisputeReason
     opened_on: str
     status: Literal["open", "resolved"] = "open"
     provisional_credit: float = 0.0
@@ -125,7 +133,7 @@ class Verification(_Record):
 class HumanTransfer(_Record):
     transfer_id: str
     customer_id: str | None
-    department: Literal["disputes", "fraud", "wire_desk", "general"]
+    department: Department
 
 
 class BankDB(_Record):

@@ -10,12 +10,41 @@ is visible in the database hash.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+import typing
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from taugen.generators.domains.banking.db import (
-    Account, BankDB, Card, Dispute, FeeRefund, HumanTransfer, StopPayment, Transaction, Verification, Wire,
+    Account, BankDB, Card, Department, Dispute, DisputeReason, FeeRefund, HumanTransfer, RefundReason, Shipping,
+    StatementDelivery, StopPayment, Transaction, Verification, Wire,
 )
 from taugen.generators.environment import Toolkit, ToolError, tool
+
+# Parameter types as agents see them: a description each, enums for closed sets, dollars as numbers.
+CustomerId = Annotated[str, Field(description="The customer's id, e.g. C10003 (from find_customer_by_phone or "
+                                              "find_customer_by_name).")]
+AccountId = Annotated[str, Field(description="The account's id, e.g. A20000087 (listed in get_customer).")]
+CardId = Annotated[str, Field(description="The card's id, e.g. CRD-20000087 (from list_cards).")]
+TransactionId = Annotated[str, Field(description="The transaction's id, e.g. TX-20000087-01112 (from "
+                                                 "list_transactions).")]
+DisputeId = Annotated[str, Field(description="The dispute's id, e.g. DSP-1A2B3C4D (from open_dispute or "
+                                             "list_disputes).")]
+
+
+def _dollars(what: str) -> Any:
+    return Annotated[float, Field(description=f"{what}, in US dollars as a number (e.g. 25.0; 0 when none "
+                                              "applies).")]
+
+
+def _choice(values: Any, what: str) -> Any:
+    return Annotated[values, Field(description=f"{what}: one of {', '.join(typing.get_args(values))}.")]
+
+
+Fee = _dollars("The fee the customer is charged")
+Phone = Annotated[str, Field(description="The caller's phone number, digits with any separators, e.g. 312-555-0147.")]
+FirstName = Annotated[str, Field(description="The customer's first name (any case).")]
+LastName = Annotated[str, Field(description="The customer's last name (any case).")]
 
 
 def derived_id(prefix: str, *parts: object) -> str:
@@ -90,7 +119,7 @@ class BankingTools(Toolkit):
         return self.now.isoformat()
 
     @tool("read")
-    def find_customer_by_phone(self, phone: str) -> dict[str, Any]:
+    def find_customer_by_phone(self, phone: Phone) -> dict[str, Any]:
         """Find a customer by phone number (digits and separators as stored, e.g. 312-555-0147).
 
         Returns the customer id and name only; raises if no customer has that number.
@@ -103,7 +132,7 @@ class BankingTools(Toolkit):
         raise ToolError(f"no customer with phone {phone}")
 
     @tool("read")
-    def find_customer_by_name(self, first_name: str, last_name: str) -> list[dict[str, Any]]:
+    def find_customer_by_name(self, first_name: FirstName, last_name: LastName) -> list[dict[str, Any]]:
         """Find customers by first and last name (case-insensitive). Returns ids, names and cities."""
         found = [{"customer_id": c.customer_id, "first_name": c.first_name, "last_name": c.last_name,
                   "city": c.address.city}
@@ -114,40 +143,40 @@ class BankingTools(Toolkit):
         return found
 
     @tool("read")
-    def get_customer(self, customer_id: str) -> dict[str, Any]:
+    def get_customer(self, customer_id: CustomerId) -> dict[str, Any]:
         """Return a customer's profile (contact details, address, accounts). Identity data used for
         verification (date of birth, SSN digits) is never returned."""
         customer = self._customer(customer_id)
         return customer.model_dump(mode="json", exclude={"date_of_birth", "ssn_last4"})
 
     @tool("read")
-    def get_account(self, account_id: str) -> dict[str, Any]:
+    def get_account(self, account_id: AccountId) -> dict[str, Any]:
         """Return an account: product, kind, status, opening date, balance, statement delivery."""
         return self._account(account_id).model_dump(mode="json")
 
     @tool("read")
-    def list_transactions(self, account_id: str) -> list[dict[str, Any]]:
+    def list_transactions(self, account_id: AccountId) -> list[dict[str, Any]]:
         """Return every transaction of an account, oldest first (amounts signed: negative = debit)."""
         self._account(account_id)
         rows = [t for t in self.db.transactions.values() if t.account_id == account_id]
         return [t.model_dump(mode="json") for t in sorted(rows, key=lambda t: (t.posted_on, t.transaction_id))]
 
     @tool("read")
-    def list_cards(self, customer_id: str) -> list[dict[str, Any]]:
+    def list_cards(self, customer_id: CustomerId) -> list[dict[str, Any]]:
         """Return the customer's cards with status and the account each draws on."""
         self._customer(customer_id)
         return [c.model_dump(mode="json") for c in sorted(self.db.cards.values(), key=lambda c: c.card_id)
                 if c.customer_id == customer_id]
 
     @tool("read")
-    def list_fee_refunds(self, account_id: str) -> list[dict[str, Any]]:
+    def list_fee_refunds(self, account_id: AccountId) -> list[dict[str, Any]]:
         """Return the fee refunds already given on an account, with reason and date."""
         self._account(account_id)
         return [r.model_dump(mode="json") for r in sorted(self.db.fee_refunds.values(), key=lambda r: r.refund_id)
                 if r.account_id == account_id]
 
     @tool("read")
-    def get_dispute(self, dispute_id: str) -> dict[str, Any]:
+    def get_dispute(self, dispute_id: DisputeId) -> dict[str, Any]:
         """Return a dispute (claim) with its status and any provisional credit."""
         dispute = self.db.disputes.get(dispute_id)
         if dispute is None:
@@ -155,7 +184,7 @@ class BankingTools(Toolkit):
         return dispute.model_dump(mode="json")
 
     @tool("read")
-    def list_disputes(self, account_id: str) -> list[dict[str, Any]]:
+    def list_disputes(self, account_id: AccountId) -> list[dict[str, Any]]:
         """Return the disputes opened on an account."""
         self._account(account_id)
         return [d.model_dump(mode="json") for d in sorted(self.db.disputes.values(), key=lambda d: d.dispute_id)
@@ -163,7 +192,11 @@ class BankingTools(Toolkit):
 
     # ----------------------------------------------------------------- write tools
     @tool("write")
-    def verify_identity(self, customer_id: str, date_of_birth: str, ssn_last4: str) -> str:
+    def verify_identity(
+            self, customer_id: CustomerId,
+            date_of_birth: Annotated[str, Field(description="The date of birth the caller gives, YYYY-MM-DD.")],
+            ssn_last4: Annotated[str, Field(description="The last four digits of the caller's Social Security "
+                                                        "number, as a string of 4 digits.")]) -> str:
         """Verify a caller as the customer: date of birth (YYYY-MM-DD) and the last four SSN digits
         must both match. Records the verification; required before any change to the customer's
         accounts."""
@@ -176,7 +209,8 @@ class BankingTools(Toolkit):
         return f"identity verified ({verification_id})"
 
     @tool("write")
-    def refund_fee(self, transaction_id: str, reason: str) -> dict[str, Any]:
+    def refund_fee(self, transaction_id: TransactionId,
+                   reason: _choice(RefundReason, "Why the fee is refunded")) -> dict[str, Any]:
         """Refund a fee transaction in full. ``reason`` is one of courtesy, atm_rebate, bank_error,
         fee_waiver."""
         fee = self._transaction(transaction_id)
@@ -196,7 +230,7 @@ class BankingTools(Toolkit):
         return {"refund_id": refund_id, "amount": -fee.amount}
 
     @tool("write")
-    def report_card_lost(self, card_id: str) -> str:
+    def report_card_lost(self, card_id: CardId) -> str:
         """Mark a card lost or stolen: it is blocked at once and cannot be used again."""
         card = self._card(card_id)
         self._require_verified(card.customer_id)
@@ -206,7 +240,8 @@ class BankingTools(Toolkit):
         return f"card {card_id} blocked"
 
     @tool("write")
-    def order_replacement_card(self, card_id: str, shipping: str, fee: float) -> dict[str, Any]:
+    def order_replacement_card(self, card_id: CardId, shipping: _choice(Shipping, "How the new card is mailed"),
+                               fee: _dollars("The replacement fee the customer is charged")) -> dict[str, Any]:
         """Order a replacement for a lost or damaged card. ``shipping`` is standard or expedited;
         ``fee`` is the replacement fee in dollars the customer is charged (0 when none applies)."""
         card = self._card(card_id)
@@ -231,7 +266,11 @@ class BankingTools(Toolkit):
         return {"new_card_id": new_id, "shipping": shipping, "fee": _cents(fee)}
 
     @tool("write")
-    def place_stop_payment(self, account_id: str, check_number: str, amount: float, fee: float) -> dict[str, Any]:
+    def place_stop_payment(self, account_id: AccountId,
+                           check_number: Annotated[str, Field(description="The check's number, as a string of "
+                                                                          "digits, e.g. \"1042\".")],
+                           amount: _dollars("The amount the check was written for"),
+                           fee: _dollars("The stop payment fee the customer is charged")) -> dict[str, Any]:
         """Place a stop payment on a check not yet paid. ``fee`` is the stop payment fee charged."""
         account = self._account(account_id)
         self._require_verified(account.customer_id)
@@ -252,7 +291,7 @@ class BankingTools(Toolkit):
         return {"stop_id": stop_id}
 
     @tool("write")
-    def open_dispute(self, transaction_id: str, reason: str) -> dict[str, Any]:
+    def open_dispute(self, transaction_id: TransactionId, reason: _choice(DisputeReason, "The kind of claim")) -> dict[str, Any]:
         """Open a dispute on a debit or credit card transaction. ``reason`` is unauthorized
         (Regulation E, deposit accounts) or billing_error (Regulation Z, credit cards)."""
         transaction = self._transaction(transaction_id)
@@ -272,7 +311,7 @@ class BankingTools(Toolkit):
         return {"dispute_id": dispute_id, "regulation": regulation}
 
     @tool("write")
-    def issue_provisional_credit(self, dispute_id: str) -> dict[str, Any]:
+    def issue_provisional_credit(self, dispute_id: DisputeId) -> dict[str, Any]:
         """Credit the disputed amount to the account while the investigation continues."""
         dispute = self.db.disputes.get(dispute_id)
         if dispute is None:
@@ -289,7 +328,8 @@ class BankingTools(Toolkit):
         return {"dispute_id": dispute_id, "credited": _cents(amount)}
 
     @tool("write")
-    def set_statement_delivery(self, account_id: str, delivery: str) -> str:
+    def set_statement_delivery(self, account_id: AccountId,
+                               delivery: _choice(StatementDelivery, "How statements are delivered")) -> str:
         """Switch an account's statements to paper or electronic delivery."""
         account = self._account(account_id)
         self._require_verified(account.customer_id)
@@ -301,7 +341,8 @@ class BankingTools(Toolkit):
         return f"statements for {account_id} are now {delivery}"
 
     @tool("write")
-    def close_account(self, account_id: str, closure_fee: float) -> dict[str, Any]:
+    def close_account(self, account_id: AccountId,
+                      closure_fee: _dollars("The early closure fee deducted before the payout")) -> dict[str, Any]:
         """Close a deposit account. ``closure_fee`` (dollars, 0 when none applies) is deducted and the
         remaining balance is mailed to the customer by check."""
         account = self._account(account_id)
@@ -322,8 +363,13 @@ class BankingTools(Toolkit):
         return {"account_id": account_id, "closure_fee": _cents(closure_fee), "check_amount": _cents(payout)}
 
     @tool("write")
-    def send_wire(self, account_id: str, beneficiary_name: str, routing_number: str, beneficiary_account: str,
-                  amount: float, fee: float) -> dict[str, Any]:
+    def send_wire(self, account_id: AccountId,
+                  beneficiary_name: Annotated[str, Field(description="The name of the person or company paid.")],
+                  routing_number: Annotated[str, Field(description="The receiving bank's 9-digit ABA routing "
+                                                                   "number, as a string.")],
+                  beneficiary_account: Annotated[str, Field(description="The account number at the receiving "
+                                                                        "bank, as a string.")],
+                  amount: _dollars("The amount sent"), fee: Fee) -> dict[str, Any]:
         """Send an outgoing domestic wire from a checking account. ``fee`` is the wire fee charged."""
         account = self._account(account_id)
         self._require_verified(account.customer_id)
@@ -345,7 +391,10 @@ class BankingTools(Toolkit):
 
     # ----------------------------------------------------------------- generic
     @tool("generic")
-    def transfer_to_human_agents(self, department: str, summary: str) -> str:
+    def transfer_to_human_agents(
+            self, department: _choice(Department, "The human team that takes the case"),
+            summary: Annotated[str, Field(description="One or two sentences for the team: who is calling and "
+                                                      "what they need.")]) -> str:
         """Transfer the caller to a human team: disputes, fraud, wire_desk or general. ``summary``
         tells the team what the caller needs. Use it only when policy sends the caller there."""
         if department not in ("disputes", "fraud", "wire_desk", "general"):
