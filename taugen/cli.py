@@ -56,6 +56,8 @@ def build(
                                           "sop, core, hard or hard_client."),
     modality: Optional[str] = typer.Option(None, "--modality", help="Modality profile overriding the tier's: "
                                            "text, text+image or text+image+audio."),
+    seeded: bool = typer.Option(False, "--seeded", help="Construction kit (medium, hard): ship a starting "
+                                "implementation with planted defects instead of the empty scaffold."),
 ) -> None:
     """Build a validated, versioned bundle (tau2 runtime files, agent kit, author reports)."""
     from taugen.build.pipeline import build as run_build
@@ -70,7 +72,7 @@ def build(
                 progress.update(task, description=stage, detail=detail)
 
             result = run_build(domain, difficulty.value, seed=seed, out=out, progress=report, surface=surface,
-                               modality=modality)
+                               modality=modality, seeded=seeded)
     except InputError as error:
         _fail_input(error)
         return
@@ -306,6 +308,30 @@ def lint_tasks(
         sys.stdout.write(text)
     if any(f.severity == "error" for f in findings):
         raise typer.Exit(1)
+
+
+@app.command("serve-api")
+def serve_api(
+    bundle: Path = typer.Argument(..., help="A construction bundle (medium or hard)."),
+    port: int = typer.Option(8000, "--port", help="Loopback port to listen on."),
+    deployment: Optional[str] = typer.Option(None, "--deployment", help="Deployment name (default: the one the "
+                                             "kit's manifest names; 'clean' has no defects)."),
+    database: str = typer.Option("development", "--database", help="development (the kit's seed) or evaluation."),
+) -> None:
+    """Serve the bundle's client API (OpenAPI contract, per-session state, the deployment's defects)."""
+    from taugen.construction.bundle import ConstructionBundle
+    from taugen.construction.server import serve, service_for_bundle
+
+    try:
+        if database not in ("development", "evaluation"):
+            raise InputError(f"--database must be development or evaluation, not {database!r}")
+        service = service_for_bundle(ConstructionBundle.open(bundle), deployment, database)
+    except InputError as error:
+        _fail_input(error)
+        return
+    errors.print(f"serving {service.deployment.name} ({len(service.deployment.defects)} defects) on "
+                 f"http://127.0.0.1:{port}  (contract: /openapi.yaml)")
+    serve(service, port)
 
 
 def main() -> None:

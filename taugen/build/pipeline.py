@@ -87,7 +87,8 @@ class _Stages:
 
 
 def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
-          progress: Progress | None = None, surface: str | None = None, modality: str | None = None) -> BuildResult:
+          progress: Progress | None = None, surface: str | None = None, modality: str | None = None,
+          seeded: bool = False) -> BuildResult:
     """Build a validated, versioned bundle.
 
     Args:
@@ -98,6 +99,7 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         progress: optional callback for stage progress.
         surface: evidence surface overriding the tier's (``sop``, ``core``, ``hard``, ``hard_client``).
         modality: modality profile overriding the tier's (``text``, ``text+image``, ``text+image+audio``).
+        seeded: ship the construction kit's seeded starting implementation instead of the empty scaffold.
 
     Raises:
         InputError: bad pack, unknown domain or tier (the CLI exits 2).
@@ -133,7 +135,7 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
                    else available[a.plan.genre].extract_text(a.files, a.author_text) for a in rendered}
     with stages.stage("assemble"):
         assembled = assemble_bundle(pack, definition, preset, seed, world.model_dump(mode="json"), tasks, plan,
-                                    rendered, policy_text, extract, templates)
+                                    rendered, policy_text, extract, templates, seeded=seeded)
     with stages.stage("validate"):
         # The render workers already read every delivered file back with the genre's reader: reuse it.
         findings = validate_files(assembled.files, "<build>", lambda name: stages.progress("validate", name),
