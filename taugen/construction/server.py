@@ -218,6 +218,9 @@ class ApiService:
         """Answer one request to operation ``name`` (the intended behaviour, then the defects)."""
         if name not in self.operations:
             return Answer(404, error_body(404, f"unknown operation {name}", None))
+        for header in (SESSION_HEADER, IDEMPOTENCY_HEADER):
+            if len(headers.get(header.lower(), "")) > 128:
+                return Answer(400, error_body(400, f"header {header} is longer than 128 characters", name))
         key = headers.get(SESSION_HEADER.lower()) or "default"
         session = self.session(key)
         try:

@@ -46,6 +46,7 @@ DEFECT_KINDS: tuple[str, ...] = ("pagination", "lost_cursor", "limit_before_sort
                                  "non_idempotent_retry", "wrong_status_code", "silent_truncation",
                                  "timezone_off_by_one", "rounding")
 FULL_DEPLOYMENT = "production"
+_PAGING = ("pagination", "lost_cursor", "limit_before_sort", "silent_truncation")
 CLEAN_DEPLOYMENT = "clean"
 
 
@@ -186,14 +187,18 @@ def _shapes(document: dict[str, Any]) -> dict[str, list[str]]:
     return {k: sorted(v) for k, v in shapes.items()}
 
 
-def plan_deployment(document: dict[str, Any], seed: int, version: str) -> Deployment:
+def plan_deployment(document: dict[str, Any], seed: int, version: str,
+                    list_sizes: dict[str, int] | None = None) -> Deployment:
     """The full deployment (:data:`FULL_DEPLOYMENT`): every kind that has a fitting operation, bound to
     operations chosen with ``stable_seed(seed, "defects", kind)`` so that no two defects share one.
 
-    Clock-reading operations (``get_current_time``) and identity checks take the time-zone and status
-    defects when present; paging kinds take distinct list operations.
+    ``list_sizes`` (list operation → the most items it answers for one record of the served database)
+    orders the list operations: the paging kinds take distinct list operations, largest first, the
+    one that needs the most items (silent truncation) first; without sizes the choice is seeded.
     """
     shapes = _shapes(document)
+    if list_sizes is not None:
+        shapes["list"] = sorted(shapes["list"], key=lambda op: (-list_sizes.get(op, 0), op))
     used: set[str] = set()
     defects: list[Defect] = []
 
@@ -201,16 +206,19 @@ def plan_deployment(document: dict[str, Any], seed: int, version: str) -> Deploy
         free = [c for c in candidates if c not in used]
         if not free:
             return None
-        choice = random.Random(stable_seed(seed, "defects", kind)).choice(free)
+        if kind in _PAGING and list_sizes is not None:
+            choice = free[0]
+        else:
+            choice = random.Random(stable_seed(seed, "defects", kind)).choice(free)
         used.add(choice)
         return choice
 
     plan: list[tuple[str, list[str], dict[str, Any]]] = [
+        ("silent_truncation", shapes["list"], {"cap": 3}),
         ("pagination", shapes["list"], {"mode": random.Random(stable_seed(seed, "defects", "mode")).choice(
             ["drop", "repeat"])}),
         ("lost_cursor", shapes["list"], {}),
         ("limit_before_sort", shapes["list"], {}),
-        ("silent_truncation", shapes["list"], {"cap": 3}),
         ("rounding", shapes["money_read"], {}),
         ("stale_read", shapes["money_read"] or shapes["record_read"], {"lag_reads": 1}),
         ("timezone_off_by_one", shapes["clock"], {}),
@@ -227,7 +235,8 @@ def plan_deployment(document: dict[str, Any], seed: int, version: str) -> Deploy
                       defects=tuple(defects))
 
 
-def deployments(document: dict[str, Any], seed: int, version: str) -> dict[str, Deployment]:
+def deployments(document: dict[str, Any], seed: int, version: str,
+                list_sizes: dict[str, int] | None = None) -> dict[str, Deployment]:
     """Every deployment of a bundle: the full one and the defect-free ``clean`` one."""
-    full = plan_deployment(document, seed, version)
+    full = plan_deployment(document, seed, version, list_sizes)
     return {FULL_DEPLOYMENT: full, CLEAN_DEPLOYMENT: Deployment(name=CLEAN_DEPLOYMENT, version=version)}

@@ -64,6 +64,31 @@ _LATENCY = [{"id": "latency_p50", "percentile": 50, "max_seconds": 10.0},
             {"id": "latency_p90", "percentile": 90, "max_seconds": 30.0}]
 
 
+def list_sizes(toolkit_class, world_json: dict[str, Any], now) -> dict[str, int]:
+    """List tool → the most items it returns for one id of the database (tools whose one required
+    parameter is a ``<table>_id``; others count 0)."""
+    database = toolkit_class.db_model.model_validate(world_json)
+    keys: dict[str, list[str]] = {}
+    for table, rows in world_json.items():
+        for key, row in (rows.items() if isinstance(rows, dict) else []):
+            for field_name, value in row.items():
+                if field_name.endswith("_id") and value == key:
+                    keys.setdefault(field_name, []).append(key)
+                    break
+    sizes: dict[str, int] = {}
+    toolkit = toolkit_class(database, now)
+    for name, spec in toolkit_class.tool_specs().items():
+        if spec.kind != "read" or len(spec.required) != 1 or spec.required[0] not in keys:
+            continue
+        best = 0
+        for key in keys[spec.required[0]]:
+            output = toolkit.call(name, **{spec.required[0]: key}).output
+            if isinstance(output, list):
+                best = max(best, len(output))
+        sizes[name] = best
+    return sizes
+
+
 def customer_slice(database: dict[str, Any], customer_table: str, customer_id: str) -> dict[str, Any]:
     """Every record of ``database`` about one customer: the customer, records naming the customer's id,
     and (transitively) records naming the ids of those records. Tables stay dicts keyed by id.
@@ -138,7 +163,7 @@ def construction_files(pack: Pack, domain: DomainDefinition, preset: TierPreset,
         db=development, now=pack.now)
     files[layout.OPENAPI] = openapi_yaml(document)
     files[layout.DEV_SEED] = json_bytes(development.model_dump(mode="json"))
-    deployed = deployments(document, seed, config.version)
+    deployed = deployments(document, seed, config.version, list_sizes(toolkit, world_json, pack.now))
     files[layout.DEPLOYMENTS] = json_bytes({name: d.model_dump(mode="json") for name, d in deployed.items()})
     full = deployed[FULL_DEPLOYMENT]
     menu = _MENUS.get(preset.name, _MENUS["medium"])
