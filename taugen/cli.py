@@ -334,6 +334,62 @@ def serve_api(
     serve(service, port)
 
 
+@app.command()
+def evaluate(
+    bundle: Path = typer.Argument(..., help="A construction bundle (medium or hard)."),
+    workspace: str = typer.Option(..., "--workspace", help="A workspace folder (tools.py, agent.py), "
+                                  "'reference' (the oracle) or 'seeded' (the bundle's seeded start)."),
+    trials: int = typer.Option(1, "--trials", help="Conversations per task (pass^k up to k = trials)."),
+    user: str = typer.Option("scripted", "--user", help="scripted (offline) or llm:<model>."),
+    deployment: Optional[str] = typer.Option(None, "--deployment", help="Client API deployment."),
+    save_to: Optional[Path] = typer.Option(None, "--save-to", help="Write the score JSON here."),
+) -> None:
+    """Score a built agent on the bundle's sealed test split (tau2 orchestrator, metered credits)."""
+    from taugen.build.tau2_runtime import silence_tau2_logs
+    from taugen.construction.evaluate import evaluate as run_evaluation
+
+    silence_tau2_logs()
+    try:
+        result = run_evaluation(bundle, workspace, trials=trials, user=user, deployment=deployment)
+    except InputError as error:
+        _fail_input(error)
+        return
+    _print_score(result, save_to)
+
+
+@app.command("local-test")
+def local_test(
+    bundle: Path = typer.Argument(..., help="A construction bundle (medium or hard)."),
+    workspace: str = typer.Option(..., "--workspace", help="A workspace folder, 'reference' or 'seeded'."),
+    scenario: Path = typer.Option(..., "--scenario", help="A scenario file (framework/scenario_contract.md)."),
+    user: str = typer.Option("scripted", "--user", help="scripted (offline) or llm:<model>."),
+    save_to: Optional[Path] = typer.Option(None, "--save-to", help="Write the score JSON here."),
+) -> None:
+    """Run one developer-authored scenario against a workspace on the development seed."""
+    from taugen.build.tau2_runtime import silence_tau2_logs
+    from taugen.construction.evaluate import local_test as run_local_test
+
+    silence_tau2_logs()
+    try:
+        result = run_local_test(bundle, workspace, scenario, user=user)
+    except InputError as error:
+        _fail_input(error)
+        return
+    _print_score(result, save_to)
+
+
+def _print_score(result: dict, save_to: Optional[Path]) -> None:
+    table = Table(title="score", show_header=False)
+    for key in ("mean_reward", "final_score", "mean_budget_fraction", "conversations"):
+        table.add_row(key, str(result[key]))
+    table.add_row("pass_hat_k", json.dumps(result["pass_hat_k"]))
+    table.add_row("latency", json.dumps(result["latency"]))
+    console.print(table)
+    if save_to is not None:
+        save_to.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        console.print(f"wrote {save_to}")
+
+
 def main() -> None:
     """Entry point of the ``taugen`` console script."""
     try:

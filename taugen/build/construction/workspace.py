@@ -108,7 +108,8 @@ class Agent:
 
     def get_init_state(self, message_history=None):
         system = {{"role": "system", "content": self.context.policy + "\\n\\n" + NOTES}}
-        return {{"messages": [system] + [m for m in (message_history or [])]}}
+        history = [chat for m in (message_history or []) for chat in self.context.as_chat(m)]
+        return {{"messages": [system] + history}}
 
     def generate_next_message(self, message, state):
         state["messages"].extend(self.context.as_chat(message))
