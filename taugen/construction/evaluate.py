@@ -17,6 +17,7 @@ results. The scoring rule is τ^τ-bench's (sierra-research/hyper-tau-bench, ``p
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import math
@@ -347,6 +348,9 @@ def run_conversation(bundle: ConstructionBundle, service: ApiService, base_url: 
         run = orchestrator.run()
         result["termination"] = str(getattr(run.termination_reason, "value", run.termination_reason))
         result["messages"] = len(run.messages)
+        tool_errors = [m.content for m in run.messages if getattr(m, "role", "") == "tool" and getattr(m, "error", False)]
+        if tool_errors:
+            result["tool_errors"] = [str(e)[:300] for e in tool_errors[:3]]
     except Exception as exc:  # a broken workspace scores 0 on the task, with the reason recorded
         result["error"] = f"{type(exc).__name__}: {exc}"
         result["traceback"] = traceback.format_exc(limit=-4)
@@ -432,8 +436,9 @@ def evaluate(bundle_dir: str | Path, workspace: str | Path, split: str = "test",
     with running_server(service) as url:
         for task_id in task_ids:
             for trial in range(trials):
-                results.append(run_conversation(bundle, service, url, loaded, bundle.tasks[task_id],
-                                                f"{task_id}#{trial}", user, rates))
+                key = hashlib.sha256(f"{task_id}#{trial}".encode()).hexdigest()[:24]  # headers stay short
+                results.append(run_conversation(bundle, service, url, loaded, bundle.tasks[task_id], key, user,
+                                                rates))
     report = score(results, budget, latency_limits, trials)
     report.update({"bundle": bundle.path.name, "split": split, "workspace": loaded.label,
                    "deployment": service.deployment.name, "user": user, "trials": trials})
@@ -463,7 +468,7 @@ def local_test(bundle_dir: str | Path, workspace: str | Path, scenario_file: str
     task = {"id": scenario.get("id", path.stem), "user_scenario": scenario.get("user_scenario"),
             "evaluation_criteria": scenario.get("evaluation_criteria")}
     with running_server(service) as url:
-        result = run_conversation(bundle, service, url, loaded, task, f"local:{task['id']}", user, rates,
+        result = run_conversation(bundle, service, url, loaded, task, "local-" + hashlib.sha256(str(task["id"]).encode()).hexdigest()[:16], user, rates,
                                   database=database)
     report = score([result], budget, latency_limits, 1)
     report.update({"scenario": str(path), "workspace": loaded.label})
