@@ -12,6 +12,7 @@ and the seeded start are measured against it.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import json
 from typing import Any, Callable
@@ -27,7 +28,8 @@ def _make_tool(name: str, method: str, parameters: dict[str, dict[str, Any]], re
     def call(**arguments: Any) -> Any:
         arguments = {k: v for k, v in arguments.items() if v is not None}
         if method == "post":
-            answer = client_api.post(name, arguments, idempotency_key=f"ref-{name}-{json.dumps(arguments, sort_keys=True)}")
+            digest = hashlib.sha256(json.dumps([name, arguments], sort_keys=True).encode()).hexdigest()[:32]
+            answer = client_api.post(name, arguments, idempotency_key=f"ref-{digest}")
             if answer.status == 504:  # committed upstream; a retry would run it again
                 return {"status": "accepted; confirmation timed out (not retried)"}
         elif paginated:
