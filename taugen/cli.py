@@ -378,6 +378,35 @@ def local_test(
     _print_score(result, save_to)
 
 
+@app.command()
+def client(
+    bundle: Path = typer.Argument(..., help="A construction bundle (medium or hard)."),
+    message: Optional[str] = typer.Option(None, "--message", help="One message; without it, an interactive session."),
+    model: Optional[str] = typer.Option(None, "--model", help="A litellm model; without it, the scripted client."),
+    log: Path = typer.Option(Path("client_log.jsonl"), "--log", help="JSONL file every exchange is appended to."),
+) -> None:
+    """Talk to the bank's operations lead (held rules, contested records, readings, API defects)."""
+    from taugen.construction.bundle import ConstructionBundle
+    from taugen.construction.client import ClientSimulator
+
+    try:
+        simulator = ClientSimulator(ConstructionBundle.open(bundle), model=model, log_path=log)
+    except InputError as error:
+        _fail_input(error)
+        return
+    if message is not None:
+        print(simulator.ask(message))
+        return
+    while True:
+        try:
+            line = input("you> ").strip()
+        except EOFError:
+            break
+        if line in ("", "exit", "quit"):
+            break
+        print(f"client> {simulator.ask(line)}")
+
+
 def _print_score(result: dict, save_to: Optional[Path]) -> None:
     table = Table(title="score", show_header=False)
     for key in ("mean_reward", "final_score", "mean_budget_fraction", "conversations"):

@@ -189,16 +189,21 @@ class Workspace:
 
 
 def load_workspace(workspace: str | Path, bundle: ConstructionBundle) -> Workspace:
-    """``reference`` (the oracle), ``seeded`` (the bundle's seeded start) or a folder with ``tools.py`` and
-    ``agent.py``.
+    """``reference`` (the oracle), ``seeded`` (the bundle's seeded start), ``seeded-tools`` (the oracle's
+    decisions over the seeded start's tools) or a folder with ``tools.py`` and ``agent.py``.
 
     Raises:
         InputError: the folder lacks either file.
     """
-    if str(workspace) == "reference":
+    if str(workspace) in ("reference", "seeded-tools"):
         from taugen.construction.reference import reference_workspace
 
-        return reference_workspace(bundle)
+        oracle = reference_workspace(bundle)
+        if str(workspace) == "reference":
+            return oracle
+        # the oracle's decisions over the seeded start's tools: what the planted tool defects cost
+        seeded = _load_module(bundle.path / "author" / "seeded_workspace" / "tools.py", "tools")
+        return Workspace(create_tools=seeded.create_tools, create_agent=oracle.create_agent, label="seeded-tools")
     folder = bundle.path / "author" / "seeded_workspace" if str(workspace) == "seeded" else Path(workspace)
     for name in ("tools.py", "agent.py"):
         if not (folder / name).is_file():
