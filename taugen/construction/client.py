@@ -116,13 +116,19 @@ class ClientSimulator:
         if _RECITE.search(message):
             return {"kind": "declined", "reply": "I can't go through the whole rulebook with you; it's in the "
                                                  "records we sent. Ask me about a specific rule."}
-        proposal = bool(_PROPOSAL.search(message)) and bool(_numbers(message))
-        if proposal:
+        if _PROPOSAL.search(message):
             for fact_id, fact in self.confirmable:
-                if self._best(message, [(fact_id, fact["statement"])]) is None:
+                statement = fact["statement"]
+                if self._best(message, [(fact_id, statement)]) is None:
                     continue
-                right = _numbers(fact["statement"]) & _numbers(message)
-                if right and _numbers(message) <= _numbers(fact["statement"]) | set(right):
+                if _numbers(statement) or _numbers(message):
+                    right = _numbers(message) == _numbers(statement)
+                else:  # a reading in words: right when it keeps the rule's words and adds no negation
+                    words = _tokens(statement)
+                    negated = bool(re.search(r"\b(not|never|no)\b", message, re.I)) != bool(
+                        re.search(r"\b(not|never|no)\b", statement, re.I))
+                    right = len(words & _tokens(message)) >= 0.8 * len(words) and not negated
+                if right:
                     return {"kind": "confirmed", "fact_id": fact_id, "reply": "Yes, that's the right reading."}
                 return {"kind": "denied", "fact_id": fact_id, "reply": "No, that's not how we apply it."}
         operations = {op for methods in self.bundle.openapi["paths"].values() for op in
