@@ -90,3 +90,19 @@ def test_hypertau_task_maps_fields_and_lists_the_rest(built_bundle):
     assert task["hyper"]["test_task_ids"] == sorted(splits["test"])
     assert task["hyper"]["client_api_mode"] == "rest" and task["hyper"]["allowed_agent_models"]
     assert "live_experiment_task_ids" in task["unmapped"] and not set(task["unmapped"]) & set(task["hyper"])
+
+
+def test_leakage_finds_sealed_ids_and_defect_kinds_planted_in_the_kit(built_bundle):
+    from taugen.build.files import read_bundle
+    from taugen.validators.bundle_view import BundleView
+    from taugen.validators.leakage import _construction_findings
+
+    hard = built_bundle("hard")
+    files = {k: v for k, v in read_bundle(hard).items() if not k.startswith(layout.RECORDS_DIR)}
+    assert _construction_findings(BundleView(files, source="clean")) == []
+    splits = json.loads(files["tau2/domains/banking/split_tasks.json"])
+    planted = dict(files)
+    planted["kit/framework/README.md"] = files["kit/framework/README.md"] + (
+        f"\nSee {splits['test'][0]}; list_transactions has silent_truncation.\n").encode()
+    found = {f.message for f in _construction_findings(BundleView(planted, source="planted"))}
+    assert any("a sealed task id" in m for m in found) and any("'silent_truncation'" in m for m in found)
