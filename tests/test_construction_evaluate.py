@@ -48,3 +48,12 @@ def test_score_subtracts_the_mean_overage_fraction_and_floors_at_zero():
     assert slow["final_score"] == 0.0 and slow["latency_gates"] == {"p50": False, "p90": False}
     fine = score([{"task_id": "a", "reward": 1.0, "credits": 0.0, "latencies": [1.0]}], 0.1, limits, 1)
     assert fine["final_score"] == 1.0 and fine["pass_hat_k"] == {"1": 1.0}
+
+
+def test_local_test_runs_one_sample_scenario(hard):
+    from taugen.construction.evaluate import local_test
+
+    sample = sorted((hard / "kit" / "simulations").glob("*.json"))[0]
+    assert local_test(hard, "reference", sample)["mean_reward"] == 1.0
+    empty = local_test(hard, hard / "kit" / "workspace", sample)
+    assert empty["mean_reward"] == 0.0 and "NotImplementedError" in empty["tasks"][0]["error"]
