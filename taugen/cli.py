@@ -102,6 +102,8 @@ def build(
                                                "US dollars are spent (templates are kept after)."),
     llm_cache: Optional[Path] = typer.Option(None, "--llm-cache", help="LLM request cache folder (default "
                                              "~/.cache/taugen/llm)."),
+    seeded: bool = typer.Option(False, "--seeded", help="Construction kit (medium, hard): ship a starting "
+                                "implementation with planted defects instead of the empty scaffold."),
 ) -> None:
     """Build a validated, versioned bundle (tau2 runtime files, agent kit, author reports)."""
     from taugen.build.pipeline import build as run_build
@@ -125,7 +127,7 @@ def build(
 
             result = run_build(domain, difficulty.value, seed=seed, out=out, progress=report,
                                surface=surface.value if surface else None, modality=modality.value if modality else None,
-                               previous=previous, llm=settings)
+                               previous=previous, llm=settings, seeded=seeded)
     except InputError as error:
         _fail_input(error)
         return
@@ -564,6 +566,115 @@ def lint_tasks(
         sys.stdout.write(text)
     if any(f.severity == "error" for f in findings):
         raise typer.Exit(1)
+
+
+@app.command("serve-api")
+def serve_api(
+    bundle: Path = typer.Argument(..., help="A construction bundle (medium or hard)."),
+    port: int = typer.Option(8000, "--port", help="Loopback port to listen on."),
+    deployment: Optional[str] = typer.Option(None, "--deployment", help="Deployment name (default: the one the "
+                                             "kit's manifest names; 'clean' has no defects)."),
+    database: str = typer.Option("development", "--database", help="development (the kit's seed) or evaluation."),
+) -> None:
+    """Serve the bundle's client API (OpenAPI contract, per-session state, the deployment's defects)."""
+    from taugen.construction.bundle import ConstructionBundle
+    from taugen.construction.server import serve, service_for_bundle
+
+    try:
+        if database not in ("development", "evaluation"):
+            raise InputError(f"--database must be development or evaluation, not {database!r}")
+        service = service_for_bundle(ConstructionBundle.open(bundle), deployment, database)
+    except InputError as error:
+        _fail_input(error)
+        return
+    errors.print(f"serving {service.deployment.name} ({len(service.deployment.defects)} defects) on "
+                 f"http://127.0.0.1:{port}  (contract: /openapi.yaml)")
+    serve(service, port)
+
+
+@app.command()
+def evaluate(
+    bundle: Path = typer.Argument(..., help="A construction bundle (medium or hard)."),
+    workspace: str = typer.Option(..., "--workspace", help="A workspace folder (tools.py, agent.py), "
+                                  "'reference' (the oracle) or 'seeded' (the bundle's seeded start)."),
+    trials: int = typer.Option(1, "--trials", help="Conversations per task (pass^k up to k = trials)."),
+    user: str = typer.Option("scripted", "--user", help="scripted (offline) or llm:<model>."),
+    deployment: Optional[str] = typer.Option(None, "--deployment", help="Client API deployment."),
+    save_to: Optional[Path] = typer.Option(None, "--save-to", help="Write the score JSON here."),
+) -> None:
+    """Score a built agent on the bundle's sealed test split (tau2 orchestrator, metered credits)."""
+    from taugen.build.tau2_runtime import silence_tau2_logs
+    from taugen.construction.evaluate import evaluate as run_evaluation
+
+    silence_tau2_logs()
+    try:
+        result = run_evaluation(bundle, workspace, trials=trials, user=user, deployment=deployment)
+    except InputError as error:
+        _fail_input(error)
+        return
+    _print_score(result, save_to)
+
+
+@app.command("local-test")
+def local_test(
+    bundle: Path = typer.Argument(..., help="A construction bundle (medium or hard)."),
+    workspace: str = typer.Option(..., "--workspace", help="A workspace folder, 'reference' or 'seeded'."),
+    scenario: Path = typer.Option(..., "--scenario", help="A scenario file (framework/scenario_contract.md)."),
+    user: str = typer.Option("scripted", "--user", help="scripted (offline) or llm:<model>."),
+    save_to: Optional[Path] = typer.Option(None, "--save-to", help="Write the score JSON here."),
+) -> None:
+    """Run one developer-authored scenario against a workspace on the development seed."""
+    from taugen.build.tau2_runtime import silence_tau2_logs
+    from taugen.construction.evaluate import local_test as run_local_test
+
+    silence_tau2_logs()
+    try:
+        result = run_local_test(bundle, workspace, scenario, user=user)
+    except InputError as error:
+        _fail_input(error)
+        return
+    _print_score(result, save_to)
+
+
+@app.command()
+def client(
+    bundle: Path = typer.Argument(..., help="A construction bundle (medium or hard)."),
+    message: Optional[str] = typer.Option(None, "--message", help="One message; without it, an interactive session."),
+    model: Optional[str] = typer.Option(None, "--model", help="A litellm model; without it, the scripted client."),
+    log: Path = typer.Option(Path("client_log.jsonl"), "--log", help="JSONL file every exchange is appended to."),
+) -> None:
+    """Talk to the bank's operations lead (held rules, contested records, readings, API defects)."""
+    from taugen.construction.bundle import ConstructionBundle
+    from taugen.construction.client import ClientSimulator
+
+    try:
+        simulator = ClientSimulator(ConstructionBundle.open(bundle), model=model, log_path=log)
+    except InputError as error:
+        _fail_input(error)
+        return
+    if message is not None:
+        print(simulator.ask(message))
+        return
+    while True:
+        try:
+            line = input("you> ").strip()
+        except EOFError:
+            break
+        if line in ("", "exit", "quit"):
+            break
+        print(f"client> {simulator.ask(line)}")
+
+
+def _print_score(result: dict, save_to: Optional[Path]) -> None:
+    table = Table(title="score", show_header=False)
+    for key in ("mean_reward", "final_score", "mean_budget_fraction", "conversations"):
+        table.add_row(key, str(result[key]))
+    table.add_row("pass_hat_k", json.dumps(result["pass_hat_k"]))
+    table.add_row("latency", json.dumps(result["latency"]))
+    console.print(table)
+    if save_to is not None:
+        save_to.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        console.print(f"wrote {save_to}")
 
 
 def main() -> None:

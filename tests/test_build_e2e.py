@@ -128,7 +128,7 @@ def test_every_rendition_is_read_back_from_its_delivered_file(hard, manifest):
 
 
 def test_kit_names_nothing_of_the_answer_key(hard, manifest):
-    records = sorted((hard / "kit/records").iterdir())
+    records = sorted((hard / "kit/uploaded_materials").iterdir())
     assert records and all(len(p.stem) == 16 and all(c in "0123456789abcdef" for c in p.stem) for p in records)
     kit_text = "\n".join(p.read_text(errors="ignore") for p in (hard / "kit").glob("*.md"))
     for fact_id in list(manifest["facts"])[:300]:

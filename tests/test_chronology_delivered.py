@@ -59,7 +59,7 @@ def test_file_edit_is_found_with_its_artifact(clean_files, mutant_id):
     operator = next(op for op in operators() if op.mutant_id == mutant_id)
     mutant = plant(clean_files, operator)
     assert mutant is not None, f"{mutant_id} does not apply to the easy bundle"
-    assert "author/manifest.json" not in mutant.changed and all(p.startswith("kit/records/") for p in mutant.changed)
+    assert "author/manifest.json" not in mutant.changed and all(p.startswith("kit/uploaded_materials/") for p in mutant.changed)
     view = BundleView(mutant.files)
     assert view.manifest["artifacts"][mutant.subject]["genre"] == genre
     found = [(f.code, f.subject) for f in delivered_chronology(view)]

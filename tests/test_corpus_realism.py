@@ -40,7 +40,7 @@ def synthetic(artifacts: dict[str, dict], facts: dict | None = None, tier_name: 
     for artifact_id, spec in artifacts.items():
         data = spec["text"].encode()
         suffix = spec.get("suffix", ".txt")
-        path = f"kit/records/{hashlib.sha256(data + artifact_id.encode()).hexdigest()[:16]}{suffix}"
+        path = f"kit/uploaded_materials/{hashlib.sha256(data + artifact_id.encode()).hexdigest()[:16]}{suffix}"
         files[path] = data
         entries[artifact_id] = {
             "genre": spec.get("genre", "support_transcript"), "variant": "chat", "topic": "fees",

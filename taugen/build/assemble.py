@@ -4,7 +4,8 @@ Layout (DESIGN.md §5)::
 
     bundle.json  SHA256SUMS  README.md (dataset card)  croissant.json  LICENSE  data/<split>.jsonl
     tau2/domains/<domain>/  policy.md db.json tasks.json split_tasks.json
-    kit/         README.md policy.md tools.json records/<content digest>.<ext>
+    kit/         README.md policy.md tools.json uploaded_materials/<content digest>.<ext>
+                 (medium, hard: client_api/ framework/ workspace/ simulations/, see construction/kit.py)
     author/      manifest.json client_prompt.md coverage.json certificates.json sources/<artifact>.txt
 
 Nothing under ``kit/`` names a fact, an owner or the answer key; record names are content digests.
@@ -22,6 +23,7 @@ import jinja2
 
 import taugen
 from taugen.authoring.pack import Pack
+from taugen.build.construction import layout
 from taugen.build.dataset_card import dataset_files
 from taugen.build.files import BundleFiles, digest_name, json_bytes, sha256_hex, sha256sums
 from taugen.generators.corpus.genre import CUE_STATUSES, RenderedArtifact, stable_seed
@@ -72,11 +74,13 @@ def splits(tasks: list[TaskRecord], seed: int) -> dict[str, list[str]]:
 
 def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, seed: int, world_json: dict[str, Any],
                     tasks: list[TaskRecord], plan: CorpusPlan, rendered: list[RenderedArtifact], policy_text: str,
-                    extract: dict[str, str], templates: jinja2.Environment) -> AssembledBundle:
+                    extract: dict[str, str], templates: jinja2.Environment, seeded: bool = False) -> AssembledBundle:
     """Lay out every file of the bundle (except the validation report, added after validation).
 
     Args:
         extract: artifact id → text read back from its delivered files (for token counts).
+        seeded: at the construction tiers, ship the seeded starting implementation in ``kit/workspace/``
+            instead of the empty scaffold.
     """
     config = pack.config
     files: BundleFiles = {}
@@ -85,7 +89,8 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
     files[f"{runtime}/policy.md"] = policy_bytes
     files[f"{runtime}/db.json"] = json_bytes(world_json)
     files[f"{runtime}/tasks.json"] = json_bytes([task.to_tau2(config.domain) for task in tasks])
-    files[f"{runtime}/split_tasks.json"] = json_bytes(splits(tasks, seed))
+    split_ids = splits(tasks, seed)
+    files[f"{runtime}/split_tasks.json"] = json_bytes(split_ids)
     if domain.runtime_files is not None:  # a domain whose tau2 loader reads other files (telecom: TOML databases)
         for name, data in domain.runtime_files(pack, world_json, tasks, policy_text, seed).items():
             if data is None:
@@ -100,7 +105,7 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
         plan_ = artifact.plan
         delivered = []
         for rendered_file in artifact.files:
-            path = f"kit/records/{digest_name(rendered_file.data, rendered_file.suffix)}"
+            path = f"{layout.RECORDS_DIR}/{digest_name(rendered_file.data, rendered_file.suffix)}"
             files[path] = rendered_file.data
             delivered.append({"path": path, "role": rendered_file.role, "suffix": rendered_file.suffix})
             record_suffixes[rendered_file.suffix] = record_suffixes.get(rendered_file.suffix, 0) + 1
@@ -148,6 +153,12 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
     files["kit/README.md"] = templates.get_template("kit/README.md.j2").render(
         brand=config.brand, record_count=sum(record_suffixes.values()), record_kinds=", ".join(kinds),
         client=bool(plan.client_held), now=pack.now.isoformat()).encode()
+    if preset.name in layout.CONSTRUCTION_TIERS and domain.runtime_files is None:
+        from taugen.build.construction.kit import construction_files  # the brief replaces the README above
+
+        files.update(construction_files(pack, domain, preset, seed, world_json, tasks, split_ids,
+                                        bool(plan.client_held), sum(record_suffixes.values()), ", ".join(kinds),
+                                        policy_text, templates, seeded=seeded))
 
     facts_manifest = {}
     for fact in pack.facts.values():

@@ -93,7 +93,7 @@ class _Stages:
 
 def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
           progress: Progress | None = None, surface: str | None = None, modality: str | None = None,
-          previous: Path | None = None, llm: "LLMSettings | None" = None) -> BuildResult:
+          previous: Path | None = None, llm: "LLMSettings | None" = None, seeded: bool = False) -> BuildResult:
     """Build a validated, versioned bundle.
 
     Args:
@@ -109,6 +109,7 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
             version bump adds a ``versioning`` warning (:mod:`taugen.build.diff`).
         llm: optionally, a model that re-voices the voiced renditions (:mod:`taugen.generators.corpus.llm_voice`);
             its ledger goes to ``author/llm_ledger.json``. None keeps the offline template path.
+        seeded: ship the construction kit's seeded starting implementation instead of the empty scaffold.
 
     The bundle goes to ``out / <name>`` in one atomic step under a write lock (see
     :mod:`taugen.build.files`); ``out`` is checked before any work and is not touched when the build
@@ -163,7 +164,7 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
                    else available[a.plan.genre].extract_text(a.files, a.author_text) for a in rendered}
     with stages.stage("assemble"):
         assembled = assemble_bundle(pack, definition, preset, seed, world.model_dump(mode="json"), tasks, plan,
-                                    rendered, policy_text, extract, templates)
+                                    rendered, policy_text, extract, templates, seeded=seeded)
         if llm_client is not None:
             _attach_llm_ledger(assembled.files, llm_client.ledger.as_dict())
     with stages.stage("validate"):

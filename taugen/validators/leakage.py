@@ -15,7 +15,11 @@ from each record. It looks for:
 * answer language in a record's text ("refund the $40 fee", "should be approved": the instruction a
   task's gold carries out, :data:`taugen.validators.defects.data.ANSWER_LANGUAGE`; the policy document
   states rules this way and is not scanned for it);
-* record file names that are not neutral content digests (defect kind K18).
+* record file names that are not neutral content digests (defect kind K18);
+* in a construction kit (``kit/client_api/``, ``framework/``, ``workspace/``, ``simulations/``): the
+  sealed split's task ids, ids that only the sealed tasks' set-up creates, the defect kinds of the
+  client API deployment and of a seeded start (the kit names its issues by neutral names only), and
+  sample scenarios of any split but the dev split.
 """
 
 from __future__ import annotations
@@ -28,6 +32,9 @@ import zipfile
 import zlib
 from pathlib import Path
 
+from taugen.build.construction.layout import (
+    DEPLOYMENTS, RECORDS_DIR, SAMPLE_SOURCES, SEALED_SPLIT, SIMULATIONS, dev_split_name,
+)
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.defects.data import ANSWER_LANGUAGE
 from taugen.validators.findings import Finding, error
@@ -37,7 +44,7 @@ AUTHOR_WORDS = ("answer key", "fact id", "fact_id", "distractor", "rendition", "
                 "ground truth", "gold action", "taugen", "client-held", "client_held", "supersession arc",
                 "author/", "manifest.json", "evidence surface", "expected outcome", "expected answer",
                 "expected result", "correct answer", "correct action", "gold answer")
-_RECORD_NAME = re.compile(r"^kit/records/[0-9a-f]{16}\.[a-z0-9]+$")
+_RECORD_NAME = re.compile(r"^" + re.escape(RECORDS_DIR) + r"/[0-9a-f]{16}\.[a-z0-9]+$")
 _TEXT_SUFFIXES = (".md", ".txt", ".eml", ".json", ".svg", ".csv", ".html", ".vtt", ".srt", ".dot")
 _WORDS = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(re.escape(w) for w in AUTHOR_WORDS) + r")(?![A-Za-z0-9_])",
                     re.IGNORECASE)
@@ -135,7 +142,7 @@ def check_leakage(view: BundleView) -> list[Finding]:
                          for f in entry["files"]}
     checked_artifacts = set()
     for path in view.agent_visible_paths():
-        if path.startswith("kit/records/") and not _RECORD_NAME.match(path):
+        if path.startswith(f"{RECORDS_DIR}/") and not _RECORD_NAME.match(path):
             findings.append(error("leakage", "record_name_not_neutral", path,
                                   "record file name is not a neutral content digest"))
         data = view.files[path]
@@ -163,7 +170,7 @@ def check_leakage(view: BundleView) -> list[Finding]:
                 if stamp.date() > now.date():
                     stamps.add(match.group(0))
             stamps |= {form for form in today_forms if form in text}
-        if path.endswith((".json", ".md", ".txt", ".eml", ".csv", ".html", ".svg")) or not path.startswith("kit/records/"):
+        if path.endswith((".json", ".md", ".txt", ".eml", ".csv", ".html", ".svg")) or not path.startswith(f"{RECORDS_DIR}/"):
             pass
         else:  # binary metadata: ISO days after now
             for match in _ISO_DAY.finditer(_raw(path, data)):
@@ -180,4 +187,62 @@ def check_leakage(view: BundleView) -> list[Finding]:
             findings.append(error("leakage", "generation_timestamp", path,
                                   f"agent-visible file carries a time after the world's now: '{stamp}'",
                                   rule="no wall-clock or build-machine time in delivered bytes"))
+    return findings + _construction_findings(view)
+
+
+_WORKSPACE_DEFECT_KINDS = ("stale_value", "misread_rule", "missing_branch")
+
+
+def _ids_in(data: object, found: set[str]) -> set[str]:
+    if isinstance(data, dict):
+        for key, value in data.items():
+            found.add(str(key))
+            _ids_in(value, found)
+    elif isinstance(data, list):
+        for value in data:
+            _ids_in(value, found)
+    elif isinstance(data, str):
+        found.add(data)
+    return found
+
+
+def _construction_findings(view: BundleView) -> list[Finding]:
+    """The construction kit's own leaks (see the module docstring)."""
+    if DEPLOYMENTS not in view.files:
+        return []
+    import json
+
+    runtime = view.runtime_dir
+    splits = json.loads(view.files[f"{runtime}/split_tasks.json"])
+    tasks = {t["id"]: t for t in json.loads(view.files[f"{runtime}/tasks.json"])}
+    sealed = [tasks[i] for i in splits.get(SEALED_SPLIT, []) if i in tasks]
+    database = json.loads(view.files[f"{runtime}/db.json"])
+    known = _ids_in(database, set())
+    created: set[str] = set()
+    for task in sealed:
+        patch = ((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data") or {}
+        for table, rows in patch.items():
+            if isinstance(rows, dict):
+                created |= {key for key in rows if key not in known and len(key) >= 6}
+    deployment_kinds = {d["kind"] for dep in json.loads(view.files[DEPLOYMENTS]).values() for d in dep["defects"]}
+    needles = {**{task["id"]: "a sealed task id" for task in sealed},
+               **{key: "an id only a sealed task's set-up creates" for key in created},
+               **{kind: "a client API defect kind" for kind in deployment_kinds | set(_WORKSPACE_DEFECT_KINDS)
+                  if "_" in kind}}  # identifiers only: 'pagination' is also a plain word of the contract
+    findings = []
+    dev_ids = set(splits.get(dev_split_name(splits), []))
+    sources = json.loads(view.files[SAMPLE_SOURCES]) if SAMPLE_SOURCES in view.files else {}
+    for path in view.agent_visible_paths():
+        if not path.startswith(("kit/client_api/", "kit/framework/", "kit/workspace/", f"{SIMULATIONS}/", "kit/README")):
+            continue
+        text = view.files[path].decode("utf-8", "replace")
+        for needle, what in sorted(needles.items()):
+            if needle in text:
+                findings.append(error("leakage", "construction_kit_leak", path, f"kit file contains {what}: '{needle}'",
+                                      rule="the kit never shows the sealed split, its set-up or the defect catalogue"))
+        if path.startswith(f"{SIMULATIONS}/") and path.endswith(".json"):
+            source = sources.get(path.rsplit("/", 1)[-1])
+            if source is None or source not in dev_ids:
+                findings.append(error("leakage", "sample_not_from_dev_split", path,
+                                      f"sample scenario comes from task {source}, not from the dev split"))
     return findings

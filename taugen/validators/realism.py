@@ -33,6 +33,7 @@ import numpy as np
 
 from taugen.build.assemble import count_tokens
 from taugen.generators.corpus.renditions import SHINGLE, shares_run
+from taugen.build.construction.layout import RECORDS_DIR
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.findings import Finding, error, warning
 from taugen.validators.registry import validator
@@ -107,7 +108,7 @@ def _strict(view: BundleView):
 def _digest(view: BundleView) -> str:
     digest = hashlib.sha256()
     for path in sorted(view.files):
-        if path.startswith("kit/records/") or path == "author/manifest.json":
+        if path.startswith(f"{RECORDS_DIR}/") or path == "author/manifest.json":
             digest.update(path.encode())
             digest.update(hashlib.sha256(view.files[path]).digest())
     return digest.hexdigest()

@@ -208,13 +208,13 @@ def fee_transaction_note_says_refund(bundle: MutableBundle) -> str | None:
 
 
 @mutation("K18", "record_file_named_answer_key",
-          "a reference-table record is delivered as kit/records/answer_key.csv")
+          "a reference-table record is delivered as kit/uploaded_materials/answer_key.csv")
 def record_file_named_answer_key(bundle: MutableBundle) -> str | None:
     found = _first_artifact(bundle, "reference_table", ".csv")
     if found is None:
         return None
     artifact_id, entry, path = found
-    new = "kit/records/answer_key.csv"
+    new = "kit/uploaded_materials/answer_key.csv"
     bundle.rename(path, new)
     for item in entry["files"]:
         if item["path"] == path:
