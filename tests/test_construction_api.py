@@ -195,7 +195,8 @@ def test_clean_deployment_passes_schemathesis(bundle, tmp_path):
         run = subprocess.run([sys.executable, "-m", "schemathesis.cli", "run", f"{url}/openapi.json", "--checks", "all",
                               "--max-examples", "5", "--seed", "1", "--suppress-health-check", "all", "--no-color",
                               "--report-dir", str(tmp_path)],
-                             capture_output=True, text=True, timeout=900, env={**os.environ, "NO_COLOR": "1"})
+                             capture_output=True, text=True, timeout=900, cwd=tmp_path,
+                             env={**os.environ, "NO_COLOR": "1"})
     if run.returncode != 0 and not _has_enums(bundle):
         # Without enums in the tool parameter specs a value a tool refuses (department "") is schema-valid;
         # that, and nothing else, may fail until the tool specs carry their Literal values.
