@@ -6,7 +6,7 @@ import json
 
 import yaml
 
-from taugen.build.construction import layout
+from taugen import bundle_layout as layout
 from taugen.build.construction.defects import DEFECT_KINDS
 
 

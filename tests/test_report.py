@@ -277,7 +277,7 @@ def test_report_marks_knobs_that_miss_the_request_and_names_the_client(hard_bund
 
 def test_report_links_record_paths_to_the_bundle_files(hard_bundle, hard_report):
     paths, html = hard_report
-    from taugen.build.construction.layout import RECORDS_DIR
+    from taugen.bundle_layout import RECORDS_DIR
 
     links = set(re.findall(rf'href="([^"#]+/{RECORDS_DIR}/[^"]+)"', html))
     assert len(links) > 100

@@ -23,7 +23,7 @@ import jinja2
 
 import taugen
 from taugen.authoring.pack import Pack
-from taugen.build.construction import layout
+from taugen import bundle_layout as layout
 from taugen.build.dataset_card import dataset_files
 from taugen.build.files import BundleFiles, digest_name, json_bytes, sha256_hex, sha256sums
 from taugen.generators.corpus.genre import CUE_STATUSES, RenderedArtifact, stable_seed

@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from taugen.build.construction.defects import Deployment
-from taugen.build.construction.layout import (
+from taugen.bundle_layout import (
     DEPLOYMENTS, DEV_SEED, MANIFEST, OPENAPI, SEALED_SPLIT, dev_split_name,
 )
 from taugen.errors import InputError

@@ -32,7 +32,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from taugen.build.construction.layout import (
+from taugen.bundle_layout import (
     DEPLOYMENTS, RECORDS_DIR, SAMPLE_SOURCES, SEALED_SPLIT, SIMULATIONS, dev_split_name,
 )
 from taugen.validators.bundle_view import BundleView

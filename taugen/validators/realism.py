@@ -33,7 +33,7 @@ import numpy as np
 
 from taugen.build.assemble import count_tokens
 from taugen.generators.corpus.renditions import SHINGLE, shares_run
-from taugen.build.construction.layout import RECORDS_DIR
+from taugen.bundle_layout import RECORDS_DIR
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.findings import Finding, error, warning
 from taugen.validators.registry import validator

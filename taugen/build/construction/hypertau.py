@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from taugen.authoring.pack import Pack
-from taugen.build.construction import layout
+from taugen import bundle_layout as layout
 from taugen.build.construction.defects import Deployment
 from taugen.generators.tiers import TierPreset
 

@@ -28,7 +28,7 @@ from typing import Any
 import jinja2
 
 from taugen.authoring.pack import Pack
-from taugen.build.construction import layout
+from taugen import bundle_layout as layout
 from taugen.build.construction.defects import FULL_DEPLOYMENT, deployments
 from taugen.build.construction.openapi import openapi_document, openapi_yaml
 from taugen.build.construction.workspace import seeded_workspace, scaffold_workspace

@@ -1,6 +1,7 @@
-"""Where the construction kit's files live in a bundle, and which splits it reads.
+"""Where the files of a bundle live (the construction kit's above all), and which splits the kit reads.
 
-Kept in one place so the kit writer, the validators and the runtime agree on paths.
+Kept below every stage (beside errors.py) so the kit writer, the validators and the runtime agree on
+paths without a validator importing the build stage.
 """
 
 from __future__ import annotations
