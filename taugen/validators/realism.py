@@ -100,8 +100,13 @@ def sentences(text: str) -> list[str]:
             if piece.rstrip().rstrip("\"')\u201d\u2019").endswith((".", "!", "?"))]  # headers, footers, rows: not sentences
 
 
+def gates_are_errors(tier_name: str | None) -> bool:
+    """The realism gates are errors on the ``hard`` tier and warnings below it."""
+    return tier_name == "hard"
+
+
 def _strict(view: BundleView):
-    return error if view.manifest.get("tier") == "hard" else warning
+    return error if gates_are_errors(view.manifest.get("tier")) else warning
 
 
 def _digest(view: BundleView) -> str:
@@ -192,6 +197,36 @@ def summary(view: BundleView) -> dict[str, Any]:
         "voiced_overlaps": len(result["voiced_overlaps"]),
         "long_documents": result["long_documents"],
     }
+
+
+def repairable(view: BundleView) -> tuple[list[str], list[str]]:
+    """What a build can re-draw to meet the gates, from :func:`measure`.
+
+    Returns ``(artifacts, corpus)``: ``artifacts`` are artifact ids whose own text breaks a gate and that a
+    re-render with a derived seed can fix (every owner but the first of a repeated opening or a repeated
+    long sentence, fillers before carriers); ``corpus`` names the gates that only a re-drawn plan can
+    fix (``length_distribution:<genre>``, ``probe``). Both are empty when the gates pass. Never changes
+    a gate: the same numbers as :func:`check_realism`.
+    """
+    result = measure(view)
+    entries = view.manifest["artifacts"]
+
+    def redraw_order(owners: list[str]) -> list[str]:
+        ordered = sorted(set(owners), key=lambda a: (entries[a]["carrier"], a))
+        return ordered[:-1]  # keep one owner (a carrier if any): the rest say something else
+
+    artifacts: set[str] = set()
+    for owners in result["repeated_openings"].values():
+        artifacts.update(redraw_order(owners))
+    for repeats in result["repeated_sentences"].values():
+        for owners in repeats.values():
+            artifacts.update(redraw_order(owners))
+    corpus = [f"length_distribution:{genre}" for genre, stats in result["lengths"].items()
+              if stats["artifacts"] >= MIN_ARTIFACTS
+              and (stats["distinct_buckets"] < MIN_DISTINCT or stats["modal_share"] > MAX_MODAL_SHARE)]
+    if result["probe"]["auc"] > MAX_AUC:
+        corpus.append("probe")
+    return sorted(artifacts), corpus
 
 
 # --------------------------------------------------------------------------------------------------
