@@ -32,7 +32,10 @@ The plan is the manifest before rendering. Rules:
 * fillers: ``filler_ratio`` per carrier, spread over genres and variants in proportion to the carriers,
   so that a record's kind says nothing about whether it carries a fact, and at least one per genre;
 * long documents (``long_documents``): each artifact of a long-form genre gets a ``target_words``
-  drawn log-uniformly from the genre's range, carriers and fillers alike.
+  drawn log-uniformly from the genre's range, carriers and fillers alike;
+* spread lengths: a genre that declares ``spread_words = (low, high)`` (call recordings, about a dozen
+  under the call budget) gets ``length_words`` stratified over its artifacts (one stratum each, dealt in
+  a seeded order), so its lengths cover the range at every seed instead of bunching by chance.
 
 All choices draw from generators seeded by the build seed and stable ids.
 """

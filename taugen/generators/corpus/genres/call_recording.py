@@ -1,8 +1,11 @@
-"""The call-recording genre: a short recorded phone call between a bank agent and a customer.
+"""The call-recording genre: a recorded phone call between a bank agent and a customer.
 
 The call is written as a phone transcript by the ``support_transcript`` genre's conversation builder
-(:func:`~taugen.generators.corpus.genres.support_transcript.build_conversation`, brief mode, at most
-12 turns) and synthesised to speech:
+(:func:`~taugen.generators.corpus.genres.support_transcript.build_conversation`) and grown to the length
+the planner gave it (``plan.length_words``, stratified over the calls between :data:`MIN_WORDS` and
+:data:`MAX_WORDS`: about 45 seconds to three minutes) with the ordinary steps of a service call
+(:func:`extend_call`: security questions, the account loading, background, a hold, contact details, a
+recap, a call reference ...), then synthesised to speech:
 
 1. each turn is spoken by ``espeak-ng`` (one WAV per turn, written to a temporary directory) with two
    distinct voices, the agent's (an ``en-us`` variant) and the customer's (an ``en-gb``/other variant),
@@ -606,7 +609,7 @@ class CallRecordingGenre(Genre):
         Rules: exactly one ``.wav``; it opens with the stdlib ``wave`` module (RIFF/WAVE, PCM); 1 channel,
         8000 Hz, 16-bit; duration over 1 s; the transcript's turns are numbered 1..N with speakers; and
         the speaking rate, transcript words per minute of audio, lies in 100–260 wpm. A recording over
-        a minute is a warning (calls are meant to stay short).
+        1.25 x :data:`MAX_SECONDS` is a warning.
         """
         subject = artifact.plan.artifact_id
         wavs = [f for f in artifact.files if f.suffix == SUFFIX]
