@@ -132,13 +132,14 @@ def skeleton(piece: str) -> str:
 DOUBLED_ALLOWED = frozenset({"had", "that", "bye", "no", "very", "so", "ha", "really", "is"})
 """Words English writes twice in a row on purpose ("had had", "that that", "bye bye")."""
 _DOUBLED = re.compile(r"(?<![\w'-])([A-Za-z]+)[ \t]+\1\b(?!['-])", re.IGNORECASE)  # "opt-in in" is English
-_DOUBLED_WRAPPED = re.compile(r"(?<![\w'-])([A-Za-z]+)[ \t]*\n[ \t]*\1\b(?!['-])")
+_DOUBLED_WRAPPED = re.compile(r"(?<![\w'-])([a-z]+)[ \t]*\n[ \t]*\1\b(?!['-])")
 
 
 def doubled_words(text: str) -> list[str]:
     """Every word written twice in a row ("the the"), outside :data:`DOUBLED_ALLOWED`, lower case: in one
-    line in any case, or across a line break (a layout's wrap) in the same case, so that a label line
-    "Verify the customer's identity" followed by "Identity verified?" is not a doubled word."""
+    line in any case, or across a line break (a layout's wrap) in lower case on both sides, so that a
+    label line "Verify the customer's identity" followed by "Identity verified?", or a sign-off "Curtis"
+    above the signature "Curtis Lee", is not a doubled word."""
     found = [m.group(1) for m in _DOUBLED.finditer(text)] + [m.group(1) for m in _DOUBLED_WRAPPED.finditer(text)]
     return [word.lower() for word in found if word.lower() not in DOUBLED_ALLOWED]
 
@@ -271,7 +272,7 @@ def repairable(view: BundleView) -> tuple[list[str], list[str]]:
 
     Returns ``(artifacts, corpus)``: ``artifacts`` are artifact ids whose own text breaks a gate and that a
     re-render with a derived seed can fix (every owner but the first of a repeated opening or a repeated
-    long sentence, fillers before carriers); ``corpus`` names the gates that only a re-drawn plan can
+    long sentence, fillers before carriers; every record with a doubled word); ``corpus`` names the gates that only a re-drawn plan can
     fix (``length_distribution:<genre>``, ``probe``). Both are empty when the gates pass. Never changes
     a gate: the same numbers as :func:`check_realism`.
     """
@@ -288,6 +289,7 @@ def repairable(view: BundleView) -> tuple[list[str], list[str]]:
     for repeats in result["repeated_sentences"].values():
         for owners in repeats.values():
             artifacts.update(redraw_order(owners))
+    artifacts.update(a for a in _artifacts(view) if doubled_words(view.text(a)))  # names drawn twice, say
     corpus = [f"length_distribution:{genre}" for genre, stats in result["lengths"].items()
               if stats["artifacts"] >= MIN_ARTIFACTS
               and (stats["distinct_buckets"] < MIN_DISTINCT or stats["modal_share"] > MAX_MODAL_SHARE)]
