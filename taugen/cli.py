@@ -56,6 +56,8 @@ def build(
                                           "sop, core, hard or hard_client."),
     modality: Optional[str] = typer.Option(None, "--modality", help="Modality profile overriding the tier's: "
                                            "text, text+image or text+image+audio."),
+    tasks: Optional[int] = typer.Option(None, "--tasks", help="How many tasks to pick from the task space "
+                                        "(default: the tier's)."),
 ) -> None:
     """Build a validated, versioned bundle (tau2 runtime files, agent kit, author reports)."""
     from taugen.build.pipeline import build as run_build
@@ -70,7 +72,7 @@ def build(
                 progress.update(task, description=stage, detail=detail)
 
             result = run_build(domain, difficulty.value, seed=seed, out=out, progress=report, surface=surface,
-                               modality=modality)
+                               modality=modality, tasks=tasks)
     except InputError as error:
         _fail_input(error)
         return
@@ -81,6 +83,13 @@ def build(
     summary.add_row("facts", f"{counts['facts']} ({counts['facts_current']} current, {counts['supersession_arcs']} "
                              f"supersession arcs, {counts['client_held']} client-held)")
     summary.add_row("tasks", f"{counts['tasks']} (problems per task {counts['problems_per_task']})")
+    if counts.get("task_space"):
+        cover = counts["task_coverage"]
+        summary.add_row("task space", f"{counts['task_space']['problem_instances']} problem instances, "
+                                      f"{counts['task_space']['compositions']:,} compositions")
+        summary.add_row("fact coverage", f"{cover['typed_record_facts']['exercised']} of "
+                                         f"{cover['typed_record_facts']['facts']} typed record-held facts decide a task; "
+                                         f"test-split fact load {cover['construction_fact_load']}")
     summary.add_row("artifacts", f"{counts['artifacts']} ({counts['carriers']} carriers, {counts['fillers']} fillers)")
     for genre, number in counts["artifacts_per_genre"].items():
         summary.add_row(f"  {genre}", f"{number} artifacts, {counts['tokens_per_genre'].get(genre, 0):,} tokens")

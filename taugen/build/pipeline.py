@@ -21,7 +21,7 @@ from taugen.generators.corpus.genre import RenderContext, genres
 from taugen.generators.corpus.planner import plan_corpus
 from taugen.generators.corpus.render import render_corpus, render_policy, template_environment
 from taugen.generators.domain import load_domain
-from taugen.generators.tasks import compose_tasks
+from taugen.generators.tasks import compose_tasks, task_space
 from taugen.generators.tiers import tier
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.findings import Finding, has_errors
@@ -87,7 +87,8 @@ class _Stages:
 
 
 def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
-          progress: Progress | None = None, surface: str | None = None, modality: str | None = None) -> BuildResult:
+          progress: Progress | None = None, surface: str | None = None, modality: str | None = None,
+          tasks: int | None = None) -> BuildResult:
     """Build a validated, versioned bundle.
 
     Args:
@@ -98,6 +99,7 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         progress: optional callback for stage progress.
         surface: evidence surface overriding the tier's (``sop``, ``core``, ``hard``, ``hard_client``).
         modality: modality profile overriding the tier's (``text``, ``text+image``, ``text+image+audio``).
+        tasks: how many tasks to pick from the task space (default: the tier's ``tasks``).
 
     Raises:
         InputError: bad pack, unknown domain or tier (the CLI exits 2).
@@ -106,18 +108,31 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         preset = tier(difficulty).with_overrides(surface=surface, modality=modality)
     except KeyError as exc:
         raise InputError(str(exc.args[0])) from None
+    if tasks is not None:
+        if tasks < 1:
+            raise InputError(f"--tasks must be at least 1, not {tasks}")
+        from dataclasses import replace
+
+        preset = replace(preset, tasks=tasks)
     stages = _Stages(progress)
     with stages.stage("authoring"):
         pack = load_pack(resolve_pack(domain))
         definition = load_domain(pack.config, str(pack.directory / "domain.yaml"))
     with stages.stage("world"):
         world = definition.build_world(pack.config, seed)
+    available = genres()
+    with stages.stage("plan"):
+        plan = plan_corpus(pack, preset, seed, available, surface=surface)
     with stages.stage("tasks"):
-        tasks = (definition.compose or compose_tasks)(definition, pack, world, preset, seed)
+        unexercisable, space_size = None, None
+        if definition.compose is not None:
+            tasks = definition.compose(definition, pack, world, preset, seed)
+        else:  # client-held and contested facts must decide tasks too, even when their value is free text
+            space = task_space(definition, pack, world, seed, special=set(plan.client_held) | set(plan.contested))
+            unexercisable, space_size = space.unexercisable, space.size(preset)
+            tasks = compose_tasks(definition, pack, world, preset, seed, space=space)
     templates = template_environment()
     with stages.stage("corpus"):
-        available = genres()
-        plan = plan_corpus(pack, preset, seed, available, surface=surface)
         context = RenderContext(config=pack.config, templates=templates, build_seed=seed, tier=preset.name)
         total = len(plan.artifacts)
         done = [0]
@@ -133,7 +148,7 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
                    else available[a.plan.genre].extract_text(a.files, a.author_text) for a in rendered}
     with stages.stage("assemble"):
         assembled = assemble_bundle(pack, definition, preset, seed, world.model_dump(mode="json"), tasks, plan,
-                                    rendered, policy_text, extract, templates)
+                                    rendered, policy_text, extract, templates, unexercisable, space_size)
     with stages.stage("validate"):
         # The render workers already read every delivered file back with the genre's reader: reuse it.
         findings = validate_files(assembled.files, "<build>", lambda name: stages.progress("validate", name),

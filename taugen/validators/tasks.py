@@ -168,6 +168,11 @@ def _replay_findings(view: BundleView, toolkit_class: type[Toolkit], specs: dict
                               "the task has no passing certificate", evidence=json.dumps(certificate)[:400],
                               rule="check fails after setup, passes after gold, every write needed, "
                                    "do-nothing fails"))
+    for fact_id in (certificate or {}).get("insensitive_facts") or []:
+        findings.append(error("certificate", "fact_not_decisive", task_id,
+                              f"declared fact {fact_id} does not decide the task: perturbing its value and "
+                              "recomposing leaves the gold writes and the final DB unchanged",
+                              rule="fact-sensitivity proof: every declared fact changes the gold outcome"))
     patch = ((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data")
     actions = (task.get("evaluation_criteria") or {}).get("actions") or []
     unknown_tools = [a["name"] for a in actions if a["name"] not in specs]

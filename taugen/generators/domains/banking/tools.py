@@ -9,11 +9,15 @@ is visible in the database hash.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import re
+from decimal import Decimal
 from typing import Any
 
 from taugen.generators.domains.banking.db import (
-    Account, BankDB, Card, Dispute, FeeRefund, HumanTransfer, StopPayment, Transaction, Verification, Wire,
+    Account, BankDB, Card, Dispute, FeeRefund, HumanTransfer, PolicyQuote, ServiceCharge, ServiceRequest, StopPayment,
+    Transaction, Verification, Wire,
 )
 from taugen.generators.environment import Toolkit, ToolError, tool
 
@@ -22,6 +26,25 @@ def derived_id(prefix: str, *parts: object) -> str:
     """A deterministic id ``PREFIX-XXXXXXXX`` from the parts (sha256), so gold replays agree."""
     digest = hashlib.sha256("|".join(str(part) for part in parts).encode()).hexdigest()[:8].upper()
     return f"{prefix}-{digest}"
+
+
+_NUMBER = re.compile(r"(?<![\w.:])(\d+(?:\.\d+)?)(?![\d:])")
+
+
+@functools.lru_cache(maxsize=4096)
+def _words(text: str) -> frozenset[str]:
+    return frozenset(w for w in re.split(r"\W+", text.lower()) if w)
+
+
+def normalise_quote(text: str) -> str:
+    """A quoted policy value in the form :meth:`BankingTools.record_quote` stores: lower case, no
+    currency symbol or thousands separator, ``percent`` as ``%``, whole numbers without ``.00``, single
+    spaces, no trailing full stop. ``"$1,000.00"`` and ``"1000"`` both become ``"1000"``; ``"3.75 percent"``
+    becomes ``"3.75%"``."""
+    value = " ".join(str(text).lower().replace(",", "").replace("$", "").split()).rstrip(".")
+    value = re.sub(r"\s*(?:per ?cent|percent)\b", "%", value)
+    value = _NUMBER.sub(lambda m: format(Decimal(m.group(1)).normalize(), "f"), value)
+    return value.removesuffix(" usd").strip()
 
 
 def _cents(amount: float) -> float:
@@ -160,6 +183,16 @@ class BankingTools(Toolkit):
         self._account(account_id)
         return [d.model_dump(mode="json") for d in sorted(self.db.disputes.values(), key=lambda d: d.dispute_id)
                 if d.account_id == account_id]
+
+    @tool("read")
+    def find_service_topics(self, query: str) -> list[dict[str, Any]]:
+        """Search the bank's service catalogue. Returns the topics (``topic_id``, description, products it
+        is offered on) whose description contains every word of ``query`` (case-insensitive; an empty
+        query lists every topic). Use a topic id with charge_service_fee, submit_service_request or
+        record_quote. The catalogue never states fees, limits or windows: those are in the policy."""
+        words = [w for w in re.split(r"\W+", query.lower()) if w]
+        found = [t for t in self.db.service_topics.values() if all(w in _words(t.description) for w in words)]
+        return [t.model_dump(mode="json") for t in sorted(found, key=lambda t: t.topic_id)]
 
     # ----------------------------------------------------------------- write tools
     @tool("write")
@@ -342,6 +375,70 @@ class BankingTools(Toolkit):
         if fee > 0:
             self._post(account, "Outgoing domestic wire fee", -fee, "fee", "wire", wire_id)
         return {"wire_id": wire_id}
+
+    def _topic(self, topic_id: str):
+        topic = self.db.service_topics.get(topic_id)
+        if topic is None:
+            raise ToolError(f"service topic {topic_id} not found (search with find_service_topics)")
+        return topic
+
+    @tool("write")
+    def charge_service_fee(self, account_id: str, topic_id: str, fee: float) -> dict[str, Any]:
+        """Provide a catalogued service on an account and charge its fee. ``fee`` is the fee in dollars
+        the policy sets for this service on the account's product (0 when the policy charges none or
+        waives it); a fee above 0 posts as a fee transaction."""
+        account = self._account(account_id)
+        self._require_verified(account.customer_id)
+        self._require_open(account)
+        topic = self._topic(topic_id)
+        if topic.products and account.product not in topic.products:
+            raise ToolError(f"{topic_id} is not offered on {account.product}")
+        if fee < 0:
+            raise ToolError("fee cannot be negative")
+        charge_id = derived_id("SC", account_id, topic_id)
+        if charge_id in self.db.service_charges:
+            raise ToolError(f"{topic_id} was already provided on {account_id} today")
+        self.db.service_charges[charge_id] = ServiceCharge(charge_id=charge_id, account_id=account_id,
+                                                           topic_id=topic_id, fee=_cents(fee),
+                                                           charged_on=self._today())
+        if fee > 0:
+            self._post(account, f"Service fee: {topic.description}", -fee, "fee", "service", charge_id)
+        return {"charge_id": charge_id, "fee": _cents(fee)}
+
+    @tool("write")
+    def submit_service_request(self, account_id: str, topic_id: str, amount: float) -> dict[str, Any]:
+        """Submit a customer's request on a catalogued topic (a withdrawal, a deposit, a purchase
+        allowance, an opening deposit ...) for ``amount`` (dollars, or a count for counted topics).
+        The tool records the request as asked; whether policy allows it is for the agent to decide
+        before calling."""
+        account = self._account(account_id)
+        self._require_verified(account.customer_id)
+        self._require_open(account)
+        self._topic(topic_id)
+        if amount <= 0:
+            raise ToolError("amount must be positive")
+        request_id = derived_id("SR", account_id, topic_id)
+        if request_id in self.db.service_requests:
+            raise ToolError(f"a {topic_id} request was already submitted on {account_id} today")
+        self.db.service_requests[request_id] = ServiceRequest(request_id=request_id, account_id=account_id,
+                                                              topic_id=topic_id, amount=_cents(amount),
+                                                              requested_on=self._today())
+        return {"request_id": request_id}
+
+    @tool("write")
+    def record_quote(self, customer_id: str, topic_id: str, value: str) -> dict[str, Any]:
+        """Note on the customer's file a policy value you told them (a fee, rate, limit, window, date or
+        rule) for a catalogued topic. ``value`` is the value as the policy states it (e.g. 3.75%, $25.00,
+        10 business days); formatting is normalised (currency symbols, thousands separators, case)."""
+        self._customer(customer_id)
+        self._require_verified(customer_id)
+        self._topic(topic_id)
+        quote_id = derived_id("QT", customer_id, topic_id)
+        if quote_id in self.db.quotes:
+            raise ToolError(f"a quote on {topic_id} is already on file")
+        self.db.quotes[quote_id] = PolicyQuote(quote_id=quote_id, customer_id=customer_id, topic_id=topic_id,
+                                               value=normalise_quote(value), quoted_on=self._today())
+        return {"quote_id": quote_id, "value": normalise_quote(value)}
 
     # ----------------------------------------------------------------- generic
     @tool("generic")
