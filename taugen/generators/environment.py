@@ -116,6 +116,14 @@ class Toolkit:
         cls._tool_specs_cache = dict(sorted(specs.items()))
         return cls._tool_specs_cache
 
+    @classmethod
+    def customer_slice(cls, db: BaseModel, customer_id: str) -> BaseModel | None:
+        """A deep copy of only the records of one customer (None: the domain has no slice, copy the whole
+        database). Certificate replays that compare one customer's end states run on slices: tools of a
+        customer-service domain touch only the caller's records, so the comparison is the same and a copy
+        costs a few records instead of the whole world."""
+        return None
+
     def call(self, name: str, **arguments: Any) -> ToolResult:
         """Call tool ``name`` with keyword ``arguments``; never raises for tool-level problems.
 

@@ -371,7 +371,7 @@ def realise_task(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: 
         return None
     problems, contexts, toolkit, fragments, gold_by_problem = made
     patch = diff_patch(before, toolkit.db.model_dump(mode="json"))
-    initial = toolkit.snapshot()
+    initial = toolkit.db  # the set-up state; certificate replays copy it
     gold: list[tuple[str, GoldCall]] = []
     for calls in gold_by_problem:
         for call in calls:
@@ -488,8 +488,12 @@ def _unmet(problems: list[Problem], contexts: list[ProblemContext], toolkit: Too
     return unmet
 
 
-def _run(domain: DomainDefinition, initial: BaseModel, calls: list[GoldCall], now: dt.datetime) -> tuple[Toolkit, list[str]]:
-    toolkit = domain.toolkit(clone(initial), now)
+def _run(domain: DomainDefinition, initial: BaseModel, calls: list[GoldCall], now: dt.datetime,
+         customer_id: str | None = None) -> tuple[Toolkit, list[str]]:
+    """Replay ``calls`` on a copy of ``initial`` (only the customer's slice of it when ``customer_id`` is given
+    and the domain can slice)."""
+    part = domain.toolkit.customer_slice(initial, customer_id) if customer_id is not None else None
+    toolkit = domain.toolkit(part if part is not None else clone(initial), now)
     errors = []
     for call in calls:
         result = toolkit.call(call.name, **call.arguments)
@@ -503,7 +507,8 @@ def certify(domain: DomainDefinition, problems: list[Problem], contexts: list[Pr
     """Replay the gold actions and their variants on the set-up state (see module docstring)."""
     now = pack.now
     specs = domain.toolkit.tool_specs()
-    start = domain.toolkit(clone(initial), now)
+    customer_id = contexts[0].customer_id if contexts else None
+    start = domain.toolkit(initial, now)  # read only: the replays below work on copies
     unmet_after_setup = _unmet(problems, contexts, start)
     calls = [call for _, call in gold]
     final, gold_errors = _run(domain, initial, calls, now)
@@ -511,7 +516,7 @@ def certify(domain: DomainDefinition, problems: list[Problem], contexts: list[Pr
     unnecessary = []
     writes = [index for index, call in enumerate(calls) if specs.get(call.name) and specs[call.name].kind != "read"]
     for index in writes:
-        reduced, _ = _run(domain, initial, calls[:index] + calls[index + 1:], now)
+        reduced, _ = _run(domain, initial, calls[:index] + calls[index + 1:], now, customer_id)
         if not _unmet(problems, contexts, reduced):
             unnecessary.append(gold[index][0])
     not_caught = []
@@ -520,16 +525,17 @@ def certify(domain: DomainDefinition, problems: list[Problem], contexts: list[Pr
         if forbidden is None:
             continue
         for call in forbidden(context):
-            tempted, errors = _run(domain, initial, calls + [call], now)
+            tempted, errors = _run(domain, initial, calls + [call], now, customer_id)
             if not errors and not _unmet(problems, contexts, tempted):
                 not_caught.append(f"{problem.name}: {call.name}")
     for problem, context in zip(problems, contexts):
         context.toolkit = start
+    initial_hash, gold_hash = start.db_hash(), final.db_hash()
     return Certificate(task_id=task_id, unmet_after_setup=unmet_after_setup, gold_errors=gold_errors,
                        unmet_after_gold=unmet_after_gold, unnecessary_writes=unnecessary,
                        forbidden_writes_not_caught=not_caught,
-                       do_nothing_passes=not unmet_after_setup or start.db_hash() == final.db_hash(),
-                       initial_hash=start.db_hash(), gold_hash=final.db_hash(), writes=len(writes))
+                       do_nothing_passes=not unmet_after_setup or initial_hash == gold_hash,
+                       initial_hash=initial_hash, gold_hash=gold_hash, writes=len(writes))
 
 
 def _scenario(domain: DomainDefinition, persona: str, fragments: list[ScenarioFragment]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from taugen.generators.domains.banking.db import (
     Account, BankDB, Card, Dispute, FeeRefund, HumanTransfer, PolicyQuote, ServiceCharge, ServiceRequest, StopPayment,
     Transaction, Verification, Wire,
 )
-from taugen.generators.environment import Toolkit, ToolError, tool
+from taugen.generators.environment import Toolkit, ToolError, clone, tool
 
 
 def derived_id(prefix: str, *parts: object) -> str:
@@ -34,6 +34,24 @@ _NUMBER = re.compile(r"(?<![\w.:])(\d+(?:\.\d+)?)(?![\d:])")
 @functools.lru_cache(maxsize=4096)
 def _words(text: str) -> frozenset[str]:
     return frozenset(w for w in re.split(r"\W+", text.lower()) if w)
+
+
+_TOPIC_INDEX: dict[int, tuple[Any, dict[str, set[str]]]] = {}
+
+
+def _topic_index(topics: dict[str, Any]) -> dict[str, set[str]]:
+    """word -> topic ids whose description holds it, per catalogue object (the catalogue never changes)."""
+    cached = _TOPIC_INDEX.get(id(topics))
+    if cached is None or cached[0] is not topics or sum(len(v) for v in cached[1].values()) < len(topics):
+        index: dict[str, set[str]] = {}
+        for topic_id, topic in topics.items():
+            for word in _words(topic.description):
+                index.setdefault(word, set()).add(topic_id)
+        if len(_TOPIC_INDEX) > 8:
+            _TOPIC_INDEX.clear()
+        cached = (topics, index)
+        _TOPIC_INDEX[id(topics)] = cached
+    return cached[1]
 
 
 def normalise_quote(text: str) -> str:
@@ -56,6 +74,22 @@ class BankingTools(Toolkit):
 
     db_model = BankDB
     db: BankDB
+
+    @classmethod
+    def customer_slice(cls, db: BankDB, customer_id: str) -> BankDB:
+        """The customer, their accounts, cards and everything recorded on them, deep-copied; the service
+        catalogue is shared (no tool changes it)."""
+        accounts = {k: a for k, a in db.accounts.items() if a.customer_id == customer_id}
+        by_account = {name: {k: r for k, r in getattr(db, name).items() if r.account_id in accounts}
+                      for name in ("transactions", "fee_refunds", "disputes", "stop_payments", "wires",
+                                   "service_charges", "service_requests")}
+        by_customer = {name: {k: r for k, r in getattr(db, name).items() if r.customer_id == customer_id}
+                       for name in ("verifications", "human_transfers", "quotes")}
+        part = BankDB.model_construct(
+            customers={customer_id: db.customers[customer_id]} if customer_id in db.customers else {},
+            accounts=accounts, cards={k: c for k, c in db.cards.items() if c.customer_id == customer_id},
+            service_topics=db.service_topics, **by_account, **by_customer)
+        return clone(part)  # type: ignore[return-value]
 
     # ----------------------------------------------------------------- helpers (not tools)
     def _today(self) -> str:
@@ -191,7 +225,9 @@ class BankingTools(Toolkit):
         query lists every topic). Use a topic id with charge_service_fee, submit_service_request or
         record_quote. The catalogue never states fees, limits or windows: those are in the policy."""
         words = [w for w in re.split(r"\W+", query.lower()) if w]
-        found = [t for t in self.db.service_topics.values() if all(w in _words(t.description) for w in words)]
+        index = _topic_index(self.db.service_topics)
+        ids = set(self.db.service_topics) if not words else set.intersection(*(index.get(w, set()) for w in words))
+        found = [self.db.service_topics[i] for i in ids]
         return [t.model_dump(mode="json") for t in sorted(found, key=lambda t: t.topic_id)]
 
     # ----------------------------------------------------------------- write tools
