@@ -202,6 +202,7 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
         client=bool(plan.client_held), now=pack.now.isoformat()).encode()
 
     facts_manifest = {}
+    binding = domain.families(pack) if domain.families is not None else None
     for fact in pack.facts.values():
         newer = pack.superseded_by(fact.id)
         facts_manifest[fact.id] = {
@@ -216,6 +217,10 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
             "history_omitted": (not pack.is_current(fact.id) and fact.effective_from <= pack.now.date()
                                 and fact.id not in plan.history_facts),
         }
+        topic = binding.topic(fact) if binding is not None and fact.value is not None else None
+        if topic is not None:
+            facts_manifest[fact.id]["topic"] = topic.topic_id
+            facts_manifest[fact.id]["topic_products"] = list(topic.products)
     manifest = {"domain": config.domain, "surface": plan.surface, "tier": preset.name,
                 "now": pack.now.isoformat(), "snapshot_date": config.snapshot_date.isoformat(),
                 "history_start": config.history_start.isoformat(), "environment": config.environment,

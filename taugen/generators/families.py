@@ -141,6 +141,8 @@ def quote_text(value: Any) -> str:
         return "yes" if value.value else "no"
     if isinstance(value, EnumValue):
         return value.labels.get(value.value, [value.value.replace("_", " ")])[0]
+    if isinstance(value, CountValue) or isinstance(value, CapValue) and not value.currency:
+        return str(int(value.value if isinstance(value, CountValue) else value.amount))  # units are worded freely
     return value.canonical()
 
 
@@ -395,3 +397,88 @@ def instantiate(pack: "Pack", binding: FamilyBinding, special: set[str] = frozen
             }
             problems.append(type(f"Family_{name}", (FamilyProblem,), attributes))
     return problems, sorted(topics.values(), key=lambda t: t.topic_id), reasons
+
+
+# ------------------------------------------------------------------------------------------ policy as code
+def family_rules(binding_account_product, normalise: "Any") -> tuple:
+    """Policy rules for the family tools, for a domain's ``DomainDefinition.policy``.
+
+    The rules read the topic of every fact from the fact source (``facts.topic(fact_id)``, which the bundle
+    manifest records) and check, before each family write: the fee charged for a topic on an account is the
+    money value of the topic's fact for the account's product (K3); a request's amount is within a cap or at
+    least a minimum (K1); a quoted value is the fact's value (K3).
+
+    Args:
+        binding_account_product: ``(state, account_id) -> product id | None``.
+        normalise: how the quote tool normalises a stated value (``str -> str``).
+    """
+    from taugen.generators.policy import PolicyRule, Violation
+
+    def topic_facts(context, topic_id: str, product: str | None) -> list[str]:
+        topic_of = getattr(context.facts, "topic", None)
+        if topic_of is None:
+            return []
+        found = [f for f in context.facts.ids() if context.facts.is_current(f) and topic_of(f) == topic_id]
+        if product is None or len(found) < 2:
+            return found
+        products_of = getattr(context.facts, "topic_products", None) or (lambda f: context.facts.applies_to(f) or [])
+        exact = [f for f in found if product in products_of(f)]
+        return exact or [f for f in found if not products_of(f)]
+
+    def fee(context, tool, arguments):
+        product = binding_account_product(context.state, arguments.get("account_id"))
+        facts = topic_facts(context, arguments.get("topic_id", ""), product)
+        values = [(f, context.value(f)) for f in facts]
+        money = [(f, v) for f, v in values if isinstance(v, MoneyValue)]
+        if len(money) != 1:
+            return []
+        fact_id, value = money[0]
+        try:
+            charged = round(float(arguments.get("fee")), 2)
+        except (TypeError, ValueError):
+            return []
+        if charged == float(value.amount):
+            return []
+        return [Violation("family_service_fee", (fact_id,), f"service fee is {charged:.2f} but the facts give "
+                          f"{float(value.amount):.2f} for this product", kind="amount", argument="fee",
+                          expected=float(value.amount))]
+
+    def request(context, tool, arguments):
+        product = binding_account_product(context.state, arguments.get("account_id"))
+        violations = []
+        for fact_id in topic_facts(context, arguments.get("topic_id", ""), product):
+            value = context.value(fact_id)
+            try:
+                amount = Decimal(str(arguments.get("amount")))
+            except Exception:  # noqa: BLE001 - a malformed amount is the tool's business
+                return []
+            if isinstance(value, CapValue) and amount > value.amount:
+                violations.append(Violation("family_limit", (fact_id,), f"the request for {amount} is over the limit "
+                                            f"of {value.amount}"))
+            if isinstance(value, MoneyValue) and amount < value.amount:
+                violations.append(Violation("family_minimum", (fact_id,), f"the request for {amount} is under the "
+                                            f"minimum of {value.amount}"))
+        return violations
+
+    def quote(context, tool, arguments):
+        facts = topic_facts(context, arguments.get("topic_id", ""), None)
+        if len(facts) != 1:
+            return []
+        value = context.value(facts[0])
+        if value is None:
+            return []
+        expected = normalise(quote_text(value))
+        stated = normalise(str(arguments.get("value", "")))
+        if stated == expected:
+            return []
+        return [Violation("family_quote", (facts[0],), f"quoted {stated!r} but the facts give {expected!r}",
+                          kind="amount", argument="value", expected=expected)]
+
+    return (
+        PolicyRule(name="family_service_fee", facts=(), tools=("charge_service_fee",), check=fee,
+                   description="A catalogued service is charged the fee its fact sets for the account's product."),
+        PolicyRule(name="family_request_limits", facts=(), tools=("submit_service_request",), check=request,
+                   description="A request is submitted only within its cap and at or above its minimum."),
+        PolicyRule(name="family_quote", facts=(), tools=("record_quote",), check=quote,
+                   description="A quote noted on file states the value its fact sets."),
+    )

@@ -33,7 +33,7 @@ from taugen.authoring.pack import Pack
 from taugen.errors import InputError
 from taugen.generators.corpus.genre import stable_seed
 from taugen.generators.domain import DomainDefinition
-from taugen.generators.environment import Toolkit, clone, diff_patch
+from taugen.generators.environment import Toolkit, clone, dict_hash, diff_patch
 from taugen.generators.problems import GoldCall, Problem, ProblemContext, ScenarioFragment
 from taugen.generators.tiers import TierPreset
 
@@ -325,17 +325,13 @@ def case_kinds(problems: list[Problem], gold_by_problem: list[list[GoldCall]], s
         writes = [c for c in calls if specs.get(c.name) and specs[c.name].kind == "write"]
         if len(writes) >= 2:
             kinds.add("multi-step")
-        if problem.outcome == "refuse":
-            kinds.add("declined")
-        elif problem.outcome == "transfer":
-            kinds.add("redirected")
         own = getattr(type(problem), "case_kinds", None)
-        kinds |= set(own()) if own is not None else set(getattr(problem, "kinds", ())) or {"routine"}
-    if kinds & {"unusual", "declined", "redirected", "incomplete", "changing"} and "routine" in kinds \
-            and not any(getattr(type(p), "case_kinds", None) and p.case_kinds() == {"routine"}
-                        or not getattr(type(p), "case_kinds", None) and p.outcome == "resolve"
-                        and not getattr(p, "kinds", ()) for p in requests):
-        kinds.discard("routine")
+        mine = set(own()) if own is not None else set(getattr(problem, "kinds", ()))
+        if problem.outcome == "refuse":
+            mine.add("declined")
+        elif problem.outcome == "transfer":
+            mine.add("redirected")
+        kinds |= mine - {"routine"} if mine - {"routine"} else {"routine"}  # a plain request is routine
     return [kind for kind in CASE_KINDS if kind in kinds]
 
 
@@ -352,7 +348,7 @@ def _set_up(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: tuple
     problems = [domain.opening(), *(cls() for cls in _gold_order(combo))]
     if not all(problem.applicable(domain.toolkit(world, pack.now), customer_id) for problem in problems):
         return None  # checked on the shared world, read-only, before paying for a copy
-    toolkit = domain.toolkit(clone(world), pack.now)
+    toolkit = domain.toolkit(_copy_for(domain, world, customer_id), pack.now)
     contexts = _contexts(problems, toolkit, pack, customer_id, seed, task_id)
     try:
         fragments = [problem.setup(context) for problem, context in zip(problems, contexts)]
@@ -365,18 +361,22 @@ def _set_up(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: tuple
 def realise_task(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: tuple[type[Problem], ...],
                  customer_id: str, persona: str, seed: int, task_id: str) -> TaskRecord | None:
     """Set up one composition for one customer and certify it; None when the customer cannot carry it."""
-    before = _world_json(world)
     made = _set_up(domain, pack, world, combo, customer_id, seed, task_id)
     if made is None:
         return None
     problems, contexts, toolkit, fragments, gold_by_problem = made
-    patch = diff_patch(before, toolkit.db.model_dump(mode="json"))
+    # A slice holds every record of the customer, so its diff is the whole world's diff.
+    before = _world_json(world, customer_id if domain.toolkit.customer_slice(world, customer_id) is not None else None,
+                         domain)
+    sliced = len(getattr(toolkit.db, domain.customer_table)) != len(getattr(world, domain.customer_table))
+    patch = diff_patch(before, toolkit.db.model_dump(mode="json", exclude=_static(world) if sliced else None))
     initial = toolkit.db  # the set-up state; certificate replays copy it
     gold: list[tuple[str, GoldCall]] = []
     for calls in gold_by_problem:
         for call in calls:
             gold.append((f"{len(gold)}_{call.name}", call))
-    certificate = certify(domain, problems, contexts, initial, gold, task_id, pack)
+    certificate = certify(domain, problems, contexts, initial, gold, task_id, pack,
+                          hash_of=lambda toolkit: _full_hash(domain, world, toolkit))
     facts = sorted({fact for problem in problems for fact in problem.facts})
     certificate.sensitivity, certificate.insensitive_facts = sensitivity(
         domain, pack, world, combo, customer_id, seed, task_id, facts, gold, certificate.gold_hash,
@@ -391,18 +391,60 @@ def realise_task(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: 
                       context_facts=context_facts)
 
 
-_WORLD_JSON: dict[int, tuple[BaseModel, dict[str, Any]]] = {}
+_WORLD_JSON: dict[int, tuple[BaseModel, dict[str, Any], dict[str, dict[str, str]]]] = {}
 
 
-def _world_json(world: BaseModel) -> dict[str, Any]:
-    """``world.model_dump(mode="json")``, remembered for the world object :func:`compose_tasks` is composing
-    on (cleared at the start of every composition, so a changed world is dumped again)."""
+def _world_dumps(world: BaseModel) -> tuple[dict[str, Any], dict[str, dict[str, str]]]:
+    """``(model_dump(mode="json"), {table: {key: JSON text of the record}})`` of the world
+    :func:`compose_tasks` is composing on, remembered (cleared at the start of every composition)."""
     cached = _WORLD_JSON.get(id(world))
     if cached is None or cached[0] is not world:
-        cached = (world, world.model_dump(mode="json"))
+        full = world.model_dump()
+        texts = {table: {key: json.dumps(row, sort_keys=True, default=str) for key, row in rows.items()}
+                 for table, rows in full.items()}
+        cached = (world, world.model_dump(mode="json"), texts)
         _WORLD_JSON.clear()
         _WORLD_JSON[id(world)] = cached
-    return cached[1]
+    return cached[1], cached[2]
+
+
+def _static(db: BaseModel) -> set[str]:
+    return set(getattr(type(db), "STATIC_TABLES", ()))
+
+
+def _world_json(world: BaseModel, customer_id: str | None = None,
+                domain: DomainDefinition | None = None) -> dict[str, Any]:
+    """The world as JSON, or only the customer's slice of it (what a sliced set-up starts from; static
+    tables left out: no set-up changes them)."""
+    if customer_id is None or domain is None:
+        return _world_dumps(world)[0]
+    return domain.toolkit.customer_slice(world, customer_id).model_dump(mode="json", exclude=_static(world))
+
+
+def _copy_for(domain: DomainDefinition, world: BaseModel, customer_id: str) -> BaseModel:
+    """A copy of the world to set one customer's task up on: the customer's slice when the domain has one."""
+    part = domain.toolkit.customer_slice(world, customer_id)
+    return part if part is not None else clone(world)
+
+
+def _full_hash(domain: DomainDefinition, world: BaseModel, toolkit: Toolkit) -> str:
+    """tau2's DB hash of the whole world with ``toolkit``'s records in place: for a slice, the world's records
+    with the slice's (every record of the customer, changed or new) merged over them. The JSON text hashed is
+    byte for byte ``json.dumps(merged, sort_keys=True, default=str)``, assembled from per-record texts."""
+    if len(getattr(toolkit.db, domain.customer_table)) == len(getattr(world, domain.customer_table)):  # not a slice
+        return toolkit.db_hash()
+    _, texts = _world_dumps(world)
+    part = toolkit.db.model_dump(exclude=_static(toolkit.db))
+    tables = []
+    for table in sorted(texts):
+        rows = texts[table]
+        if part.get(table):
+            rows = {**rows, **{key: json.dumps(row, sort_keys=True, default=str) for key, row in part[table].items()}}
+        body = ", ".join(f"{json.dumps(key)}: {rows[key]}" for key in sorted(rows))
+        tables.append(f"{json.dumps(table)}: {{{body}}}")
+    import hashlib
+
+    return hashlib.sha256(("{" + ", ".join(tables) + "}").encode()).hexdigest()
 
 
 def _writes(calls: list[GoldCall], specs: dict[str, Any]) -> str:
@@ -466,7 +508,7 @@ def sensitivity(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: t
                 break
             for call in calls:
                 toolkit.call(call.name, **call.arguments)
-            if toolkit.db_hash() != gold_hash:
+            if _full_hash(domain, world, toolkit) != gold_hash:
                 proven = (candidate, "db_hash")
                 break
         if proven is None:
@@ -503,7 +545,8 @@ def _run(domain: DomainDefinition, initial: BaseModel, calls: list[GoldCall], no
 
 
 def certify(domain: DomainDefinition, problems: list[Problem], contexts: list[ProblemContext], initial: BaseModel,
-            gold: list[tuple[str, GoldCall]], task_id: str, pack: Pack) -> Certificate:
+            gold: list[tuple[str, GoldCall]], task_id: str, pack: Pack,
+            hash_of: Any = None) -> Certificate:
     """Replay the gold actions and their variants on the set-up state (see module docstring)."""
     now = pack.now
     specs = domain.toolkit.tool_specs()
@@ -530,7 +573,8 @@ def certify(domain: DomainDefinition, problems: list[Problem], contexts: list[Pr
                 not_caught.append(f"{problem.name}: {call.name}")
     for problem, context in zip(problems, contexts):
         context.toolkit = start
-    initial_hash, gold_hash = start.db_hash(), final.db_hash()
+    hash_of = hash_of or (lambda toolkit: toolkit.db_hash())
+    initial_hash, gold_hash = hash_of(start), hash_of(final)
     return Certificate(task_id=task_id, unmet_after_setup=unmet_after_setup, gold_errors=gold_errors,
                        unmet_after_gold=unmet_after_gold, unnecessary_writes=unnecessary,
                        forbidden_writes_not_caught=not_caught,

@@ -162,6 +162,7 @@ class CourtesyRefundAlreadyUsed(Problem):
     # Read in setup only, or decisive only in some worlds: not proven to decide the gold, so context.
     context_facts = ("courtesy_refund_limit",)
     outcome = "refuse"
+    kinds = ("unusual",)  # the edge of a rule (a limit already used, a window passed)
     summary = "A courtesy refund was already given in the last 12 months: refuse a second one."
 
     def applicable(self, toolkit, customer_id):
@@ -319,6 +320,7 @@ class AddressChangeCardHold(Problem):
     # Read in setup only (a seeded draw inside the window): not proven to decide the gold, so context.
     context_facts = ("replacement_card_address_hold",)
     outcome = "transfer"
+    kinds = ("unusual",)  # the edge of a rule (a limit already used, a window passed)
     summary = "Replacement card to an address changed in the hold window: transfer to the fraud team."
 
     def applicable(self, toolkit, customer_id):
@@ -460,6 +462,7 @@ class ProvisionalCreditOverdue(Problem):
     facts = ("reg_e_provisional_credit_deadline",)
     # Read in setup only (a seeded draw inside the window): not proven to decide the gold, so context.
     context_facts = ("reg_e_investigation_period",)
+    kinds = ("unusual",)  # the edge of a rule (a limit already used, a window passed)
     summary = "An open Regulation E claim is past the provisional-credit deadline: credit the account now."
 
     def applicable(self, toolkit, customer_id):
@@ -509,6 +512,7 @@ class LateRegEClaim(Problem):
     # Read in setup only (a seeded draw inside the window): not proven to decide the gold, so context.
     context_facts = ("reg_e_late_notice_escalation",)
     outcome = "transfer"
+    kinds = ("unusual",)  # the edge of a rule (a limit already used, a window passed)
     summary = "Unauthorized charge reported after the notice window: transfer to a disputes specialist."
 
     def applicable(self, toolkit, customer_id):

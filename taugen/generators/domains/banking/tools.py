@@ -36,33 +36,45 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(w for w in re.split(r"\W+", text.lower()) if w)
 
 
-_TOPIC_INDEX: dict[int, tuple[Any, dict[str, set[str]]]] = {}
+_TOPIC_INDEX: dict[int, tuple[Any, int, dict[str, set[str]]]] = {}
 
 
 def _topic_index(topics: dict[str, Any]) -> dict[str, set[str]]:
     """word -> topic ids whose description holds it, per catalogue object (the catalogue never changes)."""
     cached = _TOPIC_INDEX.get(id(topics))
-    if cached is None or cached[0] is not topics or sum(len(v) for v in cached[1].values()) < len(topics):
+    if cached is None or cached[0] is not topics or cached[1] != len(topics):
         index: dict[str, set[str]] = {}
         for topic_id, topic in topics.items():
             for word in _words(topic.description):
                 index.setdefault(word, set()).add(topic_id)
         if len(_TOPIC_INDEX) > 8:
             _TOPIC_INDEX.clear()
-        cached = (topics, index)
+        cached = (topics, len(topics), index)
         _TOPIC_INDEX[id(topics)] = cached
-    return cached[1]
+    return cached[2]
+
+
+_QUOTE_TOKEN = re.compile(
+    r"\d+(?:[.:]\d+)?%?|business days?|calendar days?|minutes?|hours?|days?|weeks?|months?|years?|\bam\b|\bpm\b|"
+    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b")
 
 
 def normalise_quote(text: str) -> str:
-    """A quoted policy value in the form :meth:`BankingTools.record_quote` stores: lower case, no
-    currency symbol or thousands separator, ``percent`` as ``%``, whole numbers without ``.00``, single
-    spaces, no trailing full stop. ``"$1,000.00"`` and ``"1000"`` both become ``"1000"``; ``"3.75 percent"``
-    becomes ``"3.75%"``."""
+    """A quoted policy value in the form :meth:`BankingTools.record_quote` stores and compares.
+
+    A value with a number keeps only what carries it: the numbers (currency symbols, thousands separators
+    and trailing zeros dropped, ``percent`` as ``%``), time units, am/pm and month names, singular. So
+    ``"$1,000.00"`` and ``"1000"`` are ``"1000"``, ``"3.75 percent"`` is ``"3.75%"``, ``"10 business days"``
+    is ``"10 business day"``, ``"3 incorrect attempts"`` is ``"3"``. A value without a number is lower-cased
+    with single spaces and no trailing full stop."""
     value = " ".join(str(text).lower().replace(",", "").replace("$", "").split()).rstrip(".")
     value = re.sub(r"\s*(?:per ?cent|percent)\b", "%", value)
     value = _NUMBER.sub(lambda m: format(Decimal(m.group(1)).normalize(), "f"), value)
-    return value.removesuffix(" usd").strip()
+    if not any(ch.isdigit() for ch in value):
+        return value
+    tokens = [token[:-1] if token.endswith("s") and not token[0].isdigit() else token
+              for token in _QUOTE_TOKEN.findall(value)]
+    return " ".join(tokens)
 
 
 def _cents(amount: float) -> float:
@@ -465,7 +477,8 @@ class BankingTools(Toolkit):
     def record_quote(self, customer_id: str, topic_id: str, value: str) -> dict[str, Any]:
         """Note on the customer's file a policy value you told them (a fee, rate, limit, window, date or
         rule) for a catalogued topic. ``value`` is the value as the policy states it (e.g. 3.75%, $25.00,
-        10 business days); formatting is normalised (currency symbols, thousands separators, case)."""
+        10 business days, 3); what is compared is its numbers with their percent sign, time unit or month
+        (currency symbols, separators, other words and case are dropped), or the words of a rule."""
         self._customer(customer_id)
         self._require_verified(customer_id)
         self._topic(topic_id)
