@@ -129,14 +129,13 @@ def test_composition_splits_and_case_kinds(banking):
 def test_quote_values_are_normalised_by_the_tool():
     from taugen.generators.domains.banking.tools import normalise_quote
 
-    assert normalise_quote("$1,000.00") == normalise_quote("1000") == "1000"
-    assert normalise_quote("3.75 percent") == normalise_quote("3.75%") == "3.75%"
+    assert normalise_quote("$1,000.00") == normalise_quote("1000") == normalise_quote(1000.0) == "1000"
+    assert normalise_quote("3.75 percent") == normalise_quote("3.75%") == "3.75"
     assert normalise_quote("4:00 PM Central Time") == normalise_quote("4:00 pm") == "4:00 pm"
-    assert normalise_quote("10 Business Days.") == normalise_quote("10 business day") == "10 business day"
-    assert normalise_quote("3 incorrect attempts") == normalise_quote("3") == "3"
+    assert normalise_quote("10 Business Days.") == normalise_quote("10") == "10"
+    assert normalise_quote("3 incorrect attempts") == "3"
     assert normalise_quote("April 1, 2026") == "april 1 2026"
     assert normalise_quote("in person at a branch") == "in person at a branch"
-    assert normalise_quote("10 days") != normalise_quote("10 business days")
 
 
 def test_problem_base_class_keeps_context_facts_apart():

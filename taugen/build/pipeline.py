@@ -192,6 +192,12 @@ def load_pack_only(directory: str | Path) -> tuple[Pack, list[str]]:
     definition = load_domain(pack.config, str(pack.directory / "domain.yaml"))
     check_problem_facts(definition, pack)
     notes = []
-    unused = set(pack.facts) - {f for p in (definition.opening, *definition.problems) for f in p.facts}
-    notes.append(f"{len(pack.facts) - len(unused)} facts are exercised by problems, {len(unused)} are corpus-only")
+    problems = [definition.opening, *definition.problems]
+    if definition.families is not None:
+        from taugen.generators.families import instantiate
+
+        problems += instantiate(pack, definition.families(pack))[0]
+    unused = set(pack.facts) - {f for p in problems for f in p.facts}
+    notes.append(f"{len(pack.facts) - len(unused)} facts decide problems (hand-written or family instances), "
+                 f"{len(unused)} are corpus-only")
     return pack, notes

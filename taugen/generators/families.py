@@ -136,13 +136,16 @@ def perturbations(value: Any) -> list[Any]:
 
 
 def quote_text(value: Any) -> str:
-    """The words an agent states for a value (``3.75%``, ``$25.00``, ``10 business days``, ``yes``)."""
+    """What an agent notes for a value: the number in digits (``3.75`` for 3.75%, ``25`` for $25.00, ``10``
+    for 10 business days), an enum's label, a date, ``yes`` / ``no``, or a rule's key phrase."""
     if isinstance(value, BooleanValue):
         return "yes" if value.value else "no"
     if isinstance(value, EnumValue):
         return value.labels.get(value.value, [value.value.replace("_", " ")])[0]
-    if isinstance(value, CountValue) or isinstance(value, CapValue) and not value.currency:
-        return str(int(value.value if isinstance(value, CountValue) else value.amount))  # units are worded freely
+    number = {CountValue: "value", PercentValue: "value", MoneyValue: "amount", CapValue: "amount",
+              DurationValue: "amount"}.get(type(value))
+    if number is not None:  # the topic fixes the unit; records word it freely ("ten business days", "$6,725")
+        return format(Decimal(getattr(value, number)).normalize(), "f")
     return value.canonical()
 
 
@@ -352,7 +355,8 @@ class FamilyProblem(Problem):
         return kinds or {"routine"}
 
 
-def instantiate(pack: "Pack", binding: FamilyBinding, special: set[str] = frozenset()) -> tuple[
+def instantiate(pack: "Pack", binding: FamilyBinding, special: set[str] = frozenset(),
+                taken: set[str] = frozenset()) -> tuple[
         list[type[FamilyProblem]], list[Topic], dict[str, str]]:
     """Every family instance the pack's facts allow.
 
@@ -360,6 +364,8 @@ def instantiate(pack: "Pack", binding: FamilyBinding, special: set[str] = frozen
         pack: the loaded pack (current facts only are instantiated).
         binding: the domain's binding.
         special: ids of client-held or contested facts (free text is quoted for them too).
+        taken: ids of facts hand-written problems already decide (their policy may differ from a family's
+            generic reading, e.g. a wire over its limit goes to the wire desk instead of being declined).
 
     Returns:
         ``(problem classes, catalogue topics, {fact id: reason})`` with the reason for every current fact no
@@ -370,6 +376,9 @@ def instantiate(pack: "Pack", binding: FamilyBinding, special: set[str] = frozen
     topics: dict[str, Topic] = {}
     reasons: dict[str, str] = {}
     for fact in pack.facts.values():
+        if fact.id in taken:
+            reasons[fact.id] = "decided by a hand-written problem"
+            continue
         is_special = fact.id in special or fact.holder != "records"
         topic = binding.topic(fact) if fact.value is not None else None
         reason = unexercisable(fact, pack, is_special, topic is not None)

@@ -194,7 +194,8 @@ def task_space(domain: DomainDefinition, pack: Pack, world: BaseModel, seed: int
         from taugen.generators.families import instantiate
 
         binding = domain.families(pack)
-        instances, topics, reasons = instantiate(pack, binding, special)
+        taken = {f for p in domain.problems for f in p.facts}
+        instances, topics, reasons = instantiate(pack, binding, special, taken)
         binding.prepare_world(world, topics)
         problems += instances
     exercised = {f for p in problems for f in p.facts}
@@ -395,13 +396,13 @@ _WORLD_JSON: dict[int, tuple[BaseModel, dict[str, Any], dict[str, dict[str, str]
 
 
 def _world_dumps(world: BaseModel) -> tuple[dict[str, Any], dict[str, dict[str, str]]]:
-    """``(model_dump(mode="json"), {table: {key: JSON text of the record}})`` of the world
+    """``(model_dump(mode="json"), {table: {key: '"key": JSON text of the record'}})`` of the world
     :func:`compose_tasks` is composing on, remembered (cleared at the start of every composition)."""
     cached = _WORLD_JSON.get(id(world))
     if cached is None or cached[0] is not world:
         full = world.model_dump()
-        texts = {table: {key: json.dumps(row, sort_keys=True, default=str) for key, row in rows.items()}
-                 for table, rows in full.items()}
+        texts = {table: {key: f"{json.dumps(key)}: {json.dumps(row, sort_keys=True, default=str)}"
+                         for key, row in rows.items()} for table, rows in full.items()}
         cached = (world, world.model_dump(mode="json"), texts)
         _WORLD_JSON.clear()
         _WORLD_JSON[id(world)] = cached
@@ -439,8 +440,9 @@ def _full_hash(domain: DomainDefinition, world: BaseModel, toolkit: Toolkit) -> 
     for table in sorted(texts):
         rows = texts[table]
         if part.get(table):
-            rows = {**rows, **{key: json.dumps(row, sort_keys=True, default=str) for key, row in part[table].items()}}
-        body = ", ".join(f"{json.dumps(key)}: {rows[key]}" for key in sorted(rows))
+            rows = {**rows, **{key: f"{json.dumps(key)}: {json.dumps(row, sort_keys=True, default=str)}"
+                               for key, row in part[table].items()}}
+        body = ", ".join([rows[key] for key in sorted(rows)])
         tables.append(f"{json.dumps(table)}: {{{body}}}")
     import hashlib
 

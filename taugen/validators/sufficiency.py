@@ -13,7 +13,8 @@
   tool descriptions), returned by an earlier gold step, or returned by one read the requestor can
   make on the state before the step: a read with no required argument, or with one required argument
   taken from a token the scenario states (an id, a phone number) or an id an earlier step returned.
-  Booleans and empty values are not checked; numbers match in their usual written forms; an amount
+  Booleans and empty values are not checked; numbers (and strings of digits) match in their usual
+  written forms; an amount
   that is a stated rate (``3%``) of a dollar amount the scenario states counts as derived. A
   *verification* step (a tool named ``verify_…`` / ``authenticate_…`` or described as verifying the
   caller) compares what the caller says with the record, so its non-id arguments count as available
@@ -76,12 +77,17 @@ def _number_forms(value: float) -> list[str]:
     return sorted(forms, key=len, reverse=True)
 
 
+_NUMERIC = re.compile(r"-?\d+(?:\.\d+)?")
+
+
 def stated(value: Any, text: str, lowered: str | None = None) -> bool:
     """Whether ``value`` is written in ``text`` (strings case-insensitively as a whole token; numbers in
     their usual forms, not inside a longer number). ``lowered`` (``text.lower()``), when given, lets a
     plain substring test rule a value out before any regular expression runs."""
     if isinstance(value, bool) or value is None or value == "":
         return True
+    if isinstance(value, str) and _NUMERIC.fullmatch(value):  # a number written as a string ("6725", "3.75")
+        value = float(value)
     if isinstance(value, (int, float)):
         return any(form in text and re.search(rf"(?<![\d.]){re.escape(form)}(?!\d|\.\d)", text)
                    for form in _number_forms(value))

@@ -8,6 +8,8 @@
   (fresh DB, ``initialization_data`` deep-merged, gold actions in order) raises no tool error, reaches
   the certified gold DB hash, differs from the do-nothing DB, and needs every write (dropping one
   changes the final DB);
+* fact sensitivity: every fact a task declares (``author/task_facts.json``) has a row in the certificate's
+  proof showing that perturbing it changes the gold outcome;
 * duplicates: no two tasks share a normalised scenario (case, spacing and punctuation ignored) and gold
   writes (in order, action ids ignored; reads may differ): defect kind K19, reported with code ``K19``.
 """
@@ -125,6 +127,7 @@ def check_tasks(view: BundleView) -> list[Finding]:
     toolkit_class = _toolkit_class(view)
     specs = toolkit_class.tool_specs()
     certificates = view.certificates
+    findings += _declared_facts_proven(view, certificates)
     signatures: dict[str, str] = {}
     db_digest = hashlib.sha256(view.files[f"{view.runtime_dir}/db.json"]).hexdigest()
     for task in tasks:
@@ -149,6 +152,24 @@ def check_tasks(view: BundleView) -> list[Finding]:
     return findings
 
 
+def _declared_facts_proven(view: BundleView, certificates: dict[str, Any]) -> list[Finding]:
+    """Every fact ``author/task_facts.json`` says a task exercises has a passing row in the task's
+    fact-sensitivity proof (a dependency declared but never proven is an error naming fact and task)."""
+    raw = view.files.get("author/task_facts.json")
+    if raw is None:
+        return []
+    findings = []
+    for task_id, record in sorted(json.loads(raw).items()):
+        proof = {row.get("fact"): row for row in (certificates.get(task_id) or {}).get("sensitivity") or []}
+        for fact_id in record.get("facts") or []:
+            if not (proof.get(fact_id) or {}).get("changed"):
+                findings.append(error("certificate", "fact_not_decisive", task_id,
+                                      f"task_facts.json declares fact {fact_id}, but the certificate proves no "
+                                      "perturbation of it changes the task's gold",
+                                      rule="fact-sensitivity proof: every declared fact changes the gold outcome"))
+    return findings
+
+
 _REPLAYED: dict[str, list[Finding]] = {}
 """Certificate findings per task, keyed by a digest of everything they depend on (the DB, the domain, the
 world's now, the task and its certificate). Validating many variants of one bundle (``taugen mutate``)
@@ -168,11 +189,6 @@ def _replay_findings(view: BundleView, toolkit_class: type[Toolkit], specs: dict
                               "the task has no passing certificate", evidence=json.dumps(certificate)[:400],
                               rule="check fails after setup, passes after gold, every write needed, "
                                    "do-nothing fails"))
-    for fact_id in (certificate or {}).get("insensitive_facts") or []:
-        findings.append(error("certificate", "fact_not_decisive", task_id,
-                              f"declared fact {fact_id} does not decide the task: perturbing its value and "
-                              "recomposing leaves the gold writes and the final DB unchanged",
-                              rule="fact-sensitivity proof: every declared fact changes the gold outcome"))
     patch = ((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data")
     actions = (task.get("evaluation_criteria") or {}).get("actions") or []
     unknown_tools = [a["name"] for a in actions if a["name"] not in specs]

@@ -777,7 +777,8 @@ def _transfer_inputs(context: PolicyContext, tool: str, arguments: dict[str, Any
             t.account_id in accounts and t.statement_date and t.amount < 0 and t.transaction_id not in disputed
             and (context.today - _date(t.statement_date)).days > window for t in db.transactions.values())
     limit = money(context.value("wire_online_daily_limit"))
-    triggers["wire_desk"] = limit is not None and any(amount > limit for amount in _mentioned_amounts(context.scenario))
+    wired = " ".join(s for s in re.split(r"(?<=[.!?])\s+", context.scenario) if re.search(r"\bwire\b", s, re.I))
+    triggers["wire_desk"] = limit is not None and any(amount > limit for amount in _mentioned_amounts(wired))
     return {"department": arguments.get("department"), **triggers}
 
 

@@ -55,26 +55,24 @@ def _topic_index(topics: dict[str, Any]) -> dict[str, set[str]]:
 
 
 _QUOTE_TOKEN = re.compile(
-    r"\d+(?:[.:]\d+)?%?|business days?|calendar days?|minutes?|hours?|days?|weeks?|months?|years?|\bam\b|\bpm\b|"
+    r"\d+(?::\d+)?(?:\.\d+)?|\bam\b|\bpm\b|"
     r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b")
 
 
 def normalise_quote(text: str) -> str:
     """A quoted policy value in the form :meth:`BankingTools.record_quote` stores and compares.
 
-    A value with a number keeps only what carries it: the numbers (currency symbols, thousands separators
-    and trailing zeros dropped, ``percent`` as ``%``), time units, am/pm and month names, singular. So
-    ``"$1,000.00"`` and ``"1000"`` are ``"1000"``, ``"3.75 percent"`` is ``"3.75%"``, ``"10 business days"``
-    is ``"10 business day"``, ``"3 incorrect attempts"`` is ``"3"``. A value without a number is lower-cased
-    with single spaces and no trailing full stop."""
+    A value with a number keeps only the numbers (currency symbols, thousands separators, trailing zeros,
+    percent signs and units dropped: the topic fixes the unit), clock times with am/pm, and month names. So
+    ``"$1,000.00"`` and ``"1000"`` are ``"1000"``, ``"3.75 percent"`` and ``"3.75%"`` are ``"3.75"``,
+    ``"10 business days"`` is ``"10"``, ``"4:00 PM Central Time"`` is ``"4:00 pm"``. A value without a number
+    is lower-cased with single spaces and no trailing full stop."""
     value = " ".join(str(text).lower().replace(",", "").replace("$", "").split()).rstrip(".")
     value = re.sub(r"\s*(?:per ?cent|percent)\b", "%", value)
     value = _NUMBER.sub(lambda m: format(Decimal(m.group(1)).normalize(), "f"), value)
     if not any(ch.isdigit() for ch in value):
         return value
-    tokens = [token[:-1] if token.endswith("s") and not token[0].isdigit() else token
-              for token in _QUOTE_TOKEN.findall(value)]
-    return " ".join(tokens)
+    return " ".join(_QUOTE_TOKEN.findall(value))
 
 
 def _cents(amount: float) -> float:
@@ -476,9 +474,9 @@ class BankingTools(Toolkit):
     @tool("write")
     def record_quote(self, customer_id: str, topic_id: str, value: str) -> dict[str, Any]:
         """Note on the customer's file a policy value you told them (a fee, rate, limit, window, date or
-        rule) for a catalogued topic. ``value`` is the value as the policy states it (e.g. 3.75%, $25.00,
-        10 business days, 3); what is compared is its numbers with their percent sign, time unit or month
-        (currency symbols, separators, other words and case are dropped), or the words of a rule."""
+        rule) for a catalogued topic. ``value`` is the number the policy states, in digits (3.75 for 3.75%,
+        25 for $25.00, 10 for 10 business days: the topic fixes the unit), a clock time or date as written,
+        or for a rule without a number its words (yes / no for a yes-or-no rule). Formatting is normalised."""
         self._customer(customer_id)
         self._require_verified(customer_id)
         self._topic(topic_id)
