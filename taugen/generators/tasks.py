@@ -276,6 +276,7 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
         transfers = [p for p in hand if p.outcome == "transfer"]
         others = [p for p in hand if p.outcome != "transfer"]
         queue = list(family)  # uncovered instances, in seeded order
+        hand_queue = list(hand)
         made = attempts = 0
         while made < count and attempts < count * 20:
             attempts += 1
@@ -285,7 +286,8 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
             chosen: list[type[Problem]] = []
             if number % 3 == 0 and hand:
                 cycle = transfers if (number // 3) % 2 == 0 and transfers else others or transfers
-                for problem in cycle[(number // 6) % len(cycle):] + cycle[:(number // 6) % len(cycle)]:
+                fresh = [p for p in cycle if p in hand_queue]  # every hand-written problem once, first
+                for problem in fresh + cycle[(number // 6) % len(cycle):] + cycle[:(number // 6) % len(cycle)]:
                     if problem().applicable(shared, customer_id):
                         chosen.append(problem)
                         break
@@ -303,14 +305,15 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
             if task_id in seen:
                 continue
             record = realise_task(domain, pack, world, combo, customer_id, persona, seed, task_id)
-            if record is None:
-                continue
+            if record is None or record.certificate.gold_errors or record.certificate.unmet_after_gold:
+                continue  # the customer cannot carry it, or its requests collide (one closes what another uses)
             record.split = split
             tasks.append(record)
             seen.add(task_id)
             made += 1
             placed = set(combo)
             queue = [p for p in queue if p not in placed]
+            hand_queue = [p for p in hand_queue if p not in placed]
     return sorted(tasks, key=lambda t: t.task_id)
 
 
