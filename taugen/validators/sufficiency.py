@@ -77,7 +77,7 @@ def _number_forms(value: float) -> list[str]:
     return sorted(forms, key=len, reverse=True)
 
 
-_NUMERIC = re.compile(r"-?\d+(?:\.\d+)?")
+_NUMERIC = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?")
 
 
 def stated(value: Any, text: str, lowered: str | None = None) -> bool:
@@ -86,12 +86,16 @@ def stated(value: Any, text: str, lowered: str | None = None) -> bool:
     plain substring test rule a value out before any regular expression runs."""
     if isinstance(value, bool) or value is None or value == "":
         return True
-    if isinstance(value, str) and _NUMERIC.fullmatch(value):  # a number written as a string ("6725", "3.75")
-        value = float(value)
+    if isinstance(value, str) and _NUMERIC.fullmatch(value) and not stated_text(value, text, lowered):
+        value = float(value)  # a number written as a string ("6725" for "$6,725.00"); ids keep their zeros
     if isinstance(value, (int, float)):
         return any(form in text and re.search(rf"(?<![\d.]){re.escape(form)}(?!\d|\.\d)", text)
                    for form in _number_forms(value))
-    needle = str(value)
+    return stated_text(str(value), text, lowered)
+
+
+def stated_text(needle: str, text: str, lowered: str | None = None) -> bool:
+    """Whether ``needle`` occurs in ``text`` as a whole token, case-insensitively."""
     if needle.lower() not in (lowered if lowered is not None else text.lower()):
         return False
     return re.search(rf"(?<![A-Za-z0-9_]){re.escape(needle)}(?![A-Za-z0-9_])", text, re.IGNORECASE) is not None

@@ -777,8 +777,9 @@ def _transfer_inputs(context: PolicyContext, tool: str, arguments: dict[str, Any
             t.account_id in accounts and t.statement_date and t.amount < 0 and t.transaction_id not in disputed
             and (context.today - _date(t.statement_date)).days > window for t in db.transactions.values())
     limit = money(context.value("wire_online_daily_limit"))
-    wired = " ".join(s for s in re.split(r"(?<=[.!?])\s+", context.scenario) if re.search(r"\bwire\b", s, re.I))
-    triggers["wire_desk"] = limit is not None and any(amount > limit for amount in _mentioned_amounts(wired))
+    # Over the wire limit only when the caller asks about a wire at all (a large deposit is no wire).
+    triggers["wire_desk"] = limit is not None and bool(re.search(r"\bwire\b", context.scenario, re.I)) and any(
+        amount > limit for amount in _mentioned_amounts(context.scenario))
     return {"department": arguments.get("department"), **triggers}
 
 
