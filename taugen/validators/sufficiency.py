@@ -14,7 +14,7 @@
   make on the state before the step: a read with no required argument, or with one required argument
   taken from a token the scenario states (an id, a phone number) or an id an earlier step returned.
   Booleans and empty values are not checked; numbers (and strings of digits) match in their usual
-  written forms; an amount
+  written forms (digits, or spelt out as a voiced record says them); an amount
   that is a stated rate (``3%``) of a dollar amount the scenario states counts as derived. A
   *verification* step (a tool named ``verify_…`` / ``authenticate_…`` or described as verifying the
   caller) compares what the caller says with the record, so its non-id arguments count as available
@@ -88,6 +88,12 @@ def stated(value: Any, text: str, lowered: str | None = None) -> bool:
         return True
     if isinstance(value, str) and _NUMERIC.fullmatch(value) and not stated_text(value, text, lowered):
         value = float(value)  # a number written as a string ("6725" for "$6,725.00"); ids keep their zeros
+    if isinstance(value, (int, float)) and float(value).is_integer() and 0 < value < 10**7:
+        from taugen.authoring.values import _words  # a voiced record says "six thousand seven hundred ..."
+
+        spoken = _words(int(value))
+        if spoken in (lowered if lowered is not None else text.lower()):
+            return True
     if isinstance(value, (int, float)):
         return any(form in text and re.search(rf"(?<![\d.]){re.escape(form)}(?!\d|\.\d)", text)
                    for form in _number_forms(value))
