@@ -158,9 +158,9 @@ class CourtesyOverdraftRefund(Problem):
 class CourtesyRefundAlreadyUsed(Problem):
     name = "courtesy_refund_already_used"
     slot = "overdraft"
-    facts = ("courtesy_refund_window", "fee_everyday_checking_overdraft")
+    facts = ("fee_everyday_checking_overdraft",)
     # Read in setup only, or decisive only in some worlds: not proven to decide the gold, so context.
-    context_facts = ("courtesy_refund_limit",)
+    context_facts = ("courtesy_refund_limit", "courtesy_refund_window")
     outcome = "refuse"
     kinds = ("unusual",)  # the edge of a rule (a limit already used, a window passed)
     summary = "A courtesy refund was already given in the last 12 months: refuse a second one."
