@@ -185,7 +185,7 @@ def validate(
     started = time.perf_counter()
     try:
         with Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), TextColumn("{task.fields[detail]}"),
-                      TimeElapsedColumn(), console=errors, transient=True) as bar:
+                      TimeElapsedColumn(), console=errors, transient=True, disable=not errors.is_terminal) as bar:
             task = bar.add_task("reading the bundle", detail="", total=None)
             files = read_bundle(bundle)
             names = list(validators())
@@ -401,7 +401,7 @@ def run_agents(
             num_trials=num_trials, split=split, task_ids=ids, max_concurrency=max_concurrency, save_to=save_to,
             overwrite=overwrite, seed=seed, policy=policy.value, max_steps=max_steps)
         with Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), TextColumn("{task.fields[detail]}"),
-                      TimeElapsedColumn(), console=console, transient=True) as bar:
+                      TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal) as bar:
             task = bar.add_task("running", detail="")
 
             def report(done: int, total: int, simulation) -> None:
