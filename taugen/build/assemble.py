@@ -151,7 +151,7 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
     for fact in pack.facts.values():
         newer = pack.superseded_by(fact.id)
         facts_manifest[fact.id] = {
-            "section": fact.section, "category": fact.category, "statement": fact.statement,
+            "section": fact.section, "category": fact.category, "statement": fact.statement, "subject": fact.subject,
             "value": fact.value.model_dump(mode="json") if fact.value is not None else None,
             "applies_to": list(fact.applies_to),
             "holder": fact.holder, "effective_from": fact.effective_from.isoformat(), "supersedes": fact.supersedes,
@@ -229,6 +229,7 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
                                   "tokens": sum(count_tokens(extract[a.plan.artifact_id]) for a in rendered
                                                 if a.plan.target_words)}
     from taugen.validators.bundle_view import BundleView  # late: validators import this module
+    from taugen.validators.readers import summary as readers_summary
     from taugen.validators.realism import summary as realism_summary
 
     view = BundleView(files, source="<build>")
@@ -238,7 +239,7 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
         "name": name, "domain": config.domain, "version": config.version, "taugen_version": taugen.__version__,
         "seed": seed, "tier": preset.name, "requested": preset.knobs(), "achieved": achieved,
         "sources": pack.sha256_by_file(), "counts": counts, "environment": config.environment,
-        "realism": realism_summary(view),
+        "realism": {**realism_summary(view), "readers": readers_summary(view)},
     }
     files["bundle.json"] = json_bytes(bundle_json)
     return AssembledBundle(name=name, files=files, counts=counts)
