@@ -187,6 +187,7 @@ class Genre(ABC):
         name: registry name (snake_case), e.g. ``email_thread``.
         label: human name for reports.
         max_facts: most facts one artifact of this genre may own.
+        stand_ins: sources of a filler's stand-ins and their weights.
         categories: fact categories the genre is suited to (empty = any).
         variants: sub-kinds the planner may ask for (first is the default).
         binary: True when delivered files are not text (an author-side text source is then kept).
@@ -200,6 +201,9 @@ class Genre(ABC):
     name: str = ""
     label: str = ""
     max_facts: int = 4
+    stand_ins: tuple[tuple[str, int], ...] = (("operations", 75), ("customer", 5), ("other", 20))
+    """Where a filler's stand-ins come from, with weights (``operations``, ``customer``, ``other``:
+    see :mod:`taugen.generators.corpus.standins`); conversations with customers override it."""
     categories: tuple[str, ...] = ()
     variants: tuple[str, ...] = ("",)
     binary: bool = False

@@ -13,6 +13,7 @@ from taugen.authoring.pack import Pack
 from taugen.errors import InputError
 from taugen.generators.corpus.genre import ArtifactPlan, Genre, RenderContext, RenderedArtifact
 from taugen.generators.corpus.planner import CorpusPlan
+from taugen.generators.corpus.standins import with_stand_ins, without_stand_ins
 from taugen.generators.domain import DomainDefinition
 
 
@@ -24,8 +25,10 @@ def template_environment() -> jinja2.Environment:
 
 def _render_one(artifact_plan: ArtifactPlan, context: RenderContext, available: dict[str, Genre]) -> RenderedArtifact:
     genre = available[artifact_plan.genre]
+    staged = with_stand_ins(artifact_plan, genre)
     try:
-        return genre.render(artifact_plan, context)
+        artifact = genre.render(staged, context)
+        return artifact if staged is artifact_plan else without_stand_ins(artifact, artifact_plan)
     except jinja2.TemplateSyntaxError as exc:
         raise InputError(f"template error: {exc.message}", f"taugen/templates/{exc.name or '?'}", exc.lineno,
                          artifact_plan.artifact_id) from None

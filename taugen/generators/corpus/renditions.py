@@ -91,6 +91,41 @@ def canonical_text(fact: Fact) -> tuple[str, str]:
     return fact.statement, form or ""
 
 
+# Everyday words a speaker uses for a subject's record words, so that a voiced rendition paraphrases
+# the subject and not only the value ("the monthly maintenance fee" -> "the per-month upkeep charge").
+# Only lower-case words are replaced: product and place names keep their capitals and their words.
+_EVERYDAY = {
+    "fee": "charge", "fees": "charges", "charge": "cost", "withdrawal": "cash-out", "withdrawals": "cash-outs",
+    "monthly": "per-month", "maintenance": "upkeep", "deadline": "cut-off", "window": "time frame",
+    "replacement": "new", "outgoing": "outbound", "incoming": "received", "international": "foreign",
+    "domestic": "in-country", "dormant": "inactive", "inactive": "dormant", "minimum": "lowest",
+    "maximum": "highest", "daily": "per-day", "balance": "amount held", "deposit": "pay-in",
+    "deposits": "pay-ins", "opening": "starting", "closing": "shutting", "early": "premature",
+    "notice": "heads-up", "statement": "monthly summary", "statements": "monthly summaries", "paper": "printed",
+    "dispute": "challenge", "disputes": "challenges", "refund": "money back", "rate": "percentage",
+    "limit": "cap", "limits": "caps", "hold": "freeze", "holds": "freezes", "transfer": "move of money",
+    "transfers": "moves of money", "overdraft": "overdrawn-balance", "expedited": "rushed", "delivery": "shipping",
+    "request": "ask", "period": "stretch", "annual": "yearly", "returned": "bounced", "item": "payment",
+    "items": "payments", "inquiry": "question", "investigation": "look-into", "provisional": "temporary",
+    "credit": "money put back", "error": "mistake", "unauthorized": "unapproved", "report": "heads-up",
+}
+
+
+def everyday_subject(subject: str) -> str:
+    """``subject`` with its record words swapped for everyday ones (see ``_EVERYDAY``); unchanged when
+    none applies."""
+    out = []
+    for token in subject.split():
+        core = token.rstrip(",.;:")
+        tail = token[len(core):]
+        word = _EVERYDAY.get(core, core) + tail if core.islower() else token
+        if out and out[-1].lower() in ("a", "an") and word != token:  # "an outgoing" -> "a sent"
+            article = "an" if word[:1].lower() in "aeiou" else "a"
+            out[-1] = article.capitalize() if out[-1][:1].isupper() else article
+        out.append(word)
+    return " ".join(out)
+
+
 def _subject_variants(subject: str) -> list[str]:
     """The subject as written, then shorter wordings that break long runs shared with the statement:
     ``the monthly fee on Everyday Checking`` → ``Everyday Checking's monthly fee`` / ``the monthly fee``."""
@@ -133,7 +168,9 @@ def voiced_text(fact: Fact, rng: random.Random) -> tuple[str, str]:
     first = rng.choice(frames)
     frames.remove(first)
     rng.shuffle(frames)
-    for subject in _subject_variants(fact.subject):
+    verbatim = _subject_variants(fact.subject)
+    everyday = [v for v in dict.fromkeys(everyday_subject(v) for v in verbatim) if v not in verbatim]
+    for subject in everyday + verbatim:  # paraphrase the subject where the words allow it
         for frame in [first, *frames]:
             text = frame.format(subject=subject, Subject=subject[:1].upper() + subject[1:], value=spoken)
             if shares_run(text, fact.statement):

@@ -1089,6 +1089,7 @@ class SupportTranscriptGenre(Genre):
     voiced = True
     label = "Support transcript"
     max_facts = 3
+    stand_ins = (("customer", 80), ("other", 20))  # a filler call states the customer's own figures
     variants = ("chat", "phone")
 
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
