@@ -70,7 +70,7 @@ def test_a_rendered_filler_states_its_stand_ins_but_owns_nothing(context, genre)
     artifact = _render_one(plan, context, GENRES)
     assert artifact.plan is plan and artifact.renditions == []
     text = GENRES[genre].extract_text(artifact.files, artifact.author_text)
-    staged = with_stand_ins(plan, GENRES[genre])
+    staged = with_stand_ins(plan, GENRES[genre], [p.label for p in context.config.products])
     stated = [r for r in staged.renditions if find_surface_form(staged.facts[r.fact_id].value, text)]
     assert stated, f"{genre}: no stand-in value in the filler"
     assert PREFIX not in repr(artifact.metadata)

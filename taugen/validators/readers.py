@@ -245,7 +245,7 @@ def classifiers(view: BundleView, data: dict[str, Any] | None = None, explain: b
         result["tfidf_facts_removed"] = _score(_logistic, x, labels, genres)
         if explain:
             result["top_features"] = top_features(x, labels, names)
-    numeric = np.asarray([numeric_features(t) for t in data["stripped"]])
+    numeric = np.asarray([numeric_features(t) for t in data["texts"]])
     result["numeric"] = _score(_boosted, numeric, labels, genres)
     kinds = sorted({"+".join(sorted(set(s))) for s in data["suffixes"]})
     structure = np.asarray([structure_features(t, s, z, kinds)

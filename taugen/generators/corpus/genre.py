@@ -201,7 +201,7 @@ class Genre(ABC):
     name: str = ""
     label: str = ""
     max_facts: int = 4
-    stand_ins: tuple[tuple[str, int], ...] = (("operations", 75), ("customer", 5), ("other", 20))
+    stand_ins: tuple[tuple[str, int], ...] = (("operations", 30), ("customer", 50), ("other", 20))
     """Where a filler's stand-ins come from, with weights (``operations``, ``customer``, ``other``:
     see :mod:`taugen.generators.corpus.standins`); conversations with customers override it."""
     categories: tuple[str, ...] = ()

@@ -25,7 +25,8 @@ def template_environment() -> jinja2.Environment:
 
 def _render_one(artifact_plan: ArtifactPlan, context: RenderContext, available: dict[str, Genre]) -> RenderedArtifact:
     genre = available[artifact_plan.genre]
-    staged = with_stand_ins(artifact_plan, genre)
+    products = [p.label for p in getattr(context.config, "products", None) or []]
+    staged = with_stand_ins(artifact_plan, genre, products)
     try:
         artifact = genre.render(staged, context)
         return artifact if staged is artifact_plan else without_stand_ins(artifact, artifact_plan)

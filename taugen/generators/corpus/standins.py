@@ -57,9 +57,15 @@ def _money(rng: random.Random, low: int, high: int) -> MoneyValue:
     return MoneyValue(amount=Decimal(rng.randint(low, high)) + Decimal(cents) / 100)
 
 
-def _world(rng: random.Random, fake, plan: ArtifactPlan) -> dict[str, str]:
+_SHOPS = ("Hardware", "Grocery", "Dental", "Auto Repair", "Furniture", "Pharmacy", "Travel", "Florist", "Books",
+          "Plumbing", "Electric", "Fitness", "Pet Supply", "Bakery", "Outfitters", "Appliance", "Roofing", "Optical")
+_CUSTOMER_PAPERS = ("a statement copy", "a balance letter", "a new card", "a copy of the signature card",
+                    "a letter for the landlord", "a printed transaction list", "a closing letter")
+
+
+def _world(rng: random.Random, fake, plan: ArtifactPlan, products: list[str]) -> dict[str, str]:
     day = plan.start.date() - dt.timedelta(days=rng.randint(3, 40))
-    return {"merchant": fake.company().replace(",", ""), "org": f"{fake.last_name()} {rng.choice(('Credit Union', 'Savings Bank', 'Federal Credit Union', 'National Bank', 'Community Bank'))}",
+    return {"merchant": f"{fake.last_name()} {rng.choice(_SHOPS)}", "product": rng.choice(products), "org": f"{fake.last_name()} {rng.choice(('Credit Union', 'Savings Bank', 'Federal Credit Union', 'National Bank', 'Community Bank'))}",
             "person": fake.first_name(), "town": fake.city(), "month": _MONTHS[day.month - 1],
             "year": str(day.year - rng.randint(0, 3)), "goods": rng.choice(_GOODS), "paper": rng.choice(_PAPERS),
             "case": rng.choice(_CASE_WORDS), "team": rng.choice(_TEAMS), "day": f"{day:%B} {day.day}"}
@@ -108,35 +114,39 @@ _POOLS: dict[str, dict[str, tuple[tuple[str, str, str], ...]]] = {
     },
     "customer": {
         "money": (
-            ("limit", "the {merchant} charge on the {month} statement", "The {merchant} charge on the customer's {month} statement was {value}."),
+            ("limit", "the {product} balance on {person}'s {month} statement", "{person}'s {product} balance on the {month} statement was {value}."),
+            ("limit", "the money {person} moved out of {product}", "{person} moved {value} out of {product} on {day} to pay {merchant}."),
+            ("limit", "the {product} purchase at {merchant}", "The {product} purchase at {merchant} on {day} came to {value}."),
+            ("limit", "the deposit {person} made at the {town} branch", "{person} paid {value} into {product} at the {town} branch on {day}."),
             ("limit", "the payment to {merchant} for {goods}", "The payment to {merchant} for {goods} came to {value} on {day}."),
-            ("limit", "the refund {merchant} sent back", "{merchant} sent back {value} to the card on {day} for {goods}."),
-            ("limit", "the amount in {case}", "In {case} that {person} raised in {month} {year}, the amount in question was {value}."),
+            ("limit", "the refund {merchant} sent back", "{merchant} sent back {value} to {person}'s {product} on {day} for {goods}."),
         ),
         "percent": (
-            ("rate", "the rate on the car loan with {org}", "The customer's car loan with {org} carries a rate of {value}."),
-            ("rate", "the discount {merchant} offered", "{merchant} offered a {value} discount on {goods} in {month}."),
+            ("rate", "the share of {person}'s paycheck that goes to {product}", "{person} sends {value} of each paycheck to {product}."),
+            ("rate", "the rate on {person}'s car loan with {org}", "{person}'s car loan with {org} carries a rate of {value}."),
         ),
         "duration": (
-            ("deadline", "the delivery time {merchant} quoted for {goods}", "{merchant} quoted {value} for delivery of {goods}."),
+            ("deadline", "how long {person} has held {product}", "{person} has held {product} at the {town} branch for {value}."),
+            ("deadline", "the delivery time {merchant} quoted for {goods}", "{merchant} quoted {value} for delivery of {goods} to {person}."),
             ("deadline", "how long {case} stayed open", "{Case} that {person} raised in {month} stayed open for {value} before it closed."),
         ),
         "count": (
-            ("limit", "the transfers to {person} in {month}", "The customer made {value} to {person} in {month}.", "transfers"),
+            ("limit", "the {product} transactions {person} made in {month}", "{person} made {value} with {product} in {month}.", "transactions"),
+            ("limit", "the transfers to {person} in {month}", "{person}'s {product} sent {value} to {merchant} in {month}.", "transfers"),
         ),
         "date": (
-            ("deadline", "the last payment to {merchant}", "The last payment to {merchant} for {goods} went out on {value}."),
-            ("deadline", "the day {case} was reported", "{Case} was first reported by {person} at the {town} branch on {value}."),
+            ("deadline", "the day {person} opened {product}", "{person} opened {product} at the {town} branch on {value}."),
+            ("deadline", "the last payment to {merchant}", "The last payment from {person}'s {product} to {merchant} went out on {value}."),
         ),
         "text": (
-            ("procedure", "a refund from {merchant}", "{merchant} asks for {paper} before it looks at a refund for {goods}."),
+            ("procedure", "{person}'s request about {product}", "{person} asked the {town} branch for {paper} on {product}."),
             ("procedure", "the follow-up on {case}", "For {case} at the {town} branch, {person} was asked to send {paper} by secure message."),
         ),
     },
     "other": {
         "money": (
             ("fee", "what {org} charges to send a wire", "{org} lists {value} on its own price sheet to send a domestic wire."),
-            ("limit", "the amount in the {town} worked example", "In the {town} worked example the customer deposits {value} in cash."),
+            ("limit", "the amount in the {town} training case", "In the {town} training case {person} pays {value} in cash into {product}."),
             ("fee", "the late charge {merchant} added", "{merchant} added a late charge of {value} to its own invoice for {goods}."),
         ),
         "percent": (
@@ -153,7 +163,7 @@ _POOLS: dict[str, dict[str, tuple[tuple[str, str, str], ...]]] = {
             ("deadline", "the day {org} changed its price sheet", "{org} published its new price sheet on {value}."),
         ),
         "text": (
-            ("procedure", "the {town} worked example", "In the {town} worked example {person} from {team} checks {paper} first."),
+            ("procedure", "the {town} training case", "In the {town} training case {person} from {team} checks {paper} on {product} first."),
         ),
     },
 }
@@ -185,16 +195,19 @@ def _pool(kind: str, source: str):
     return _POOLS[source][key]
 
 
-def stand_in_fact(index: int, kind: str, source: str, plan: ArtifactPlan, rng: random.Random, fake) -> Fact:
+def stand_in_fact(index: int, kind: str, source: str, plan: ArtifactPlan, rng: random.Random, fake,
+                  products: list[str] | None = None) -> Fact:
     """One stand-in fact of value type ``kind`` (a FactValue type; ``text``, ``boolean``, ``enum`` and
     ``none`` give a procedure-shaped sentence with a key phrase) from ``source`` (``operations``,
     ``customer`` or ``other``, see ``_POOLS``)."""
-    world = _world(rng, fake, plan)
+    world = _world(rng, fake, plan, products or ["the account"])
     row = rng.choice(_pool(kind, source))
     category, subject, statement = row[:3]
     world["unit"] = row[3] if len(row) > 3 else ""
     if source == "operations":
         world["paper"] = rng.choice(_STAFF_PAPERS)
+    elif source == "customer" and "{product}" in statement:
+        world["paper"] = rng.choice(_CUSTOMER_PAPERS)
     world["Case"] = world["case"][:1].upper() + world["case"][1:]
     value = _value(kind, rng, plan, world)
     text = statement.format(value=value.canonical(), **world)
@@ -208,7 +221,7 @@ def _kinds(genre: Genre, plan: ArtifactPlan) -> list[tuple[str, int]]:
     return rows or [("money", 1), ("duration", 1), ("text", 1)]
 
 
-def with_stand_ins(plan: ArtifactPlan, genre: Genre) -> ArtifactPlan:
+def with_stand_ins(plan: ArtifactPlan, genre: Genre, products: list[str] | None = None) -> ArtifactPlan:
     """A copy of filler ``plan`` whose fact slots hold stand-ins (1 to the genre's ``max_facts``, at
     most 12, fewer more likely; see the module docstring); a carrier's plan, or any plan of a genre
     without ``stand_ins``, is returned unchanged."""
@@ -216,8 +229,9 @@ def with_stand_ins(plan: ArtifactPlan, genre: Genre) -> ArtifactPlan:
         return plan
     rng = plan.rng("stand-ins")
     fake = plan.faker("en_US", "stand-ins")
+    products = products or ["the account"]
     most = max(1, min(genre.max_facts or 1, 12))
-    count = rng.choices(range(1, most + 1), weights=[1 / k ** 0.7 for k in range(1, most + 1)])[0]
+    count = rng.choices(range(1, most + 1), weights=[1 / k ** 0.4 for k in range(1, most + 1)])[0]
     kinds = _kinds(genre, plan)
     renditions = list(plan.renditions)
     facts = dict(plan.facts)
@@ -225,7 +239,7 @@ def with_stand_ins(plan: ArtifactPlan, genre: Genre) -> ArtifactPlan:
     for index in range(count):
         kind = rng.choices([k for k, _ in kinds], weights=[w for _, w in kinds])[0]
         source = rng.choices([s for s, _ in genre.stand_ins], weights=[w for _, w in genre.stand_ins])[0]
-        fact = stand_in_fact(index, kind, source, plan, rng, fake)
+        fact = stand_in_fact(index, kind, source, plan, rng, fake, products)
         text, form = fact.statement, find_surface_form(fact.value, fact.statement) or ""
         if genre.voiced and rng.random() < 0.5:
             voiced, voiced_form = voiced_text(fact, rng)
