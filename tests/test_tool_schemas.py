@@ -88,3 +88,23 @@ def test_tau2_shows_the_kit_schemas_and_returns_tool_errors_not_python_exception
         assert message.error and message.content.startswith("Error: order_replacement_card: "), message.content
         assert expected in message.content
         assert "TypeError" not in message.content and "positional" not in message.content
+
+
+@pytest.mark.tau2
+def test_every_telecom_agent_tool_parameter_has_tau2s_description():
+    """Telecom's tools are tau2's own: the schemas taugen writes carry the parameter descriptions tau2
+    parses from their docstrings, so kit/tools.json tells an agent what tau2 tells it."""
+    pytest.importorskip("tau2")
+    from tau2.domains.telecom.environment import get_environment
+
+    from taugen.generators.domains.telecom.env import TelecomToolkit
+
+    ours = {spec.name: spec.parameters_schema()["properties"] for spec in TelecomToolkit.tool_specs().values()}
+    theirs = {tool.name: tool.openai_schema["function"]["parameters"]["properties"]
+              for tool in get_environment().get_tools()}
+    assert set(ours) == set(theirs) and len(ours) >= 10
+    for name, properties in ours.items():
+        assert set(properties) == set(theirs[name]), name
+        for parameter, schema in properties.items():
+            assert schema.get("description"), f"{name}.{parameter} has no description"
+            assert schema["description"] == theirs[name][parameter]["description"]

@@ -154,8 +154,22 @@ def _specs(toolkit_class: type) -> dict[str, ToolSpec]:
             parameters[parameter.name] = getattr(annotation, "__name__", None) or "str"
             if parameter.default is inspect.Parameter.empty:
                 required.append(parameter.name)
-        specs[name] = ToolSpec(name, kind, parameters, tuple(required), inspect.getdoc(member) or "")  # type: ignore[arg-type]
+        specs[name] = ToolSpec(name, kind, parameters, tuple(required), inspect.getdoc(member) or "",  # type: ignore[arg-type]
+                               _parameters_model(member))
     return dict(sorted(specs.items()))
+
+
+def _parameters_model(member: Any) -> type[BaseModel]:
+    """The pydantic ``parameters`` model tau2 builds for a telecom tool (``tau2.environment.tool.as_tool``:
+    types from the signature, each parameter's description from the docstring's Args section), without
+    ``self``; its JSON schema is what tau2 shows an agent, so ``kit/tools.json`` carries the same."""
+    from pydantic import create_model
+
+    from tau2.environment.tool import as_tool
+
+    fields = {name: (info.annotation, info) for name, info in as_tool(member).params.model_fields.items()
+              if name != "self"}
+    return create_model("parameters", **fields)
 
 
 class TelecomToolkit(Toolkit):
