@@ -17,25 +17,17 @@ from typing import Callable
 import pytest
 
 
-TEST_TASKS = 45
-"""Banking bundles in tests pick 45 tasks from the task space (the tiers' defaults, 60 to 300, would make
-every validator, tau2 and mutation test several times slower); pass ``tasks=None`` for the tier's default."""
-
-
 @pytest.fixture(scope="session")
 def built_bundle(tmp_path_factory) -> Callable[..., Path]:
-    """Factory ``(tier, seed=0, domain="banking", tasks=45) -> Path`` of a validated bundle, built once per
-    session."""
+    """Factory ``(tier, seed=0, domain="banking") -> Path`` of a validated bundle, built once per session."""
     from taugen.build.pipeline import build
 
-    cache: dict[tuple[str, str, int, int | None], Path] = {}
+    cache: dict[tuple[str, str, int], Path] = {}
 
-    def get(tier: str, seed: int = 0, domain: str = "banking", tasks: int | None = TEST_TASKS) -> Path:
-        key = (domain, tier, seed, tasks)
+    def get(tier: str, seed: int = 0, domain: str = "banking") -> Path:
+        key = (domain, tier, seed)
         if key not in cache:
-            count = tasks if domain == "banking" else None
-            result = build(domain, tier, seed=seed, out=tmp_path_factory.mktemp(f"{domain}-{tier}-{seed}"),
-                           tasks=count)
+            result = build(domain, tier, seed=seed, out=tmp_path_factory.mktemp(f"{domain}-{tier}-{seed}"))
             assert result.ok, [f for f in result.findings if f.severity == "error"][:5]
             cache[key] = result.path
         return cache[key]
