@@ -267,8 +267,8 @@ class BankingTools(Toolkit):
 
     @tool("write")
     def place_stop_payment(self, account_id: AccountId,
-                           check_number: Annotated[str, Field(description="The check's number, as a string of "
-                                                                          "digits, e.g. \"1042\".")],
+                           check_number: Annotated[str, Field(description="The check's number as printed on the "
+                                                                          "check, a string of digits.")],
                            amount: _dollars("The amount the check was written for"),
                            fee: _dollars("The stop payment fee the customer is charged")) -> dict[str, Any]:
         """Place a stop payment on a check not yet paid. ``fee`` is the stop payment fee charged."""
