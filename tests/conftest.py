@@ -95,3 +95,15 @@ def pytest_terminal_summary(terminalreporter) -> None:
     for table in KILL_TABLES:
         terminalreporter.write_sep("-", "mutation kill rate per kind")
         terminalreporter.write_line(table)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (``--dist loadgroup``), keep each module on one worker, so its module-scoped
+    fixtures are computed once, unless the module sets ``SPREAD_OVER_WORKERS = True`` (independent,
+    long tests such as one hard build per seed): those are spread test by test."""
+    for item in items:
+        module = getattr(item, "module", None)
+        if module is None or getattr(module, "SPREAD_OVER_WORKERS", False):
+            continue
+        if not any(mark.name == "xdist_group" for mark in item.iter_markers()):
+            item.add_marker(pytest.mark.xdist_group(module.__name__))
