@@ -90,6 +90,18 @@ KILL_TABLES: list[str] = []
 """Kill-rate tables that tests/test_mutation.py computed, printed in the session's terminal summary."""
 
 
+def pytest_sessionfinish(session) -> None:
+    """Under pytest-xdist a worker hands its kill-rate tables to the controller, which prints the summary."""
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["kill_tables"] = list(KILL_TABLES)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    """xdist's controller side: collect the tables a worker computed (see :func:`pytest_sessionfinish`)."""
+    KILL_TABLES.extend(getattr(node, "workeroutput", {}).get("kill_tables", []))
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
     """Print the mutation kill rate per kind (the issue asks for it in every test run)."""
     for table in KILL_TABLES:
