@@ -800,3 +800,28 @@ def test_families_run_on_a_foreign_taskset_without_tau2_data(tmp_path):
     defects = data.data_defects(taskset) + grader.grader_defects(taskset) + executability.executability_defects(taskset)
     findings = to_findings("x", defects, taskset.tasks)
     assert any(f.code == "splits" and "ghost" in f.message for f in findings)
+
+
+def test_courtesy_refund_setup_leaves_every_account_in_good_standing():
+    """Seed 97 drew a customer (C10007) whose balance the overdraft setup pushed below zero, so the gold
+    courtesy refund broke courtesy_refund_good_standing (K1) and the easy build failed."""
+    from taugen.authoring.pack import load_pack
+    from taugen.build.pipeline import PACKS_DIR
+    from taugen.generators.domain import load_domain
+    from taugen.generators.domains.banking.problems import CourtesyOverdraftRefund
+    from taugen.generators.tasks import realise_task
+
+    pack = load_pack(PACKS_DIR / "banking")
+    domain = load_domain(pack.config)
+    world = domain.build_world(pack.config, 97)
+    balances = {}
+    for customer_id in sorted(world.customers):
+        record = realise_task(domain, pack, world, (CourtesyOverdraftRefund,), customer_id, "None", 97, f"t-{customer_id}")
+        if record is None:
+            continue
+        account_id = next(call.arguments["account_id"] for _, call in record.gold if call.name == "list_transactions")
+        patched = (record.patch.get("accounts") or {}).get(account_id) or {}
+        balances[customer_id] = patched.get("balance", world.accounts[account_id].balance)
+        assert record.certificate.ok, (customer_id, record.certificate)
+    assert "C10007" in balances and len(balances) >= 5
+    assert min(balances.values()) >= 0, {c: b for c, b in balances.items() if b < 0}

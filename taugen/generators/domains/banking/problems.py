@@ -135,6 +135,10 @@ class CourtesyOverdraftRefund(Problem):
                          "overdraft-trigger")
         fee_tx = _add_transaction(context, account, days, "Overdraft item fee", -fee, "fee", "overdraft-fee",
                                   fee_type="overdraft")
+        if account.balance < 0:  # a deposit since brought the account back: it is in good standing, as the
+            # courtesy refund requires (courtesy_refund_good_standing), whatever balance the world drew
+            _add_transaction(context, account, days - 1, "Payroll deposit",
+                             round(-account.balance + context.rng.uniform(150, 600), 2), "deposit", "overdraft-cure")
         context.state.update(account_id=account.account_id, fee_id=fee_tx.transaction_id)
         posted = dt.date.fromisoformat(fee_tx.posted_on)
         return ScenarioFragment(
