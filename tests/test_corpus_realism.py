@@ -104,6 +104,42 @@ def test_a_repeated_long_sentence_is_flagged_only_across_long_documents():
     assert not codes(check_realism(clean), "repeated_long_sentence")
 
 
+def test_doubled_words_are_flagged_and_english_doubles_are_not():
+    clean = {f"support_transcript_{i:03d}": {"text": transcript(f"Hello there, question number {i} about the opt-in in "
+                                                               f"my letter, sorry.", seed=i)} for i in range(3)}
+    assert not codes(check_realism(synthetic(clean)), "doubled_words")
+    bad = dict(clean)
+    bad["support_transcript_009"] = {"text": transcript("I saw the the charge on my statement this morning.", seed=9)}
+    found = codes(check_realism(synthetic(bad)), "doubled_words")
+    assert len(found) == 1 and found[0].severity == "error" and "the" in found[0].message
+    assert codes(check_realism(synthetic(bad, tier_name="medium")), "doubled_words")[0].severity == "warning"
+
+
+def test_repetition_statistics_count_distinct_sentences_and_skeletons():
+    from taugen.validators.realism import repetition, skeleton
+
+    assert skeleton("Ava Stone met Liam Park in room 4 on Tuesday.") == "ava N met N N in room # on N"
+    texts = [f"Yesterday {NAMES[i]} met {NAMES[i + 1]} in room {i} to review the file. The file was closed on time."
+             for i in range(6)]
+    stats = repetition(texts)
+    assert stats["sentences"] == 6  # "The file was closed on time." has fewer than eight words
+    assert stats["distinct_share"] == 1.0 and stats["top_skeleton_count"] == 6
+    assert repetition(texts + texts)["distinct_share"] == 0.5
+
+
+def test_repairable_names_the_records_to_redraw_and_the_corpus_gates():
+    from taugen.validators.realism import repairable
+
+    opening = "Hi, I have a question about the fee on my checking account please."
+    artifacts = {f"support_transcript_{i:03d}": {"text": transcript(opening if i < 3 else f"Question {i} about "
+                                                                    f"something else entirely today.", seed=i),
+                                                 "carrier": i == 1} for i in range(6)}
+    redraw, corpus = repairable(synthetic(artifacts))
+    # the carrier keeps its opening; the two fillers that open alike are re-drawn
+    assert redraw == ["support_transcript_000", "support_transcript_002"]
+    assert corpus == []
+
+
 def test_a_voiced_rendition_copying_the_statement_is_flagged():
     statement = "The overdraft fee on Everyday Checking is $35.00 per item paid into overdraft."
     facts = {"fee_x": {"statement": statement, "value": {"type": "money", "amount": "35.00", "currency": "USD"}}}

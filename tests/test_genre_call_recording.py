@@ -62,7 +62,9 @@ def facts() -> dict[str, Fact]:
 
 
 def make_plan(facts, index: int = 0, ids=("hold_period_2025", "wire_fee_domestic"), *,
-              filler: bool = False) -> ArtifactPlan:
+              filler: bool = False, length_words: int = 200) -> ArtifactPlan:
+    """A call plan; ``length_words`` is the length the planner would ask for (200 words: a call of about a
+    minute and a half)."""
     renditions = [] if filler else [
         Rendition(fid, facts[fid].statement, facts[fid].value.canonical(), "canonical",
                   "superseded" if fid.endswith("_2025") else "current",
@@ -70,7 +72,7 @@ def make_plan(facts, index: int = 0, ids=("hold_period_2025", "wire_fee_domestic
     return ArtifactPlan(artifact_id=f"call_recording_{index:03d}", genre="call_recording",
                         topic="wires_and_transfers", topic_title="Wires and transfers",
                         start=dt.datetime(2026, 2, 2, 8, tzinfo=TZ), end=dt.datetime(2026, 3, 13, 17, tzinfo=TZ),
-                        renditions=renditions, facts=dict(facts), seed=7000 + index)
+                        renditions=renditions, facts=dict(facts), seed=7000 + index, length_words=length_words)
 
 
 @pytest.fixture(scope="module")
@@ -89,6 +91,38 @@ def test_render_is_deterministic_and_fast(context, facts, rendered):
     assert seconds < 2.0, f"render took {seconds:.2f} s"
 
 
+@pytest.mark.parametrize("filler", [False, True])
+def test_calls_grow_to_the_planned_length_with_the_steps_of_a_service_call(context, facts, filler):
+    from taugen.generators.corpus.genres.support_transcript import build_conversation
+
+    lengths = []
+    for target in (150, 320, 470):
+        plan = make_plan(facts, 3, filler=filler, length_words=target)
+        conversation = build_conversation(plan, context, "phone", max_turns=call_recording.MAX_TURNS,
+                                          max_words=target)
+        call_recording.extend_call(conversation, plan, context, target)
+        turns = conversation.turns
+        assert all(a.role != b.role for a, b in zip(turns, turns[1:]))  # speakers alternate on a phone line
+        assert turns[0].role == "agent" and len(turns) <= call_recording.MAX_TURNS
+        for rendition in plan.renditions:  # the renditions stay verbatim, each in one agent turn
+            assert sum(rendition.text in t.text for t in turns if t.role == "agent") == 1
+        lengths.append(sum(len(t.text.split()) for t in turns))
+    assert lengths == sorted(lengths) and lengths[0] < 260 and lengths[-1] >= 440
+    # at espeak's pace with pauses (about 170 words a minute) the longest call lasts two and a half minutes or more
+    assert lengths[-1] / 170 >= 2.5
+
+
+def test_band_limit_matches_pydubs_first_order_filters():
+    from pydub import AudioSegment as Segment
+
+    samples = np.random.default_rng(3).normal(0, 3000, 16000).astype("<i2")
+    segment = Segment(data=samples.tobytes(), sample_width=2, frame_rate=8000, channels=1)
+    reference = np.frombuffer(segment.high_pass_filter(300).low_pass_filter(3400).raw_data, dtype="<i2")
+    ours = call_recording.band_limit(samples, 8000)
+    # pydub truncates to integers between its two filters; that is the only difference (a few units)
+    assert np.max(np.abs(reference - ours)) <= 3.0
+
+
 def test_wav_is_telephone_quality(rendered):
     _, artifact, _ = rendered
     assert [f.suffix for f in artifact.files] == [".wav"]
@@ -98,7 +132,7 @@ def test_wav_is_telephone_quality(rendered):
         assert reader.getsampwidth() == 2
         duration = reader.getnframes() / reader.getframerate()
         samples = np.frombuffer(reader.readframes(reader.getnframes()), dtype="<i2")
-    assert 1.0 < duration <= 60.0
+    assert 1.0 < duration <= call_recording.MAX_SECONDS
     assert duration == pytest.approx(artifact.metadata["audio"]["duration_s"], abs=0.01)
     words = sum(len(t.text.split()) for t in parse_turns(artifact.author_text)[0])
     assert 100 <= words / (duration / 60) <= 260
@@ -119,7 +153,7 @@ def test_transcript_states_renditions(rendered, facts):
     text = genre.extract_text(artifact.files, artifact.author_text)
     assert text == artifact.author_text
     turns, bad = parse_turns(text)
-    assert bad == [] and 4 <= len(turns) <= 12
+    assert bad == [] and 4 <= len(turns) <= call_recording.MAX_TURNS
     assert all(PHONE_TURN.match(line) for line in text.splitlines() if line.startswith("Turn "))
     for rendition in plan.renditions:
         assert text.count(rendition.text) == 1

@@ -74,13 +74,17 @@ def splits(tasks: list[TaskRecord], seed: int) -> dict[str, list[str]]:
 
 def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, seed: int, world_json: dict[str, Any],
                     tasks: list[TaskRecord], plan: CorpusPlan, rendered: list[RenderedArtifact], policy_text: str,
-                    extract: dict[str, str], templates: jinja2.Environment, seeded: bool = False) -> AssembledBundle:
+                    extract: dict[str, str], templates: jinja2.Environment, seeded: bool = False,
+                    repairs: dict[str, Any] | None = None) -> AssembledBundle:
     """Lay out every file of the bundle (except the validation report, added after validation).
 
     Args:
         extract: artifact id → text read back from its delivered files (for token counts).
         seeded: at the construction tiers, ship the seeded starting implementation in ``kit/workspace/``
             instead of the empty scaffold.
+        repairs: what the build re-drew to meet the realism gates (``corpus_redraws``: times the corpus
+            was re-planned with a derived seed, and why; ``artifact_redraws``: records re-rendered with
+            a derived seed); reported in ``bundle.json`` under ``achieved.repairs``.
     """
     config = pack.config
     files: BundleFiles = {}
@@ -237,6 +241,7 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
         "evidence_routes": len(plan.routes),
         "max_calls": sum(1 for a in artifacts.values() if a["genre"] == "call_recording" and a["carrier"]),
         "modality": plan.modality, "contested": len(plan.contested),
+        "repairs": {"corpus_redraws": 0, "artifact_redraws": []} if repairs is None else dict(repairs),
     }
     achieved["long_documents"] = {"artifacts": sum(1 for a in artifacts.values() if a["target_words"]),
                                   "tokens": sum(count_tokens(extract[a.plan.artifact_id]) for a in rendered

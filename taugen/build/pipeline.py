@@ -6,6 +6,7 @@ and returns a :class:`BuildResult`; it writes the bundle only when no validator 
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from taugen.build.assemble import assemble_bundle, bundle_name, seal
 from taugen.build.files import BundleFiles, check_destination, check_output_folder, json_bytes, write_atomically
 from taugen.build.report import report_json, report_markdown
 from taugen.errors import InputError
-from taugen.generators.corpus.genre import RenderContext, genres
+from taugen.generators.corpus.genre import RenderContext, genres, stable_seed
 from taugen.generators.corpus.planner import plan_corpus
 from taugen.generators.corpus.render import render_corpus, render_policy, template_environment
 from taugen.generators.domain import load_domain
@@ -25,6 +26,7 @@ from taugen.generators.tasks import compose_tasks
 from taugen.generators.tiers import tier
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.findings import Finding, has_errors
+from taugen.validators.realism import gates_are_errors, repairable
 from taugen.validators.registry import run_validators
 
 if TYPE_CHECKING:
@@ -46,6 +48,8 @@ class BuildResult:
         findings: every validator finding.
         timings: seconds per stage, in order.
         llm: with ``--llm``, the ledger's totals plus ``cache_hits`` (responses read from the cache).
+        repairs: what the build re-drew to meet the realism gates (as ``achieved.repairs`` in
+            ``bundle.json``): ``corpus_redraws`` (and ``corpus_redraw_reason``), ``artifact_redraws``.
     """
 
     name: str
@@ -53,6 +57,7 @@ class BuildResult:
     counts: dict
     findings: list[Finding]
     timings: dict[str, float] = field(default_factory=dict)
+    repairs: dict = field(default_factory=dict)
     llm: dict | None = None
 
     @property
@@ -88,7 +93,8 @@ class _Stages:
         try:
             yield
         finally:
-            self.timings[name] = round(time.perf_counter() - started, 3)
+            # a stage run again (a re-drawn corpus) adds to its time
+            self.timings[name] = round(self.timings.get(name, 0.0) + time.perf_counter() - started, 3)
 
 
 def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
@@ -136,37 +142,47 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
     with stages.stage("tasks"):
         tasks = (definition.compose or compose_tasks)(definition, pack, world, preset, seed)
     templates = template_environment()
-    with stages.stage("corpus"):
-        available = genres()
-        plan = plan_corpus(pack, preset, seed, available, surface=surface)
-        llm_client = None
-        if llm is not None:
-            from taugen.generators.corpus.llm_voice import voice_plan
-            from taugen.generators.llm import LLMClient
+    available = genres()
+    context = RenderContext(config=pack.config, templates=templates, build_seed=seed, tier=preset.name)
+    speakers = {name: genre.llm_speaker for name, genre in available.items() if getattr(genre, "llm_speaker", None)}
+    repairs: dict[str, object] = {"corpus_redraws": 0, "artifact_redraws": []}
+    llm_client = None
+    for corpus_round in range(MAX_CORPUS_REDRAWS + 1):
+        corpus_seed = seed if corpus_round == 0 else stable_seed(seed, "corpus redraw", corpus_round)
+        repairs["artifact_redraws"] = []
+        with stages.stage("corpus"):
+            plan = plan_corpus(pack, preset, corpus_seed, available, surface=surface)
+            if llm is not None:
+                from taugen.generators.corpus.llm_voice import voice_plan
+                from taugen.generators.llm import LLMClient
 
-            llm_client = LLMClient(llm)
-            stages.progress("corpus", f"voicing renditions with {llm.model}")
-            speakers = {name: genre.llm_speaker for name, genre in available.items()
-                        if getattr(genre, "llm_speaker", None)}
-            plan = voice_plan(plan, pack, llm_client, speakers)
-        context = RenderContext(config=pack.config, templates=templates, build_seed=seed, tier=preset.name)
-        total = len(plan.artifacts)
-        done = [0]
-
-        def advanced(_artifact) -> None:
-            done[0] += 1
-            stages.progress("corpus", f"{done[0]}/{total}")
-
-        read_back: dict[str, str] = {}
-        rendered = render_corpus(plan, context, available, advanced, texts=read_back)
-        policy_text = render_policy(pack, definition, plan, templates)
-        extract = {a.plan.artifact_id: read_back[a.plan.artifact_id] if a.plan.artifact_id in read_back
-                   else available[a.plan.genre].extract_text(a.files, a.author_text) for a in rendered}
-    with stages.stage("assemble"):
-        assembled = assemble_bundle(pack, definition, preset, seed, world.model_dump(mode="json"), tasks, plan,
-                                    rendered, policy_text, extract, templates, seeded=seeded)
-        if llm_client is not None:
-            _attach_llm_ledger(assembled.files, llm_client.ledger.as_dict())
+                llm_client = LLMClient(llm)  # a fresh ledger per drawn corpus: it describes the corpus shipped
+                stages.progress("corpus", f"voicing renditions with {llm.model}")
+                plan = voice_plan(plan, pack, llm_client, speakers)
+            rendered, extract = _render(plan, context, available, stages)
+            policy_text = render_policy(pack, definition, plan, templates)
+        with stages.stage("assemble"):
+            assembled = assemble_bundle(pack, definition, preset, seed, world.model_dump(mode="json"), tasks, plan,
+                                        rendered, policy_text, extract, templates, seeded=seeded, repairs=repairs)
+        with stages.stage("repair"):
+            corpus_gates: list[str] = []
+            for artifact_round in range(1, MAX_ARTIFACT_REDRAWS + 1):
+                redraw, corpus_gates = repairable(_view(assembled.files, extract))
+                if not redraw:
+                    break
+                rendered, extract = _redraw(rendered, extract, redraw, artifact_round, context, available)
+                repairs["artifact_redraws"] = sorted(set(repairs["artifact_redraws"]) | set(redraw))  # type: ignore[arg-type]
+                assembled = assemble_bundle(pack, definition, preset, seed, world.model_dump(mode="json"), tasks,
+                                            plan, rendered, policy_text, extract, templates, seeded=seeded,
+                                            repairs=repairs)
+            else:
+                corpus_gates = repairable(_view(assembled.files, extract))[1]
+        if not corpus_gates or corpus_round == MAX_CORPUS_REDRAWS or not gates_are_errors(preset.name):
+            break  # below hard the realism gates are warnings: a re-drawn corpus is not worth its time
+        repairs["corpus_redraws"] = corpus_round + 1
+        repairs["corpus_redraw_reason"] = corpus_gates
+    if llm_client is not None:
+        _attach_llm_ledger(assembled.files, llm_client.ledger.as_dict())
     with stages.stage("validate"):
         # The render workers already read every delivered file back with the genre's reader: reuse it.
         findings = validate_files(assembled.files, "<build>", lambda name: stages.progress("validate", name),
@@ -185,7 +201,7 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
                 raise InputError(f"cannot write the bundle: {exc.strerror or exc}", destination) from None
             written = destination
     return BuildResult(name=assembled.name, path=written, counts=assembled.counts, findings=findings,
-                       timings=stages.timings,
+                       timings=stages.timings, repairs=dict(repairs),
                        llm={**llm_client.ledger.as_dict(), "cache_hits": llm_client.ledger.cache_hits,
                             "entries": len(llm_client.ledger.entries)} if llm_client is not None else None)
 
@@ -219,6 +235,52 @@ def version_findings(files: BundleFiles, previous: Path) -> list[Finding]:
     return [warning("versioning", "version_bump_missing", result.new, result.version_warning,
                     evidence="; ".join(result.reasons), rule="semver: a change that breaks score comparability "
                     "needs a major (or, before 1.0, a minor) version bump")]
+
+
+
+MAX_CORPUS_REDRAWS = 2
+"""How many times a build re-plans its corpus (with a seed derived from the build seed) when the plan it
+drew fails a realism gate that no single record can fix (a length distribution, the probe)."""
+MAX_ARTIFACT_REDRAWS = 4
+"""How many rounds of re-rendering single records (with a derived seed) a build spends on a repeated
+opening or a repeated long sentence."""
+
+
+def _render(plan, context: RenderContext, available: dict, stages: _Stages):
+    """Render ``plan``; returns ``(rendered, texts)`` with each artifact's text as its genre reads it back."""
+    total = len(plan.artifacts)
+    done = [0]
+
+    def advanced(_artifact) -> None:
+        done[0] += 1
+        stages.progress("corpus", f"{done[0]}/{total}")
+
+    read_back: dict[str, str] = {}
+    rendered = render_corpus(plan, context, available, advanced, texts=read_back)
+    extract = {a.plan.artifact_id: read_back[a.plan.artifact_id] if a.plan.artifact_id in read_back
+               else available[a.plan.genre].extract_text(a.files, a.author_text) for a in rendered}
+    return rendered, extract
+
+
+def _redraw(rendered: list, extract: dict[str, str], artifact_ids: list[str], round_number: int,
+            context: RenderContext, available: dict) -> tuple[list, dict[str, str]]:
+    """Render ``artifact_ids`` again from their plans with a seed derived from the plan's seed and the
+    round (the renditions, dates and genre stay; the wording, names and order the genre draws change)."""
+    wanted = set(artifact_ids)
+    replaced = []
+    texts = dict(extract)
+    for artifact in rendered:
+        if artifact.plan.artifact_id in wanted:
+            plan = dataclasses.replace(artifact.plan, seed=stable_seed(artifact.plan.seed, "redraw", round_number))
+            genre = available[plan.genre]
+            artifact = genre.render(plan, context)
+            texts[plan.artifact_id] = genre.extract_text(artifact.files, artifact.author_text)
+        replaced.append(artifact)
+    return replaced, texts
+
+
+def _view(files: BundleFiles, texts: dict[str, str]) -> BundleView:
+    return BundleView(dict(files), source="<build>", _text_cache=dict(texts))
 
 
 def validate_files(files: BundleFiles, source: str, on_validator: Callable[[str], None] | None = None,

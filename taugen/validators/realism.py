@@ -9,12 +9,18 @@ Every gate measures a distribution, never a list of banned phrases:
   message of :data:`MIN_WORDS` words or more;
 * ``repeated_sentences``: no sentence of :data:`MIN_WORDS` words or more appears in two long documents
   (at least :data:`LONG_TOKENS` tokens) of the same genre;
+* ``doubled_words``: no record writes a word twice in a row ("the the"; a few English doubles such as
+  "had had" aside, :data:`DOUBLED_ALLOWED`);
 * ``voiced_overlap``: a voiced rendition shares no run of :data:`SHINGLE` words with its fact's
   canonical statement;
 * ``probe``: a logistic regression over surface features (file suffixes, sizes, token counts, subject
   lines, first lines, document titles) trained on half of the artifacts (seeded, stratified) and scored
   on the other half (and the other way round) separates carriers from fillers with AUC at most
   :data:`MAX_AUC`.
+
+:func:`measure` also reports, per genre, the repetition of sentences (:func:`repetition`: share of
+distinct sentences, count of the commonest sentence skeleton); the skeleton count is reported, not
+gated (handbook prose is still recombined from templates).
 
 On the ``hard`` tier the gates are errors; below it they are warnings. :func:`measure` returns the raw
 numbers (the build writes them into ``bundle.json`` under ``realism``), cached by the bundle's bytes.
@@ -87,22 +93,86 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(text.lower().replace("\u2019", "'"))
 
 
-def sentences(text: str) -> list[str]:
-    """Sentences of ``text`` as normalised word strings: pieces split at sentence ends and blank lines
-    (lines wrapped by a layout stay joined) that end like a sentence; headings, page footers, table rows
-    and titles are not sentences."""
+def sentence_pieces(text: str) -> list[str]:
+    """Raw sentences of ``text``: pieces split at sentence ends and blank lines (lines wrapped by a layout
+    stay joined) that end like a sentence; headings, page footers, table rows and titles are not
+    sentences."""
     pieces: list[str] = []
     for piece in _SENTENCE.split(text):
         if pieces and piece.lstrip()[:1].islower():  # a sentence broken by a page or column break
             pieces[-1] += " " + piece
         elif piece.strip():
             pieces.append(piece)
-    return [" ".join(_words(piece)) for piece in pieces
+    return [piece for piece in pieces
             if piece.rstrip().rstrip("\"')\u201d\u2019").endswith((".", "!", "?"))]  # headers, footers, rows: not sentences
 
 
+def sentences(text: str) -> list[str]:
+    """:func:`sentence_pieces` as normalised word strings (lower case, punctuation dropped)."""
+    return [" ".join(_words(piece)) for piece in sentence_pieces(text)]
+
+
+_RAW_WORD = re.compile(r"[A-Za-z0-9\u2019']+")
+
+
+def skeleton(piece: str) -> str:
+    """The shape of a sentence: its words in lower case, with every word holding a digit written ``#``
+    and every capitalised word after the first (names, towns, teams, months) written ``N``. Two
+    sentences from one template with different names and numbers share a skeleton."""
+    out = []
+    for index, word in enumerate(_RAW_WORD.findall(piece)):
+        if any(c.isdigit() for c in word):
+            out.append("#")
+        elif index and word[:1].isupper():
+            out.append("N")
+        else:
+            out.append(word.lower().replace("\u2019", "'"))
+    return " ".join(out)
+
+
+DOUBLED_ALLOWED = frozenset({"had", "that", "bye", "no", "very", "so", "ha", "really", "is"})
+"""Words English writes twice in a row on purpose ("had had", "that that", "bye bye")."""
+_DOUBLED = re.compile(r"(?<![\w'-])([A-Za-z]+)[ \t]+\1\b(?!['-])", re.IGNORECASE)  # "opt-in in" is English
+_DOUBLED_WRAPPED = re.compile(r"(?<![\w'-])([a-z]+)[ \t]*\n[ \t]*\1\b(?!['-])")
+
+
+def doubled_words(text: str) -> list[str]:
+    """Every word written twice in a row ("the the"), outside :data:`DOUBLED_ALLOWED`, lower case: in one
+    line in any case, or across a line break (a layout's wrap) in lower case on both sides, so that a
+    label line "Verify the customer's identity" followed by "Identity verified?", or a sign-off "Curtis"
+    above the signature "Curtis Lee", is not a doubled word."""
+    found = [m.group(1) for m in _DOUBLED.finditer(text)] + [m.group(1) for m in _DOUBLED_WRAPPED.finditer(text)]
+    return [word.lower() for word in found if word.lower() not in DOUBLED_ALLOWED]
+
+
+def repetition(texts: list[str]) -> dict[str, Any]:
+    """Repetition statistics of a genre's records: sentences of :data:`MIN_WORDS` words or more, the share
+    of them that are distinct, the count of the most common :func:`skeleton` (and the skeleton), and the
+    number of doubled words (with the commonest)."""
+    counted: Counter = Counter()
+    shapes: Counter = Counter()
+    doubled: Counter = Counter()
+    for text in texts:
+        doubled.update(doubled_words(text))
+        for piece in sentence_pieces(text):
+            words = _words(piece)
+            if len(words) >= MIN_WORDS:
+                counted[" ".join(words)] += 1
+                shapes[skeleton(piece)] += 1
+    total = sum(counted.values())
+    top = shapes.most_common(1)[0] if shapes else ("", 0)
+    return {"sentences": total, "distinct_share": round(len(counted) / total, 3) if total else 1.0,
+            "top_skeleton_count": top[1], "top_skeleton": top[0][:200],
+            "doubled_words": sum(doubled.values()), "doubled_examples": [w for w, _n in doubled.most_common(3)]}
+
+
+def gates_are_errors(tier_name: str | None) -> bool:
+    """The realism gates are errors on the ``hard`` tier and warnings below it."""
+    return tier_name == "hard"
+
+
 def _strict(view: BundleView):
-    return error if view.manifest.get("tier") == "hard" else warning
+    return error if gates_are_errors(view.manifest.get("tier")) else warning
 
 
 def _digest(view: BundleView) -> str:
@@ -168,13 +238,14 @@ def measure(view: BundleView) -> dict[str, Any]:
             statement = manifest["facts"].get(rendition["fact_id"], {}).get("statement", "")
             if rendition["register"] == "voiced" and shares_run(rendition["text"], statement):
                 overlaps.append({"artifact": artifact_id, "fact_id": rendition["fact_id"], "text": rendition["text"]})
+    repeats = {genre: repetition([view.text(a) for a in members]) for genre, members in sorted(by_genre.items())}
     voiced = sum(1 for a in ids for r in manifest["artifacts"][a]["renditions"] if r["register"] == "voiced")
     auc, probe_n = probe_auc(view, ids, tokens)
     result = {
         "lengths": lengths, "repeated_openings": repeated_openings, "openings_checked": sum(map(len, openings.values())),
         "long_documents": long_docs, "repeated_sentences": repeated_sentences,
         "voiced_checked": voiced, "voiced_overlaps": overlaps,
-        "probe": {"auc": auc, "artifacts": probe_n, "max_auc": MAX_AUC},
+        "probe": {"auc": auc, "artifacts": probe_n, "max_auc": MAX_AUC}, "repetition": repeats,
     }
     _CACHE.clear()
     _CACHE[key] = result
@@ -192,7 +263,40 @@ def summary(view: BundleView) -> dict[str, Any]:
         "repeated_long_sentences": sum(len(v) for v in result["repeated_sentences"].values()),
         "voiced_overlaps": len(result["voiced_overlaps"]),
         "long_documents": result["long_documents"],
+        "repetition": {g: {k: v[k] for k in ("sentences", "distinct_share", "top_skeleton_count", "doubled_words")}
+                       for g, v in result["repetition"].items()},
     }
+
+
+def repairable(view: BundleView) -> tuple[list[str], list[str]]:
+    """What a build can re-draw to meet the gates, from :func:`measure`.
+
+    Returns ``(artifacts, corpus)``: ``artifacts`` are artifact ids whose own text breaks a gate and that a
+    re-render with a derived seed can fix (every owner but the first of a repeated opening or a repeated
+    long sentence, fillers before carriers; every record with a doubled word); ``corpus`` names the gates that only a re-drawn plan can
+    fix (``length_distribution:<genre>``, ``probe``). Both are empty when the gates pass. Never changes
+    a gate: the same numbers as :func:`check_realism`.
+    """
+    result = measure(view)
+    entries = view.manifest["artifacts"]
+
+    def redraw_order(owners: list[str]) -> list[str]:
+        ordered = sorted(set(owners), key=lambda a: (entries[a]["carrier"], a))
+        return ordered[:-1]  # keep one owner (a carrier if any): the rest say something else
+
+    artifacts: set[str] = set()
+    for owners in result["repeated_openings"].values():
+        artifacts.update(redraw_order(owners))
+    for repeats in result["repeated_sentences"].values():
+        for owners in repeats.values():
+            artifacts.update(redraw_order(owners))
+    artifacts.update(a for a in _artifacts(view) if doubled_words(view.text(a)))  # names drawn twice, say
+    corpus = [f"length_distribution:{genre}" for genre, stats in result["lengths"].items()
+              if stats["artifacts"] >= MIN_ARTIFACTS
+              and (stats["distinct_buckets"] < MIN_DISTINCT or stats["modal_share"] > MAX_MODAL_SHARE)]
+    if result["probe"]["auc"] > MAX_AUC:
+        corpus.append("probe")
+    return sorted(artifacts), corpus
 
 
 # --------------------------------------------------------------------------------------------------
@@ -349,6 +453,12 @@ def check_realism(view: BundleView) -> list[Finding]:
         findings.append(report("realism", "voiced_copies_statement", f"{overlap['fact_id']}@{overlap['artifact']}",
                                f"a voiced rendition shares a run of {SHINGLE} words with the canonical statement",
                                evidence=overlap["text"], rule="voiced renditions are not the statement"))
+    for genre, stats in result["repetition"].items():
+        if stats["doubled_words"]:
+            findings.append(report("realism", "doubled_words", genre,
+                                   f"{stats['doubled_words']} doubled word(s) in {genre} records (e.g. "
+                                   f"{', '.join(stats['doubled_examples'])})",
+                                   rule="no word is written twice in a row"))
     probe = result["probe"]
     if probe["auc"] > MAX_AUC:
         findings.append(report("realism", "carriers_distinguishable", "probe",

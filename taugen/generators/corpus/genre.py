@@ -77,6 +77,10 @@ class ArtifactPlan:
             long-document range; 0 = the genre's natural length. Genres that write long documents
             (handbooks, archives, meeting transcripts, channel exports) grow their context text to about
             this length; others may ignore it.
+        length_words: for genres that declare ``spread_words = (low, high)`` (few artifacts, such as
+            call recordings), a length in words the planner stratifies over the genre's artifacts: the
+            range is cut into one stratum per artifact and each artifact gets a seeded draw from its own
+            stratum, so lengths spread over the range whatever the count; 0 = the genre's natural length.
     """
 
     artifact_id: str
@@ -90,6 +94,7 @@ class ArtifactPlan:
     seed: int
     variant: str = ""
     target_words: int = 0
+    length_words: int = 0
 
     @property
     def is_carrier(self) -> bool:

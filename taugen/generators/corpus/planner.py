@@ -32,7 +32,10 @@ The plan is the manifest before rendering. Rules:
 * fillers: ``filler_ratio`` per carrier, spread over genres and variants in proportion to the carriers,
   so that a record's kind says nothing about whether it carries a fact, and at least one per genre;
 * long documents (``long_documents``): each artifact of a long-form genre gets a ``target_words``
-  drawn log-uniformly from the genre's range, carriers and fillers alike.
+  drawn log-uniformly from the genre's range, carriers and fillers alike;
+* spread lengths: a genre that declares ``spread_words = (low, high)`` (call recordings, about a dozen
+  under the call budget) gets ``length_words`` stratified over its artifacts (one stratum each, dealt in
+  a seeded order), so its lengths cover the range at every seed instead of bunching by chance.
 
 All choices draw from generators seeded by the build seed and stable ids.
 """
@@ -126,6 +129,7 @@ class _Draft:
     renditions: list[Rendition]
     facts: dict[str, Fact]
     target_words: int = 0
+    length_words: int = 0
     artifact_id: str = ""
 
     def owned(self) -> list[Rendition]:
@@ -387,6 +391,7 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
             low, high = bounds
             high = max(low, int(low + (high - low) * preset.long_documents))
             draft.target_words = int(round(math.exp(long_rng.uniform(math.log(low), math.log(high)))))
+    _spread_lengths(drafts, genres_all, seed, preset.name)
 
     # ---- client overlay, contested facts, routes ---------------------------------------------------------
     client_held: list[str] = []
@@ -468,7 +473,8 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
         plan = ArtifactPlan(artifact_id=draft.artifact_id, genre=draft.genre, topic=draft.topic,
                             topic_title=sections[draft.topic], start=start, end=end, renditions=draft.renditions,
                             facts=draft.facts, seed=stable_seed(seed, preset.name, draft.artifact_id),
-                            variant=draft.variant, target_words=draft.target_words)
+                            variant=draft.variant, target_words=draft.target_words,
+                            length_words=draft.length_words)
         plans.append(plan)
         by_draft[id(draft)] = plan
     aid = {key: plan.artifact_id for key, plan in by_draft.items()}
@@ -673,6 +679,30 @@ def _plan_routes(pack: Pack, preset: TierPreset, rng: random.Random, drafts: lis
                        "hops": [{"from_draft": id(host), "to_draft": id(draft), "text": text, "anchor_title": title,
                                  "anchor_date": draft.day.isoformat()}]})
     return routes
+
+
+def _spread_lengths(drafts: list[_Draft], genres_all: dict[str, Genre], seed: int, tier_name: str) -> None:
+    """Stratified lengths for genres that declare ``spread_words = (low, high)``.
+
+    A genre with few artifacts (call recordings: the call budget keeps them near a dozen) would often
+    draw lengths that bunch into a few buckets by chance. Here the range is cut into one stratum per
+    artifact of the genre, each artifact gets a uniform draw inside one stratum, and the strata are dealt
+    to the artifacts in a seeded order, so the lengths cover the range evenly at every seed and count.
+    The generator is seeded from the build seed, the tier and the genre only, so adding a fact elsewhere
+    does not move these lengths beyond the change in count.
+    """
+    by_genre: dict[str, list[_Draft]] = {}
+    for draft in drafts:
+        if getattr(genres_all[draft.genre], "spread_words", None):
+            by_genre.setdefault(draft.genre, []).append(draft)
+    for name, members in sorted(by_genre.items()):
+        low, high = genres_all[name].spread_words  # type: ignore[attr-defined]
+        rng = random.Random(stable_seed(seed, tier_name, "spread", name))
+        strata = list(range(len(members)))
+        rng.shuffle(strata)
+        width = (high - low) / len(members)
+        for draft, stratum in zip(members, strata):
+            draft.length_words = int(round(low + width * (stratum + rng.random())))
 
 
 def _voiceable(fact: Fact) -> bool:

@@ -19,6 +19,7 @@ the benchmark itself.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 
 from faker import Faker
@@ -70,6 +71,15 @@ _GENERIC_SITUATIONS = ("a question the customer could not resolve online", "a fo
                        "a complaint about how an earlier call was handled", "a request for a written confirmation")
 
 
+_DOUBLED = re.compile(r"\b([A-Za-z]+)(?:\s+\1\b)+", re.IGNORECASE)
+
+
+def without_doubled_words(text: str) -> str:
+    """``text`` with a word written twice in a row kept once (a slot filled with "the Wire Room" after
+    "the" gives "the the Wire Room"; "desk" after "the Branch Support desk" gives "desk desk")."""
+    return _DOUBLED.sub(r"\1", text)
+
+
 @dataclass
 class Section:
     """A heading and its blocks: ``("para", text)`` or ``("bullet", text)``."""
@@ -106,7 +116,7 @@ class _Slots:
             "action2": self.pick(_ACTIONS), "town": self.pick(self.towns), "merchant": self.pick(self.merchants),
             "street": self.pick(self.streets), "situation": self.pick(situation_pool), "topic": self.topic,
         }
-        text = template.format(**values)
+        text = without_doubled_words(template.format(**values))
         return text[:1].upper() + text[1:]
 
 

@@ -1,16 +1,20 @@
-"""The call-recording genre: a short recorded phone call between a bank agent and a customer.
+"""The call-recording genre: a recorded phone call between a bank agent and a customer.
 
 The call is written as a phone transcript by the ``support_transcript`` genre's conversation builder
-(:func:`~taugen.generators.corpus.genres.support_transcript.build_conversation`, brief mode, at most
-12 turns) and synthesised to speech:
+(:func:`~taugen.generators.corpus.genres.support_transcript.build_conversation`) and grown to the length
+the planner gave it (``plan.length_words``, stratified over the calls between :data:`MIN_WORDS` and
+:data:`MAX_WORDS`: about 45 seconds to three minutes) with the ordinary steps of a service call
+(:func:`extend_call`: security questions, the account loading, background, a hold, contact details, a
+recap, a call reference ...), then synthesised to speech:
 
 1. each turn is spoken by ``espeak-ng`` (one WAV per turn, written to a temporary directory) with two
    distinct voices, the agent's (an ``en-us`` variant) and the customer's (an ``en-gb``/other variant),
    with speaking rate (words per minute) and pitch drawn from the plan's random generator;
 2. the turns are concatenated with pydub, separated by short pauses (200–700 ms);
 3. the result is converted to telephone quality: mono, 8000 Hz, 16-bit PCM, band-limited to roughly
-   300–3400 Hz (pydub ``high_pass_filter(300)`` then ``low_pass_filter(3400)``; the ITU-T G.712
-   voice band) with low-level Gaussian line noise from ``numpy.random.default_rng(seed)`` mixed in;
+   300–3400 Hz (first-order RC high-pass then low-pass, as pydub's filters but vectorised with numpy;
+   the ITU-T G.712 voice band) with low-level Gaussian line noise from
+   ``numpy.random.default_rng(seed)`` mixed in;
 4. it is exported as a RIFF/WAVE file (pydub writes WAV with the stdlib ``wave`` module, so no
    encoder version leaks into the bytes).
 
@@ -22,6 +26,8 @@ kept author-side (``RenderedArtifact.author_text``) because audio has no text re
 from __future__ import annotations
 
 import io
+import math
+import os
 import re
 import shutil
 import subprocess
@@ -43,6 +49,7 @@ from taugen.generators.corpus.genre import (
 )
 from taugen.generators.corpus.genres.support_transcript import (
     Conversation,
+    Turn,
     build_conversation,
     check_turns,
     conversation_metadata,
@@ -57,11 +64,15 @@ from taugen.validators.findings import Finding, error, warning
 SUFFIX = ".wav"
 SAMPLE_RATE = 8000
 """Telephone sample rate in Hz (ITU-T G.711 narrowband)."""
-MAX_TURNS = 30
-MIN_WORDS = 30
-MAX_WORDS = 400
-"""Word budget of a call is drawn from [MIN_WORDS, MAX_WORDS]: at espeak's pace, under three minutes."""
-MAX_SECONDS = 180.0
+MAX_TURNS = 60
+MIN_WORDS = 120
+MAX_WORDS = 480
+"""A call's length in words (the planner stratifies it over the calls, ``spread_words``): at espeak's pace
+(about 170 words per minute with pauses) from under a minute to about three minutes, as service calls
+that do not end after the first answer run. The top stays under the realism gates' long-document size
+(1,000 tokens with the transcript's turn labels), so stock phrases of a contact centre, which real
+calls share, are not held to the handbook rule."""
+MAX_SECONDS = 360.0
 WPM_RANGE = (100.0, 260.0)
 """Plausible words per minute of the whole recording (speech plus pauses)."""
 
@@ -116,47 +127,380 @@ def speakable(text: str) -> str:
     return " ".join(text.split())
 
 
+_ESPEAK_PARALLEL = 4
+"""espeak-ng processes run at once per call (a call has up to :data:`MAX_TURNS` turns)."""
+_ESPEAK_TIMEOUT = 300.0
+"""Seconds one espeak-ng process may take, even on a loaded machine, before the build fails."""
+
+
+def _espeak_environment() -> dict[str, str]:
+    """The environment espeak-ng runs in: the build's PATH and a fixed locale, nothing else, so the
+    user's locale or ``ESPEAK_DATA_PATH`` cannot change how text is read."""
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"}
+
+
+def read_pcm_wav(path: Path) -> AudioSegment:
+    """A PCM WAV written by espeak-ng, read with the stdlib ``wave`` module only.
+
+    pydub's ``from_wav`` silently falls back to decoding with ffmpeg when its own reader fails, which
+    would make the bytes depend on ffmpeg's version and on a transient read error; here a short or
+    malformed file is an error instead.
+
+    Raises:
+        RuntimeError: the file is not complete 16-bit PCM (its header and its data disagree).
+    """
+    data = path.read_bytes()
+    try:
+        with wave.open(io.BytesIO(data), "rb") as reader:
+            channels, width, rate, frames = (reader.getnchannels(), reader.getsampwidth(), reader.getframerate(),
+                                             reader.getnframes())
+            pcm = reader.readframes(frames)
+    except (wave.Error, EOFError) as exc:
+        raise RuntimeError(f"espeak-ng wrote an unreadable WAV ({path.name}): {exc}") from None
+    if width != 2 or len(pcm) != frames * channels * width:
+        raise RuntimeError(f"espeak-ng wrote an incomplete WAV ({path.name}): {len(pcm)} bytes of PCM for "
+                           f"{frames} frames of {channels}x{width} bytes")
+    return AudioSegment(data=pcm, sample_width=width, frame_rate=rate, channels=channels)
+
+
 def synthesise(jobs: list[tuple[str, str, int, int]], workdir: Path) -> list[AudioSegment]:
     """Speak each ``(text, voice, words_per_minute, pitch)`` job with espeak-ng; one segment per job.
 
-    The jobs run as parallel espeak-ng processes writing ``turnNN.wav`` files (22050 Hz mono 16-bit)
-    into ``workdir``; text is passed in a file (``-f``) so no text is parsed as an option.
+    The jobs run as espeak-ng processes (at most :data:`_ESPEAK_PARALLEL` at once) writing
+    ``turnNN.wav`` files (22050 Hz mono 16-bit) into ``workdir``; text is passed in a file (``-f``) so no
+    text is parsed as an option. Each file is read back with :func:`read_pcm_wav` once its process has
+    exited. espeak-ng's output depends only on the text, voice, rate, pitch and its own version.
 
     Raises:
-        RuntimeError: espeak-ng is missing or fails (its stderr is quoted).
+        RuntimeError: espeak-ng is missing, fails, times out (its stderr is quoted) or writes a bad WAV.
     """
     executable = espeak_executable()
-    running = []
+    environment = _espeak_environment()
+    commands = []
     for index, (text, voice, speed, pitch) in enumerate(jobs):
         source = workdir / f"turn{index:02d}.txt"
         target = workdir / f"turn{index:02d}.wav"
         source.write_text(speakable(text), encoding="utf-8")
-        command = [executable, "-v", voice, "-s", str(speed), "-p", str(pitch), "-w", str(target), "-f", str(source)]
-        running.append((subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE), target))
-    segments = []
-    for process, target in running:
-        _, stderr = process.communicate(timeout=60)
-        if process.returncode != 0 or not target.exists():
-            raise RuntimeError(f"espeak-ng failed with exit code {process.returncode}: "
-                               f"{stderr.decode('utf-8', 'replace').strip()}")
-        segments.append(AudioSegment.from_wav(str(target)))
+        commands.append(([executable, "-v", voice, "-s", str(speed), "-p", str(pitch), "-w", str(target),
+                          "-f", str(source)], target))
+    segments: list[AudioSegment] = []
+    for start in range(0, len(commands), _ESPEAK_PARALLEL):
+        batch = [(subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, env=environment), target)
+                 for command, target in commands[start:start + _ESPEAK_PARALLEL]]
+        for process, target in batch:
+            try:
+                _, stderr = process.communicate(timeout=_ESPEAK_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                for other, _target in batch:
+                    other.kill()
+                    other.wait()
+                raise RuntimeError(f"espeak-ng did not finish within {_ESPEAK_TIMEOUT:.0f} s") from None
+            if process.returncode != 0 or not target.exists():
+                raise RuntimeError(f"espeak-ng failed with exit code {process.returncode}: "
+                                   f"{stderr.decode('utf-8', 'replace').strip()}")
+            segments.append(read_pcm_wav(target))
     return segments
+
+
+def _recursive(drive: np.ndarray, pole: float) -> np.ndarray:
+    """``y[i] = pole * y[i-1] + drive[i]`` (``y[0] = drive[0]``) for 0 <= pole < 1, computed as a prefix
+    scan: ``y += pole**k * y`` shifted by k for k = 1, 2, 4, ... until ``pole**k`` is below 1e-30 (the
+    terms left out are smaller than float rounding of 16-bit audio). Only element-wise numpy operations
+    in a fixed order, so the result is the same in every process and thread count (no BLAS), and it
+    takes milliseconds where a per-sample Python loop takes seconds."""
+    out = drive.astype(np.float64, copy=True)
+    shift, factor = 1, pole
+    while factor > 1e-30 and shift < out.shape[0]:
+        out[shift:] += factor * out[:-shift]
+        shift, factor = shift * 2, factor * factor
+    return out
+
+
+def band_limit(samples: np.ndarray, rate: int, low_hz: float = 300.0, high_hz: float = 3400.0) -> np.ndarray:
+    """First-order (6 dB/octave) RC high-pass at ``low_hz`` then low-pass at ``high_hz`` of float samples.
+
+    The same filters as pydub's ``high_pass_filter``/``low_pass_filter`` (RC = 1 / (2 pi f), the first
+    output sample equal to the first input sample), vectorised with :func:`_recursive`.
+    """
+    if samples.shape[0] == 0:
+        return samples.astype(np.float64)
+    step = 1.0 / rate
+    rc_high = 1.0 / (2 * math.pi * low_hz)
+    alpha = rc_high / (rc_high + step)
+    drive = np.empty(samples.shape[0], dtype=np.float64)
+    drive[0] = samples[0]
+    drive[1:] = alpha * np.diff(samples.astype(np.float64))
+    high_passed = _recursive(drive, alpha)
+    rc_low = 1.0 / (2 * math.pi * high_hz)
+    beta = step / (rc_low + step)
+    drive = beta * high_passed
+    drive[0] = high_passed[0]
+    return _recursive(drive, 1.0 - beta)
 
 
 def telephone_band(audio: AudioSegment, seed: int, noise_rms: float = 40.0) -> AudioSegment:
     """Mono 8000 Hz 16-bit audio, band-limited to 300–3400 Hz, with deterministic Gaussian line noise.
 
-    The audio is resampled to 8 kHz first (so the filters run on fewer samples), then filtered, then the
-    noise from ``numpy.random.default_rng(seed)`` is added and samples are clipped to the int16 range.
+    The audio is resampled to 8 kHz first (so the filters run on fewer samples), then filtered with
+    :func:`band_limit`, then the noise from ``numpy.random.default_rng(seed)`` is added and samples are
+    rounded and clipped to the int16 range.
 
     ``noise_rms`` is the noise's standard deviation in 16-bit sample units (40 ≈ −58 dBFS).
     """
     audio = audio.set_channels(1).set_sample_width(2).set_frame_rate(SAMPLE_RATE)
-    audio = audio.high_pass_filter(300).low_pass_filter(3400)  # first-order (6 dB/octave) pydub filters
-    samples = np.frombuffer(audio.raw_data, dtype="<i2").astype(np.float64)
+    samples = band_limit(np.frombuffer(audio.raw_data, dtype="<i2"), SAMPLE_RATE)
     noise = np.random.default_rng(seed).normal(0.0, noise_rms, samples.shape[0])
     mixed = np.clip(np.rint(samples + noise), -32768, 32767).astype("<i2")
     return AudioSegment(data=mixed.tobytes(), sample_width=2, frame_rate=SAMPLE_RATE, channels=1)
+
+
+# --------------------------------------------------------------------------------------------------
+# The steps of a service call around the customer's question
+# --------------------------------------------------------------------------------------------------
+
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")
+
+
+def _slots(rng, fake, names) -> dict[str, str]:
+    """Per-call details for the step wordings: every step sentence of eight words or more names at least
+    one of them, so no long sentence repeats from one recorded call to another."""
+    first, last = names["customer"]
+    born = fake.date_of_birth(minimum_age=21, maximum_age=84)
+    return {"first": first, "last": last, "agent": names["agent"][0], "city": fake.city(),
+            "company": fake.company().replace(",", ""), "street": fake.street_address(),
+            "born": f"{born:%B} {born.day}, {born.year}", "digits": f"{rng.randrange(1000, 10000)}",
+            "ending": f"{rng.randrange(10, 100)}", "weekday": rng.choice(_WEEKDAYS), "email": fake.free_email(),
+            "postcode": fake.postcode(), "opened": str(rng.randrange(2009, 2024)),
+            "relative": rng.choice(("sister", "brother", "mother", "father", "aunt", "cousin", "daughter", "son"))}
+
+
+def _say(rng, wordings, slots):
+    """One of ``wordings`` (each a list of ``(role, text)``) with the call's ``slots`` filled in."""
+    return [(role, text.format(**slots)) for role, text in rng.choice(wordings)]
+
+
+_VERIFICATION = (
+    [("agent", "To start with, {first}, can I take your full name and date of birth, please?"),
+     ("customer", "Sure, it's {first} {last}, born {born}."),
+     ("agent", "Thank you. And the first line of your address?"), ("customer", "{street}, {city}.")],
+    [("agent", "I just need to ask a couple of security questions first, {first}. Could you give me the last "
+               "four digits of the card on the account?"),
+     ("customer", "Yes, hang on, I have it here. It's {digits}."),
+     ("agent", "Perfect. And can you confirm your date of birth for me?"), ("customer", "{born}.")],
+    [("agent", "Can you confirm the postcode or zip code we have on file for you, {first}?"),
+     ("customer", "It should be {postcode}, unless you still have my old address in {city}."),
+     ("agent", "No, that matches. And the email address on the profile?"), ("customer", "It's {email}.")],
+)
+_LOOKUP = (
+    [("agent", "Bear with me a moment, {first}, while the account loads; it's a little slow this {weekday}."),
+     ("customer", "That's all right, take your time.")],
+    [("agent", "Okay, {first}, I can see the account here, opened back in {opened}. Is that the one?"),
+     ("customer", "Yes, that's the main one. I've had it since I lived in {city}.")],
+    [("agent", "I've got your profile up now, {first}. I can see two accounts; which one is this about?"),
+     ("customer", "The everyday one, the one my pay from {company} goes into.")],
+)
+_STORY = (
+    [("agent", "Can you tell me a little about what happened, {first}?"),
+     ("customer", "So the background is that I was in {city} last week visiting my {relative}, and when I got "
+                  "home I went through everything online and a couple of things didn't look the way I "
+                  "expected.")],
+    [("agent", "Is there anything new on your side that I should know about, {first}?"),
+     ("customer", "Well, I've just started a new job at {company}, so my pay is coming in on a different day "
+                  "now and I'm trying to get everything lined up around that.")],
+    [("agent", "And is it your own account, {first}, or do you manage it together with someone?"),
+     ("customer", "It's a joint one with my {relative}. They usually deal with all of this, but they're in "
+                  "{city} at the moment, so I'm sorting it out myself and I'm not completely sure what I'm "
+                  "looking at.")],
+)
+_HOLD = (
+    [("agent", "Would you mind if I put you on a short hold, {first}, while I check something with my team "
+               "leader?"), ("customer", "Go ahead."),
+     ("agent", "Thanks for holding, {first}. Sorry that took a little longer than I expected."),
+     ("customer", "No worries.")],
+    [("agent", "I'm going to place you on hold for a minute or two, {first}, so I can look at the notes on "
+               "the account. Is that okay?"), ("customer", "Yes, that's fine."),
+     ("agent", "Thank you for waiting, {first}. I've read through the notes now."), ("customer", "Okay, great.")],
+)
+_CONTACT = (
+    [("agent", "While I have you, {first}, is the mobile number ending in {ending} still the best way to "
+               "reach you?"), ("customer", "Yes, that's still my number.")],
+    [("agent", "Can I just check we have the right phone number for you, {first}? The one on file ends in "
+               "{ending}."),
+     ("customer", "Actually that's my old one, from when I was in {city}. I thought I'd updated it in the "
+                  "app."),
+     ("agent", "I can see the new one was added but not set as the main number, {first}. I've switched it "
+               "over now."), ("customer", "Oh good, thanks.")],
+    [("agent", "Would you like me to send you a text with a summary once we're done, {first}?"),
+     ("customer", "Yes please, {agent}, that would help, I won't remember all of this.")],
+)
+_APP = (
+    [("agent", "Do you use our app at all, {first}?"),
+     ("customer", "I do. Is there a way I could have done this in the app, {agent}? I did look but I couldn't "
+                  "find it."),
+     ("agent", "Some of it, yes, {first}. If you open the menu and go to the account settings, most of what we "
+               "talked about is there, although this part still needs a call."),
+     ("customer", "Okay, I'll have a look next time.")],
+    [("agent", "Did you manage to get into the app at all today, {first}?"),
+     ("customer", "Not really, it logged me out twice on {weekday}, which is partly why I'm calling."),
+     ("agent", "Sorry about that, {first}. If it keeps happening, updating the app and signing in again "
+               "usually fixes it, and I can reset your session from here."),
+     ("customer", "Let's try the update first.")],
+)
+_WORRY = (
+    [("agent", "Is there anything else worrying you about the account, {first}?"),
+     ("customer", "Well, is my account safe? My {relative} in {city} got a scam call and it made me nervous."),
+     ("agent", "It's a good question to ask, {first}. We will never ask you for your full card number or your "
+               "online banking password over the phone, and if anyone does, hang up and call the number on "
+               "the back of your card."), ("customer", "Good to know, thank you.")],
+    [("agent", "Was there anything else on your mind, {first}?"),
+     ("customer", "Yes, one more thing. I got an email on {weekday} that looked like it came from you, asking "
+                  "me to log in. Was that real?"),
+     ("agent", "If you're not sure, {first}, don't click the link. Forward it to our fraud team and log in "
+               "through the app instead; I can't see any emails sent to you from us this week."),
+     ("customer", "Right, I'll delete it then.")],
+)
+_EXPLAIN = (
+    [("agent", "Let me explain how this normally works, {first}, because it isn't obvious from the statement. "
+               "Anything still pending shows in grey at the top, and it moves into the main list once it has "
+               "fully gone through, which is why the balance can look different from one day to the next."),
+     ("customer", "Ah, that explains a lot, {agent}. I thought something had gone missing.")],
+    [("agent", "The way it works on our side, {first}, is that the request goes to the team that looks after "
+               "these cases, they check it against the account records, and you hear back from them "
+               "directly, usually by secure message rather than by post."),
+     ("customer", "Okay, and do I need to do anything in the meantime?"),
+     ("agent", "No, nothing at all. If they need anything else from you, they'll ask."),
+     ("customer", "Fine, thanks.")],
+)
+_SMALL_TALK = (
+    [("agent", "Sorry, it's just thinking about it. Are you having a good week otherwise, {first}?"),
+     ("customer", "Not bad, thanks, {agent}. Busy. We've had builders in on {street} all week, so you might "
+                  "hear drilling in the background."),
+     ("agent", "I can't hear a thing, don't worry."), ("customer", "Good.")],
+    [("agent", "While that loads, {first}, are you calling from home today?"),
+     ("customer", "No, I'm on my lunch break at {company} in {city}, so I haven't got long."),
+     ("agent", "We'll be done well within that."), ("customer", "Great.")],
+)
+_LETTER = (
+    [("agent", "Would you prefer a letter as well, {first}, or is the secure message enough?"),
+     ("customer", "The message is fine. Post takes a week to reach {city} anyway.")],
+    [("agent", "I can also put this in writing for you, {first}. Would email or post suit you better?"),
+     ("customer", "Email, please, to {email}.")],
+)
+_RECAP = (
+    [("agent", "So, just to recap, {first}: we've gone through your question, I've added a note to the "
+               "account so anyone you speak to next can see what we discussed, and you'll get a text "
+               "confirming it."), ("customer", "That's really helpful, thank you, {agent}.")],
+    [("agent", "Let me read back what I've noted on the account, {first}, so you know what the next person "
+               "will see: that you called on {weekday}, what you asked about, and what I explained."),
+     ("customer", "That sounds right.")],
+)
+_REFERENCE = (
+    [("agent", "I'll give you a reference for today's call, {first}, in case you need to ring back. Have you "
+               "got a pen?"), ("customer", "Hold on... okay, go ahead."),
+     ("agent", "It's {digits} {ending}."), ("customer", "{digits} {ending}. Got it.")],
+    [("agent", "Your reference for this call is {digits} {ending}, {first}; you can quote it if you call "
+               "again."), ("customer", "Thanks, I've written it down.")],
+)
+_SURVEY = (
+    [("agent", "You might get a short survey by text after this call, {first}; it's only a couple of "
+               "questions if you have a minute."), ("customer", "Sure, I'll fill it in.")],
+    [("agent", "We sometimes send a quick feedback question after a call, {first}. It's completely optional."),
+     ("customer", "That's fine, {agent}.")],
+)
+
+
+def _step(wordings):
+    def step(rng, slots):
+        return _say(rng, wordings, slots)
+    return step
+
+
+_verification, _lookup, _story = _step(_VERIFICATION), _step(_LOOKUP), _step(_STORY)
+_hold, _app, _worry, _contact = _step(_HOLD), _step(_APP), _step(_WORRY), _step(_CONTACT)
+_explain, _small_talk, _letter = _step(_EXPLAIN), _step(_SMALL_TALK), _step(_LETTER)
+_recap, _reference, _survey = _step(_RECAP), _step(_REFERENCE), _step(_SURVEY)
+
+
+_OVERSHOOT = 30
+"""Words a call may run past its planned length when a step is added."""
+_OPENING_STEPS = (_verification, _lookup, _story)
+_MIDDLE_STEPS = (_hold, _app, _worry, _contact, _explain, _small_talk, _letter)
+_CLOSING_STEPS = (_recap, _reference, _survey)
+
+
+def extend_call(conversation: Conversation, plan: ArtifactPlan, context: RenderContext, target_words: int) -> None:
+    """Grow a phone conversation towards ``target_words`` with the ordinary steps of a service call.
+
+    Real calls spend most of their minutes around the question: security checks, the account loading,
+    the customer's background, a hold, contact details, a word about scams or the app, a recap, a call
+    reference and a survey. Each step is an exchange (agent first, customer last) chosen from a few
+    wordings with the plan's seeded generator and faker. Steps are taken in call order (identity and
+    background go after the customer's reply to the greeting, the rest just before the goodbye) until the
+    conversation has about ``target_words`` words or :data:`MAX_TURNS` turns. Carriers and fillers get
+    the same steps, and no step goes between a rendition and the turns around it. Turns of the same
+    speaker that end up next to each other are merged (one speaker's turn on a phone line). The
+    conversation's turns are replaced in place; offsets are set later from the audio.
+    """
+    from taugen.generators.corpus.genres.support_transcript import _AGENT_ANYTHING, _VERIFY
+
+    rng = plan.rng("call steps")
+    fake = plan.faker(context.config.locale, "call steps")
+    slots = _slots(rng, fake, {"customer": conversation.customer_name, "agent": conversation.agent_name})
+    turns = conversation.turns
+    words = sum(len(turn.text.split()) for turn in turns)
+    verified = any(turn.text.startswith(question) for turn in turns for question, _answer in _VERIFY)
+    # identity first (unless the conversation already checked it), then the account, then the background
+    opening_steps = [step for step in _OPENING_STEPS if not (verified and step is _verification)
+                     and (step is not _lookup or rng.random() < 0.7)]
+    middle = list(_MIDDLE_STEPS)
+    rng.shuffle(middle)
+    blocks: dict[str, list[Turn]] = {"open": [], "late": []}
+    for step, where in [(step, "open") for step in opening_steps] + [(step, "late") for step in middle + list(_CLOSING_STEPS)]:
+        if words >= target_words:
+            break
+        exchange = [Turn(role, text) for role, text in step(rng, slots)]
+        added = sum(len(turn.text.split()) for turn in exchange)
+        if len(turns) + len(blocks["open"]) + len(blocks["late"]) + len(exchange) + 2 > MAX_TURNS:
+            break
+        if words + added > target_words + _OVERSHOOT:
+            continue  # a shorter step later may still fit
+        blocks[where] += exchange
+        words += added
+    anything = {" ".join(text.split()) for text in _AGENT_ANYTHING}
+    closing_at = len(turns) - 3 if len(turns) >= 3 and turns[-3].text in anything else len(turns) - 2
+    after_greeting = next((i + 1 for i, turn in enumerate(turns[:3]) if turn.role == "customer"), 1)
+    late = _bridged(blocks["late"], turns[closing_at - 1] if closing_at > 0 else None,
+                    turns[closing_at] if closing_at < len(turns) else None, rng)
+    opening = _bridged(blocks["open"], turns[after_greeting - 1], turns[after_greeting] if after_greeting < len(turns)
+                       else None, rng)
+    turns[closing_at:closing_at] = late
+    turns[after_greeting:after_greeting] = opening
+    merged: list[Turn] = []
+    for turn in turns:
+        if merged and merged[-1].role == turn.role:
+            merged[-1] = Turn(turn.role, f"{merged[-1].text} {turn.text}")
+        else:
+            merged.append(turn)
+    conversation.turns[:] = merged
+
+
+_BRIDGE_IN = ("Okay.", "Right, okay.", "Okay, that makes sense.", "I see.")
+_BRIDGE_OUT = ("Is there anything else I can help you with today?", "Was there anything else today?",
+               "Anything else I can do for you?")
+
+
+def _bridged(block: list[Turn], before: Turn | None, after: Turn | None, rng) -> list[Turn]:
+    """``block`` (agent first, customer last) with a short customer acknowledgement in front when the
+    turn before it is the agent's, and an agent question after it when the turn after is the customer's."""
+    if not block:
+        return []
+    out = list(block)
+    if before is not None and before.role == out[0].role:
+        out.insert(0, Turn("customer", rng.choice(_BRIDGE_IN)))
+    if after is not None and after.role == out[-1].role:
+        out.append(Turn("agent", rng.choice(_BRIDGE_OUT)))
+    return out
 
 
 @register_genre
@@ -176,6 +520,7 @@ class CallRecordingGenre(Genre):
     label = "Call recording"
     max_facts = 2
     binary = True
+    spread_words = (MIN_WORDS, MAX_WORDS)
 
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
         """Write and synthesise the call. Deterministic: the same plan gives the same WAV bytes.
@@ -189,15 +534,17 @@ class CallRecordingGenre(Genre):
         tz = local_zone(context)
         agent_voice = rng.choice(_AGENT_VOICES)
         customer_voice = rng.choice([v for v in _CUSTOMER_VOICES if v[:2] != agent_voice[:2]])
-        # Calls run from a quick question to a few minutes of back-and-forth (lengths spread like real calls).
-        words = plan.rng("call length").randint(MIN_WORDS, MAX_WORDS)
+        # Calls run from a quick question to several minutes of back-and-forth; the planner spreads the
+        # lengths over the calls (``length_words``), and the call's own steps fill it up to its length.
+        words = plan.length_words or plan.rng("call length").randint(MIN_WORDS, MAX_WORDS)
         conversation = build_conversation(plan, context, "phone", brief=words < 110, max_turns=MAX_TURNS,
                                           genders=(agent_voice[2], customer_voice[2]), max_words=words)
+        extend_call(conversation, plan, context, words)
         voices = {
             "agent": (f"{agent_voice[0]}+{agent_voice[1]}", rng.randint(160, 180), rng.randint(40, 60)),
             "customer": (f"{customer_voice[0]}+{customer_voice[1]}", rng.randint(150, 185), rng.randint(35, 65)),
         }
-        for attempt in range(3):  # a long call is re-spoken faster so that it stays under a minute
+        for attempt in range(3):  # a long call is re-spoken faster so that it stays under MAX_SECONDS
             audio, spans, data = self._record(plan, conversation, voices)
             if len(audio) <= MAX_SECONDS * 1000 or attempt == 2:
                 break
@@ -262,7 +609,7 @@ class CallRecordingGenre(Genre):
         Rules: exactly one ``.wav``; it opens with the stdlib ``wave`` module (RIFF/WAVE, PCM); 1 channel,
         8000 Hz, 16-bit; duration over 1 s; the transcript's turns are numbered 1..N with speakers; and
         the speaking rate, transcript words per minute of audio, lies in 100–260 wpm. A recording over
-        a minute is a warning (calls are meant to stay short).
+        1.25 x :data:`MAX_SECONDS` is a warning.
         """
         subject = artifact.plan.artifact_id
         wavs = [f for f in artifact.files if f.suffix == SUFFIX]

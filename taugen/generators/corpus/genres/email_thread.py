@@ -644,7 +644,11 @@ class EmailThreadGenre(Genre):
             mail["X-Mailer"] = _MAILERS[top.style]
         if top.style == "outlook":
             mail["Thread-Topic"] = _REPLY_PREFIX.sub("", re.sub(r"^(FW|Fwd): ", "", top.subject))
-        mail.set_content(body, subtype="plain", charset="utf-8", cte="7bit" if body.isascii() else "8bit")
+        # a paragraph over 998 octets (a very long rule) is sent quoted-printable, whose soft line breaks
+        # keep every line within RFC 5322 §2.1.1 while the decoded text keeps the paragraph whole
+        too_long = any(len(line.encode()) > MAX_LINE_OCTETS for line in body.splitlines())
+        mail.set_content(body, subtype="plain", charset="utf-8",
+                         cte="quoted-printable" if too_long else "7bit" if body.isascii() else "8bit")
         data = mail.as_bytes(policy=policy.default)
 
         chain = []

@@ -100,7 +100,7 @@ _ITEM_CONTEXT = ("A few customers have asked about it recently.", "The branch te
 _PROPOSALS = ("What if we leave {S} out of the scripts and point customers to the website?",
               "Could we just let each branch explain {S} in their own words?",
               "I'd suggest we only mention {S} when a customer asks about it.",
-              "Should we hold the {S} wording back until {A} is rebuilt?",
+              "Should we hold back the wording on {S} until {A} is rebuilt?",
               "One option is to keep the old wording in {A} for now and fix it later.",
               "Could we route every question about {S} to the specialist team instead?")
 _REJECTIONS = ("I don't think that works. If the scripts and the terms disagree, we're the ones who get the "

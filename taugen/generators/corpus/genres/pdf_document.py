@@ -70,6 +70,7 @@ if TYPE_CHECKING:
 SUFFIX = ".pdf"
 MAX_PER_SLIDE = 3
 SLIDE_SIZE = (960.0, 540.0)  # 13.333 x 7.5 inches, 16:9
+_HANDBOOK_FRAME = (LETTER[0] - 2 * inch, LETTER[1] - 2 * inch)  # the body frame inside one-inch margins
 _INK = colors.HexColor("#1F2A37")
 _ACCENT = colors.HexColor("#1F4E79")
 _MUTED = colors.HexColor("#5B6775")
@@ -123,6 +124,22 @@ class _Atomic(Paragraph):
 
     def split(self, availWidth, availHeight):
         return []
+
+
+def _whole(flowable: Flowable, width: float, height: float) -> Flowable:
+    """``flowable`` if it fits in a ``width`` x ``height`` frame, else the same flowable scaled down to fit
+    one frame (reportlab ``KeepInFrame`` in ``shrink`` mode), so that a rule longer than a page (a very
+    long statement, or a long previous wording in a revision table cell) still lands on one page with its
+    text unbroken instead of raising reportlab's ``LayoutError``. Fact tags move to the wrapper."""
+    _w, needed = flowable.wrap(width, 10 ** 7)
+    if needed <= height:
+        return flowable
+    box = KeepInFrame(width, height, [flowable], mode="shrink")
+    if getattr(flowable, "_fact_ids", None):
+        box._fact_ids = list(flowable._fact_ids)
+    if getattr(flowable, "keepWithNext", None):
+        box.keepWithNext = flowable.keepWithNext
+    return box
 
 
 def _para(text: str, style: str, fact_ids: tuple[str, ...] = (), atomic: bool = False, **kwargs) -> Paragraph:
@@ -372,7 +389,7 @@ class PdfDocumentGenre(Genre):
             rows.append((until, order, [_long_date(until), change, rendition.text], (rendition.fact_id,)))
         story.append(self._table_row(["Date", "Change", "Previous wording"], widths, header=True))
         for _day, _order, cells, fact_ids in sorted(rows, key=lambda row: row[:2]):
-            story.append(self._table_row(cells, widths, fact_ids=fact_ids))
+            story.append(_whole(self._table_row(cells, widths, fact_ids=fact_ids), *_HANDBOOK_FRAME))
 
         footer = f"{brand} | Staff reference: {plan.topic_title} | Internal use only"
 
@@ -600,8 +617,8 @@ def _rules_in_force(story: list, headings: list[str], number: int, current: list
         headings.append(heading)
         for rendition in members:
             fact = plan.facts[rendition.fact_id]
-            story.append(_para(rendition.text, "rule", (rendition.fact_id,), atomic=True,
-                               keepWithNext=1 if fact.applies_to else 0))
+            story.append(_whole(_para(rendition.text, "rule", (rendition.fact_id,), atomic=True,
+                                      keepWithNext=1 if fact.applies_to else 0), *_HANDBOOK_FRAME))
             if fact.applies_to:
                 story.append(_para(f"Applies to: {_products(fact, context)}", "applies"))  # a label, not a sentence
             else:
