@@ -104,6 +104,8 @@ def build(
                                              "~/.cache/taugen/llm)."),
     seeded: bool = typer.Option(False, "--seeded", help="Construction kit (medium, hard): ship a starting "
                                 "implementation with planted defects instead of the empty scaffold."),
+    tasks: Optional[int] = typer.Option(None, "--tasks", help="How many tasks to pick from the task space "
+                                        "(default: the tier's)."),
 ) -> None:
     """Build a validated, versioned bundle (tau2 runtime files, agent kit, author reports)."""
     from taugen.build.pipeline import build as run_build
@@ -127,7 +129,7 @@ def build(
 
             result = run_build(domain, difficulty.value, seed=seed, out=out, progress=report,
                                surface=surface.value if surface else None, modality=modality.value if modality else None,
-                               previous=previous, llm=settings, seeded=seeded)
+                               previous=previous, llm=settings, seeded=seeded, tasks=tasks)
     except InputError as error:
         _fail_input(error)
         return
@@ -138,6 +140,13 @@ def build(
     summary.add_row("facts", f"{counts['facts']} ({counts['facts_current']} current, {counts['supersession_arcs']} "
                              f"supersession arcs, {counts['client_held']} client-held)")
     summary.add_row("tasks", f"{counts['tasks']} (problems per task {counts['problems_per_task']})")
+    if counts.get("task_space"):
+        cover = counts["task_coverage"]
+        summary.add_row("task space", f"{counts['task_space']['problem_instances']} problem instances, "
+                                      f"{counts['task_space']['compositions']:,} compositions")
+        summary.add_row("fact coverage", f"{cover['typed_record_facts']['exercised']} of "
+                                         f"{cover['typed_record_facts']['facts']} typed record-held facts decide a task; "
+                                         f"test-split fact load {cover['construction_fact_load']}")
     summary.add_row("artifacts", f"{counts['artifacts']} ({counts['carriers']} carriers, {counts['fillers']} fillers)")
     for genre, number in counts["artifacts_per_genre"].items():
         summary.add_row(f"  {genre}", f"{number} artifacts, {counts['tokens_per_genre'].get(genre, 0):,} tokens")

@@ -31,24 +31,30 @@ def _shared_root(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Pa
     return root
 
 
+TEST_TASKS = 45
+"""Banking bundles in tests pick 45 tasks from the task space (the tiers' defaults, 60 to 300, would make
+every validator, tau2 and mutation test several times slower); pass ``tasks=None`` for the tier's default."""
+
+
 @pytest.fixture(scope="session")
 def built_bundle(tmp_path_factory, request) -> Callable[..., Path]:
-    """Factory ``(tier, seed=0, domain="banking") -> Path`` of a validated bundle, built once per test run
-    (across xdist workers)."""
+    """Factory ``(tier, seed=0, domain="banking", tasks=45) -> Path`` of a validated bundle, built once per
+    test run (across xdist workers)."""
     from taugen.build.pipeline import build
 
     worker_id = getattr(request.config, "workerinput", {}).get("workerid", "master")  # gw0, gw1... under xdist
     root = _shared_root(tmp_path_factory, worker_id)
-    cache: dict[tuple[str, str, int], Path] = {}
+    cache: dict[tuple[str, str, int, int | None], Path] = {}
 
-    def get(tier: str, seed: int = 0, domain: str = "banking") -> Path:
-        key = (domain, tier, seed)
+    def get(tier: str, seed: int = 0, domain: str = "banking", tasks: int | None = TEST_TASKS) -> Path:
+        key = (domain, tier, seed, tasks)
         if key not in cache:
-            name = f"{domain}-{tier}-{seed}"
+            count = tasks if domain == "banking" else None
+            name = f"{domain}-{tier}-{seed}-{count if count is not None else 'default'}"
             done = root / f"{name}.json"
             with FileLock(str(root / f"{name}.lock")):
                 if not done.exists():
-                    result = build(domain, tier, seed=seed, out=root / name)
+                    result = build(domain, tier, seed=seed, out=root / name, tasks=count)
                     assert result.ok, [f for f in result.findings if f.severity == "error"][:5]
                     done.write_text(json.dumps({"path": str(result.path)}))
             cache[key] = Path(json.loads(done.read_text())["path"])

@@ -240,3 +240,26 @@ def test_tasks_load_with_tau2s_own_task_model(hard):
         assert task.evaluation_criteria.reward_basis
         assert task.initial_state.initialization_data.agent_data
         assert task.user_scenario.instructions.domain == "banking"
+
+
+def test_bundle_reports_task_space_coverage_splits_and_sensitivity(hard):
+    info = json.loads((hard / "bundle.json").read_text())
+    space, cover = info["counts"]["task_space"], info["counts"]["task_coverage"]
+    assert space["family_instances"] > 600 and space["compositions"] > 10**9
+    coverage = json.loads((hard / "author/coverage.json").read_text())
+    task_facts = json.loads((hard / "author/task_facts.json").read_text())
+    # the coverage in bundle.json is recomputed from task_facts.json
+    exercised = {f for record in task_facts.values() for f in record["facts"]}
+    assert cover["facts_exercised"] == len(exercised) == len(coverage["facts_exercised_by_tasks"])
+    assert cover["construction_fact_load"] == len({f for r in task_facts.values() if r["split"] == "test"
+                                                   for f in r["facts"]})
+    assert all(reason for reason in coverage["unexercisable"].values())
+    splits = json.loads((hard / "tau2/domains/banking/split_tasks.json").read_text())
+    assert splits["dev"] and splits["test"] and set(splits["dev"]) | set(splits["test"]) == set(splits["base"])
+    dev_problems = {p for t in splits["dev"] for p in task_facts[t]["problems"][1:]}
+    assert not dev_problems & {p for t in splits["test"] for p in task_facts[t]["problems"][1:]}
+    certificates = json.loads((hard / "author/certificates.json").read_text())
+    for task_id, record in task_facts.items():
+        proof = {row["fact"]: row for row in certificates[task_id]["sensitivity"]}
+        assert set(proof) == set(record["facts"]) and all(row["changed"] for row in proof.values())
+        assert record["kinds"]

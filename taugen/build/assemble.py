@@ -56,26 +56,79 @@ def bundle_name(pack: Pack, preset: TierPreset) -> str:
 
 
 def splits(tasks: list[TaskRecord], seed: int) -> dict[str, list[str]]:
-    """tau2 split file: ``base`` (all), plus a seeded ``train``/``test`` partition stratified by the
-    number of problems per task (about 60/40)."""
-    strata: dict[int, list[str]] = {}
+    """tau2 split file: ``base`` (every task), ``dev`` (examples an agent builder may see in the kit),
+    ``test`` (sealed; shares no problem instance with ``dev``, see
+    :func:`taugen.generators.tasks.compose_tasks`), and ``train``, kept equal to ``dev`` for tools that
+    read tau2's train/test names."""
+    dev = sorted(t.task_id for t in tasks if t.split == "dev")
+    test = sorted(t.task_id for t in tasks if t.split != "dev")
+    return {"base": sorted(t.task_id for t in tasks), "dev": dev, "test": test, "train": dev}
+
+
+def task_coverage(pack: Pack, tasks: list[TaskRecord], plan: CorpusPlan,
+                  unexercisable: dict[str, str] | None = None) -> dict[str, Any]:
+    """Which facts decide which tasks, per section and value type, and the facts no task exercises with the
+    reason (``author/coverage.json``; summarised in ``bundle.json``).
+
+    Targets (issue 9): at hard, >= 90% of current record-held facts with a typed non-text value decide a
+    task, every client-held and contested fact decides one, and the ``test`` split's fact load (distinct
+    facts its tasks exercise) is reported as the construction task's fact load.
+    """
+    exercised: dict[str, list[str]] = {}
     for task in tasks:
-        strata.setdefault(len(task.problems), []).append(task.task_id)
-    train: list[str] = []
-    test: list[str] = []
-    for size, ids in sorted(strata.items()):
-        ids = sorted(ids)
-        random.Random(stable_seed(seed, "split", size)).shuffle(ids)
-        cut = round(len(ids) * 0.6)
-        train += ids[:cut]
-        test += ids[cut:]
-    return {"base": sorted(t.task_id for t in tasks), "train": sorted(train), "test": sorted(test)}
+        for fact_id in task.facts:
+            exercised.setdefault(fact_id, []).append(task.task_id)
+    current = [f for f in pack.facts.values() if pack.is_current(f.id)]
+    special = set(plan.client_held) | set(plan.contested)
+
+    def share(members: list) -> dict[str, Any]:
+        hit = sum(1 for f in members if f.id in exercised)
+        return {"facts": len(members), "exercised": hit, "share": round(hit / len(members), 4) if members else None}
+
+    typed = [f for f in current if f.holder == "records" and f.value is not None and f.value.type != "text"]
+    per_section: dict[str, list] = {}
+    per_type: dict[str, list] = {}
+    for fact in current:
+        per_section.setdefault(fact.section, []).append(fact)
+        per_type.setdefault(fact.value.type if fact.value else "none", []).append(fact)
+    reasons = dict(unexercisable or {})
+    never = {}
+    for fact in pack.facts.values():
+        if fact.id in exercised:
+            continue
+        if not pack.is_current(fact.id):
+            never[fact.id] = "not in force at the world's now (superseded or not yet effective): history only"
+        else:
+            never[fact.id] = reasons.get(fact.id, "no task was drawn for it at this task count")
+    test_facts = {f for t in tasks if t.split != "dev" for f in t.facts}
+    kinds: dict[str, int] = {}
+    for task in tasks:
+        for kind in task.kinds:
+            kinds[kind] = kinds.get(kind, 0) + 1
+    return {
+        "summary": {
+            "typed_record_facts": share(typed),
+            "client_held": share([pack.facts[i] for i in plan.client_held]),
+            "contested": share([pack.facts[i] for i in plan.contested]),
+            "special_not_exercised": sorted(i for i in special if i not in exercised),
+            "facts_exercised": len(exercised),
+            "construction_fact_load": len(test_facts),
+            "per_section": {k: share(v) for k, v in sorted(per_section.items())},
+            "per_value_type": {k: share(v) for k, v in sorted(per_type.items())},
+            "case_kinds": {k: {"tasks": v, "share": round(v / max(1, len(tasks)), 4)} for k, v in sorted(kinds.items())},
+        },
+        "task_fact_load": {t.task_id: len(t.facts) for t in tasks},
+        "facts_exercised_by_tasks": {k: sorted(v) for k, v in sorted(exercised.items())},
+        "facts_never_exercised": sorted(never),
+        "unexercisable": dict(sorted(never.items())),
+    }
 
 
 def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, seed: int, world_json: dict[str, Any],
                     tasks: list[TaskRecord], plan: CorpusPlan, rendered: list[RenderedArtifact], policy_text: str,
                     extract: dict[str, str], templates: jinja2.Environment, seeded: bool = False,
-                    repairs: dict[str, Any] | None = None) -> AssembledBundle:
+                    repairs: dict[str, Any] | None = None, unexercisable: dict[str, str] | None = None,
+                    task_space_size: dict[str, int] | None = None) -> AssembledBundle:
     """Lay out every file of the bundle (except the validation report, added after validation).
 
     Args:
@@ -165,6 +218,7 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
                                         policy_text, templates, seeded=seeded))
 
     facts_manifest = {}
+    binding = domain.families(pack) if domain.families is not None else None
     for fact in pack.facts.values():
         newer = pack.superseded_by(fact.id)
         facts_manifest[fact.id] = {
@@ -179,6 +233,10 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
             "history_omitted": (not pack.is_current(fact.id) and fact.effective_from <= pack.now.date()
                                 and fact.id not in plan.history_facts),
         }
+        topic = binding.topic(fact) if binding is not None and fact.value is not None else None
+        if topic is not None:
+            facts_manifest[fact.id]["topic"] = topic.topic_id
+            facts_manifest[fact.id]["topic_products"] = list(topic.products)
     manifest = {"domain": config.domain, "surface": plan.surface, "tier": preset.name,
                 "now": pack.now.isoformat(), "snapshot_date": config.snapshot_date.isoformat(),
                 "history_start": config.history_start.isoformat(), "environment": config.environment,
@@ -189,16 +247,12 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
     files["author/manifest.json"] = json_bytes(manifest)
     files["author/certificates.json"] = json_bytes({t.task_id: t.certificate.as_dict() for t in tasks})
     files["author/task_facts.json"] = json_bytes({t.task_id: {"problems": t.problems, "facts": t.facts,
+                                                              "context_facts": t.context_facts,
                                                               "customer_id": t.customer_id, "persona": t.persona,
-                                                              "outcomes": t.outcomes} for t in tasks})
-    exercised: dict[str, list[str]] = {}
-    for task in tasks:
-        for fact_id in task.facts:
-            exercised.setdefault(fact_id, []).append(task.task_id)
-    files["author/coverage.json"] = json_bytes({
-        "facts_exercised_by_tasks": {k: sorted(v) for k, v in sorted(exercised.items())},
-        "facts_never_exercised": sorted(set(pack.facts) - set(exercised)),
-    })
+                                                              "outcomes": t.outcomes, "kinds": t.kinds,
+                                                              "split": t.split} for t in tasks})
+    coverage = task_coverage(pack, tasks, plan, unexercisable)
+    files["author/coverage.json"] = json_bytes(coverage)
     held = [pack.facts[i] for i in plan.client_held]
     confirmable = [pack.facts[i] for i in plan.client_confirmable]
     contested = [{"statement": pack.facts[i].statement, "subject": pack.facts[i].subject or pack.facts[i].statement,
@@ -228,6 +282,11 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
         "evidence_routes": len(plan.routes),
         "discovery_tiers": _histogram(entry["tier"] for entry in plan.discovery.values()),
         "modality_substitutions": len(plan.modality_substitutions),
+        "task_space": task_space_size or {},
+        "task_coverage": {key: coverage["summary"][key] for key in (
+            "typed_record_facts", "client_held", "contested", "facts_exercised", "construction_fact_load",
+            "per_section", "per_value_type")},
+        "splits": {name: len(ids) for name, ids in splits(tasks, seed).items()},
     }
     achieved = {
         "surface": plan.surface,
@@ -242,6 +301,7 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
         "max_calls": sum(1 for a in artifacts.values() if a["genre"] == "call_recording" and a["carrier"]),
         "modality": plan.modality, "contested": len(plan.contested),
         "repairs": {"corpus_redraws": 0, "artifact_redraws": []} if repairs is None else dict(repairs),
+        "case_kinds": coverage["summary"]["case_kinds"],
     }
     achieved["long_documents"] = {"artifacts": sum(1 for a in artifacts.values() if a["target_words"]),
                                   "tokens": sum(count_tokens(extract[a.plan.artifact_id]) for a in rendered

@@ -22,7 +22,7 @@ from taugen.generators.corpus.genre import RenderContext, genres, stable_seed
 from taugen.generators.corpus.planner import plan_corpus
 from taugen.generators.corpus.render import render_corpus, render_policy, template_environment
 from taugen.generators.domain import load_domain
-from taugen.generators.tasks import compose_tasks
+from taugen.generators.tasks import compose_tasks, task_space
 from taugen.generators.tiers import tier
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.findings import Finding, has_errors
@@ -99,7 +99,8 @@ class _Stages:
 
 def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
           progress: Progress | None = None, surface: str | None = None, modality: str | None = None,
-          previous: Path | None = None, llm: "LLMSettings | None" = None, seeded: bool = False) -> BuildResult:
+          previous: Path | None = None, llm: "LLMSettings | None" = None, seeded: bool = False,
+          tasks: int | None = None) -> BuildResult:
     """Build a validated, versioned bundle.
 
     Args:
@@ -117,6 +118,7 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
             its ledger goes to ``author/llm_ledger.json``. None keeps the offline template path.
         seeded: ship the construction kit's seeded starting implementation instead of the empty scaffold.
 
+        tasks: how many tasks to pick from the task space (default: the tier's ``tasks``).
     The bundle goes to ``out / <name>`` in one atomic step under a write lock (see
     :mod:`taugen.build.files`); ``out`` is checked before any work and is not touched when the build
     fails.
@@ -131,6 +133,12 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         preset = tier(difficulty).with_overrides(surface=surface, modality=modality)
     except KeyError as exc:
         raise InputError(str(exc.args[0])) from None
+    if tasks is not None:
+        if tasks < 1:
+            raise InputError(f"--tasks must be at least 1, not {tasks}")
+        from dataclasses import replace
+
+        preset = replace(preset, tasks=tasks)
     stages = _Stages(progress)
     with stages.stage("authoring"):
         pack = load_pack(resolve_pack(domain))
@@ -139,19 +147,23 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
     check_destination(destination)
     with stages.stage("world"):
         world = definition.build_world(pack.config, seed)
-    with stages.stage("tasks"):
-        tasks = (definition.compose or compose_tasks)(definition, pack, world, preset, seed)
-    templates = template_environment()
     available = genres()
+    with stages.stage("plan"):
+        plan = plan_corpus(pack, preset, seed, available, surface=surface)
+    with stages.stage("tasks"):
+        tasks, unexercisable, space_size = _compose(definition, pack, world, preset, seed, plan)
+        composed_for = _special_facts(plan)
+    templates = template_environment()
     context = RenderContext(config=pack.config, templates=templates, build_seed=seed, tier=preset.name)
     speakers = {name: genre.llm_speaker for name, genre in available.items() if getattr(genre, "llm_speaker", None)}
     repairs: dict[str, object] = {"corpus_redraws": 0, "artifact_redraws": []}
     llm_client = None
     for corpus_round in range(MAX_CORPUS_REDRAWS + 1):
-        corpus_seed = seed if corpus_round == 0 else stable_seed(seed, "corpus redraw", corpus_round)
         repairs["artifact_redraws"] = []
         with stages.stage("corpus"):
-            plan = plan_corpus(pack, preset, corpus_seed, available, surface=surface)
+            if corpus_round:
+                plan = plan_corpus(pack, preset, stable_seed(seed, "corpus redraw", corpus_round), available,
+                                   surface=surface)
             if llm is not None:
                 from taugen.generators.corpus.llm_voice import voice_plan
                 from taugen.generators.llm import LLMClient
@@ -161,9 +173,14 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
                 plan = voice_plan(plan, pack, llm_client, speakers)
             rendered, extract = _render(plan, context, available, stages)
             policy_text = render_policy(pack, definition, plan, templates)
+        if corpus_round and definition.compose is None and _special_facts(plan) != composed_for:
+            with stages.stage("tasks"):  # the re-drawn corpus holds other facts back: compose for those
+                tasks, unexercisable, space_size = _compose(definition, pack, world, preset, seed, plan)
+                composed_for = _special_facts(plan)
         with stages.stage("assemble"):
             assembled = assemble_bundle(pack, definition, preset, seed, world.model_dump(mode="json"), tasks, plan,
-                                        rendered, policy_text, extract, templates, seeded=seeded, repairs=repairs)
+                                        rendered, policy_text, extract, templates, seeded=seeded, repairs=repairs,
+                                        unexercisable=unexercisable, task_space_size=space_size)
         with stages.stage("repair"):
             corpus_gates: list[str] = []
             for artifact_round in range(1, MAX_ARTIFACT_REDRAWS + 1):
@@ -174,7 +191,8 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
                 repairs["artifact_redraws"] = sorted(set(repairs["artifact_redraws"]) | set(redraw))  # type: ignore[arg-type]
                 assembled = assemble_bundle(pack, definition, preset, seed, world.model_dump(mode="json"), tasks,
                                             plan, rendered, policy_text, extract, templates, seeded=seeded,
-                                            repairs=repairs)
+                                            repairs=repairs, unexercisable=unexercisable,
+                                            task_space_size=space_size)
             else:
                 corpus_gates = repairable(_view(assembled.files, extract))[1]
         if not corpus_gates or corpus_round == MAX_CORPUS_REDRAWS or not gates_are_errors(preset.name):
@@ -204,6 +222,21 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
                        timings=stages.timings, repairs=dict(repairs),
                        llm={**llm_client.ledger.as_dict(), "cache_hits": llm_client.ledger.cache_hits,
                             "entries": len(llm_client.ledger.entries)} if llm_client is not None else None)
+
+
+def _special_facts(plan) -> set[str]:
+    """The facts a corpus plan holds back from the records or puts in dispute (they must decide tasks)."""
+    return set(plan.client_held) | set(plan.contested)
+
+
+def _compose(definition, pack: Pack, world, preset, seed: int, plan) -> tuple[list, dict | None, dict | None]:
+    """``(tasks, unexercisable facts with reasons, task space size)``: the domain's own composer, or the
+    task space compiled from the facts, where the plan's client-held and contested facts must decide
+    tasks too (even when their value is free text)."""
+    if definition.compose is not None:
+        return definition.compose(definition, pack, world, preset, seed), None, None
+    space = task_space(definition, pack, world, seed, special=_special_facts(plan))
+    return compose_tasks(definition, pack, world, preset, seed, space=space), space.unexercisable, space.size(preset)
 
 
 def _attach_llm_ledger(files: BundleFiles, ledger: dict) -> None:
@@ -311,6 +344,12 @@ def load_pack_only(directory: str | Path) -> tuple[Pack, list[str]]:
     definition = load_domain(pack.config, str(pack.directory / "domain.yaml"))
     check_problem_facts(definition, pack)
     notes = []
-    unused = set(pack.facts) - {f for p in (definition.opening, *definition.problems) for f in p.facts}
-    notes.append(f"{len(pack.facts) - len(unused)} facts are exercised by problems, {len(unused)} are corpus-only")
+    problems = [definition.opening, *definition.problems]
+    if definition.families is not None:
+        from taugen.generators.families import instantiate
+
+        problems += instantiate(pack, definition.families(pack))[0]
+    unused = set(pack.facts) - {f for p in problems for f in p.facts}
+    notes.append(f"{len(pack.facts) - len(unused)} facts decide problems (hand-written or family instances), "
+                 f"{len(unused)} are corpus-only")
     return pack, notes

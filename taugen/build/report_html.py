@@ -136,6 +136,10 @@ def _certificate_parts(cert: Mapping[str, Any]) -> list[dict[str, Any]]:
          ["an empty run passes the task"] if cert.get("do_nothing_passes") else []),
         ("gold changes the database", cert.get("initial_hash") != cert.get("gold_hash"),
          [f"{cert.get('writes', 0)} writes"]),
+        ("every declared fact decides the gold (sensitivity proof)", not cert.get("insensitive_facts"),
+         [f"{row['fact']}: {row['original']} → {row['perturbed']} changes {row['changed']}" if row.get("changed")
+          else f"{row['fact']}: no perturbation of {row['original']} changes the gold"
+          for row in cert.get("sensitivity") or []]),
     ]
     return [{"name": name, "ok": bool(ok), "detail": [str(d) for d in detail]} for name, ok, detail in parts]
 
@@ -205,6 +209,7 @@ def collect_report(bundle: Path, page: Path | None = None) -> dict[str, Any]:
     listed = {task["id"] for task in tasks_json}
     tasks_json = tasks_json + [{"id": task_id} for task_id in task_facts if task_id not in listed]
     validation = _load_json(files, "author/validation.json", source, required=False)
+    coverage = _load_json(files, "author/coverage.json", source, required=False) or {}
 
     recorded = files.get("SHA256SUMS")
     actual = sha256sums({p: d for p, d in files.items() if p != "SHA256SUMS"})
@@ -312,6 +317,9 @@ def collect_report(bundle: Path, page: Path | None = None) -> dict[str, Any]:
             "facts": [{"id": f, "anchor": fact_anchor.get(f, "")} for f in record.get("facts", [])],
             "gold": [{"name": a.get("name", ""), "arguments": json.dumps(a.get("arguments", {}), sort_keys=True)}
                      for a in actions],
+            "kinds": record.get("kinds") or [], "split": record.get("split", ""),
+            "fact_load": len(record.get("facts") or []),
+            "context_facts": record.get("context_facts") or [],
             "certificate": {"ok": bool(cert.get("ok")), "writes": cert.get("writes", 0),
                             "parts": _certificate_parts(cert)},
             "findings": findings_for.get(task_id, []),
@@ -333,6 +341,12 @@ def collect_report(bundle: Path, page: Path | None = None) -> dict[str, Any]:
         "cues_by_kind": dict(sorted(Counter(cue.get("kind", "") for a in artifacts.values()
                                             for cue in a.get("cues") or []).items())),
         "tasks_per_persona": dict(sorted(Counter(row["persona"] for row in task_rows).items())),
+        "tasks_per_fact_load": _histogram(row["fact_load"] for row in task_rows),
+        "tasks_per_case_kind": dict(sorted(Counter(k for row in task_rows for k in row["kinds"]).items())),
+        "coverage_per_section": {k: round(100 * (v.get("share") or 0), 1)
+                                 for k, v in (coverage.get("summary", {}).get("per_section") or {}).items()},
+        "coverage_per_value_type": {k: round(100 * (v.get("share") or 0), 1)
+                                    for k, v in (coverage.get("summary", {}).get("per_value_type") or {}).items()},
     }
     checks = (validation or {}).get("checks") or {}
     return {
@@ -370,6 +384,9 @@ def collect_report(bundle: Path, page: Path | None = None) -> dict[str, Any]:
                       for aid, a in sorted(artifacts.items())],
         "facts_anchor": fact_anchor,
         "distributions": distributions,
+        "coverage": {"summary": coverage.get("summary") or {},
+                     "unexercisable": [{"id": f, "anchor": fact_anchor.get(f, ""), "reason": reason}
+                                       for f, reason in sorted((coverage.get("unexercisable") or {}).items())]},
     }
 
 
@@ -415,7 +432,13 @@ def charts(data: Mapping[str, Any]) -> list[dict[str, Any]]:
         bar_chart("Renditions by register and status", dist["renditions_by_register_status"],
                   "register · status → renditions"),
         bar_chart("Tasks per persona", dist["tasks_per_persona"], "persona → tasks"),
-    ] + ([bar_chart("Cues by kind", dist["cues_by_kind"], "mentions that own no fact: kind → cues")]
+    ] + [bar_chart(title, dist[key], caption) for key, title, caption in (
+        ("coverage_per_section", "Fact coverage per section (%)", "section → % of current facts that decide a task"),
+        ("coverage_per_value_type", "Fact coverage per value type (%)",
+         "value type → % of current facts that decide a task"),
+        ("tasks_per_case_kind", "Tasks per case kind", "case kind → tasks labelled with it"),
+        ("tasks_per_fact_load", "Tasks per fact load", "distinct facts a task's gold depends on → tasks"),
+    ) if dist.get(key)] + ([bar_chart("Cues by kind", dist["cues_by_kind"], "mentions that own no fact: kind → cues")]
          if dist.get("cues_by_kind") else [])
 
 

@@ -37,6 +37,9 @@ class DomainDefinition:
             files of ``tau2/domains/<domain>/`` to add or replace (None removes the default one).
         check_tasks: optional ``(BundleView) -> list[Finding]`` that replaces the DB replay of the
             ``tasks`` validator (a domain whose tasks tau2 sets up with initialization actions).
+        families: optional ``(pack) -> FamilyBinding``: how the generic problem families
+            (:mod:`taugen.generators.families`) act in this domain's world; with it every typed fact a family
+            takes becomes problem instances next to the hand-written ``problems``.
         policy: the policy as code (:class:`taugen.generators.policy.PolicyRule`), computed from the
             pack's typed facts; the defect validators replay gold writes through it (K1, K3, K9, K17).
     """
@@ -53,6 +56,7 @@ class DomainDefinition:
     runtime_files: Callable[..., dict] | None = None
     check_tasks: Callable[..., list] | None = None
     policy: tuple = ()
+    families: Callable[..., object] | None = None
 
 
 def load_domain(config: DomainConfig, pack_file: str = "domain.yaml") -> DomainDefinition:

@@ -108,6 +108,14 @@ class ManifestFacts:
         raw = (self.facts.get(fact_id) or {}).get("applies_to")
         return list(raw) if raw is not None else None
 
+    def topic(self, fact_id: str) -> str | None:
+        """The catalogue topic a problem family binds the fact to (None when no family binds it)."""
+        return (self.facts.get(fact_id) or {}).get("topic")
+
+    def topic_products(self, fact_id: str) -> list[str]:
+        """The account products the family binding lets the fact's topic act on (empty: any)."""
+        return list((self.facts.get(fact_id) or {}).get("topic_products") or [])
+
 
 @dataclass(frozen=True)
 class Violation:

@@ -88,7 +88,10 @@ class Problem(ABC):
     Class attributes:
         name: snake_case id, used in task ids.
         slot: selection set: a task holds at most one problem per slot.
-        facts: ids of the facts the problem exercises (checked against the pack at build time).
+        facts: ids of the facts that decide the problem's gold outcome (checked against the pack at build
+            time, and proven by the certificate's fact-sensitivity proof: perturbing one changes the gold).
+        context_facts: ids of facts the problem follows but no typed perturbation can change (procedure
+            text such as "verify the caller first"); reported, not proven.
         outcome: ``resolve``, ``refuse`` or ``transfer``.
         summary: one line for reports and ``description.purpose``.
         excludes: names of problems that cannot share a task with this one.
@@ -97,6 +100,7 @@ class Problem(ABC):
     name: ClassVar[str]
     slot: ClassVar[str]
     facts: ClassVar[tuple[str, ...]]
+    context_facts: ClassVar[tuple[str, ...]] = ()
     outcome: ClassVar[Outcome] = "resolve"
     summary: ClassVar[str] = ""
     excludes: ClassVar[tuple[str, ...]] = ()

@@ -7,13 +7,22 @@ filter combinations, personas are assigned round-robin, and the task id encodes 
 Every task carries a :class:`Certificate`, computed by replaying the gold actions on the problem
 state: the check fails after setup, no gold step errors, the check passes after the gold actions,
 removing any single gold write breaks the check, a do-nothing run fails, and, for problems policy
-forbids, the tempting wrong write breaks the check.
+forbids, the tempting wrong write breaks the check. The certificate also holds the *fact-sensitivity
+proof*: for every fact the task declares, the fact's typed value is perturbed to another valid value of
+its type (:func:`taugen.generators.families.perturbations`), the task is recomposed with the same seed and
+customer, and the gold outcome (gold writes, else the final DB hash) must change; a declared fact that
+does not change it is listed in ``insensitive_facts`` and fails the certificate.
+
+Besides the domain's hand-written problems, a domain with a family binding contributes one problem per
+fact and variant (:mod:`taugen.generators.families`). :func:`compose_tasks` enumerates that task space,
+picks ``preset.tasks`` tasks deterministically from the seed (every instance first, so the tier covers the
+facts), and splits them into a small ``dev`` split and a sealed ``test`` split that share no problem instance.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import itertools
+import json
 import random
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -24,7 +33,7 @@ from taugen.authoring.pack import Pack
 from taugen.errors import InputError
 from taugen.generators.corpus.genre import stable_seed
 from taugen.generators.domain import DomainDefinition
-from taugen.generators.environment import Toolkit, clone, diff_patch
+from taugen.generators.environment import Toolkit, clone, dict_hash, diff_patch
 from taugen.generators.problems import GoldCall, Problem, ProblemContext, ScenarioFragment
 from taugen.generators.tiers import TierPreset
 
@@ -43,12 +52,15 @@ class Certificate:
     initial_hash: str
     gold_hash: str
     writes: int
+    sensitivity: list[dict[str, Any]] = field(default_factory=list)
+    insensitive_facts: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return (bool(self.unmet_after_setup) and not self.gold_errors and not self.unmet_after_gold
                 and not self.unnecessary_writes and not self.forbidden_writes_not_caught
-                and not self.do_nothing_passes and self.initial_hash != self.gold_hash)
+                and not self.do_nothing_passes and self.initial_hash != self.gold_hash
+                and not self.insensitive_facts)
 
     def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "ok": self.ok}
@@ -82,6 +94,9 @@ class TaskRecord:
     purpose: str
     certificate: Certificate
     outcomes: dict[str, str] = field(default_factory=dict)
+    kinds: list[str] = field(default_factory=list)
+    split: str = "test"
+    context_facts: list[str] = field(default_factory=list)
 
     def to_tau2(self, domain: str) -> dict[str, Any]:
         """The task as a tau2 ``Task`` dict (see ../shared/reference/tau2-format.md §2)."""
@@ -111,33 +126,95 @@ def check_problem_facts(domain: DomainDefinition, pack: Pack) -> None:
         InputError: at the problem class's source line, naming the fact.
     """
     for problem in (domain.opening, *domain.problems):
-        for fact_id in problem.facts:
-            # problem.location() parses the module's source: only worth it when there is an error to show.
+        for fact_id in (*problem.facts, *problem.context_facts):
+            if fact_id in pack.facts and pack.is_current(fact_id):
+                continue
+            file, line = problem.location()  # reading the source is slow: only for an error
             if fact_id not in pack.facts:
-                raise InputError(f"problem names unknown fact '{fact_id}'", *problem.location(), problem.name)
-            if not pack.is_current(fact_id):
-                raise InputError(f"problem uses fact '{fact_id}', which is not in force at {pack.now:%Y-%m-%d} "
-                                 f"(superseded by '{pack.superseded_by(fact_id)}')", *problem.location(),
-                                 problem.name)
+                raise InputError(f"problem names unknown fact '{fact_id}'", file, line, problem.name)
+            raise InputError(f"problem uses fact '{fact_id}', which is not in force at {pack.now:%Y-%m-%d} "
+                             f"(superseded by '{pack.superseded_by(fact_id)}')", file, line, problem.name)
 
 
-def _combinations(domain: DomainDefinition, preset: TierPreset) -> list[tuple[type[Problem], ...]]:
-    by_slot: dict[str, list[type[Problem]]] = {}
-    for problem in domain.problems:
-        by_slot.setdefault(problem.slot, []).append(problem)
-    slots = sorted(by_slot)
-    low, high = preset.problems_per_task
-    combos = []
-    for size in range(low, high + 1):
-        for chosen_slots in itertools.combinations(slots, size):
-            for combo in itertools.product(*(by_slot[slot] for slot in chosen_slots)):
-                if sum(p.outcome == "transfer" for p in combo) > 1:
-                    continue  # a transfer ends the call: at most one per task
-                names = {p.name for p in combo}
-                if any(set(p.excludes) & names for p in combo):
-                    continue
-                combos.append(tuple(sorted(combo, key=lambda p: p.name)))
-    return combos
+CASE_KINDS = ("routine", "multi-step", "multi-intent", "unusual", "incomplete", "changing", "declined", "redirected")
+"""τ^τ's evaluation mix; every task is labelled with the kinds it contains (:func:`case_kinds`)."""
+DEV_SHARE = 0.1
+"""Share of tasks (and of problem instances) in the ``dev`` split; the rest is the sealed ``test`` split."""
+
+
+@dataclass
+class TaskSpace:
+    """The enumerable space tasks are drawn from.
+
+    Attributes:
+        problems: every problem class (hand-written, then family instances).
+        dev: names of the problems reserved for the ``dev`` split (the ``test`` split never uses them).
+        unexercisable: current fact id → why no family instance takes it.
+        customers: the customers a task can be about.
+    """
+
+    problems: list[type[Problem]]
+    dev: set[str]
+    unexercisable: dict[str, str]
+    customers: list[str]
+
+    def size(self, preset: TierPreset) -> dict[str, int]:
+        """Counts: problem instances, customers, and compositions of the tier's problem counts (distinct
+        problem sets times customers, an upper bound before applicability)."""
+        from math import comb
+
+        low, high = preset.problems_per_task
+        n = len(self.problems)
+        compositions = sum(comb(n, k) for k in range(low, high + 1)) * len(self.customers)
+        return {"problem_instances": n, "hand_written": sum(not _is_family(p) for p in self.problems),
+                "family_instances": sum(_is_family(p) for p in self.problems), "customers": len(self.customers),
+                "compositions": compositions}
+
+
+def _is_family(problem: type[Problem]) -> bool:
+    return getattr(problem, "family", None) is not None
+
+
+def task_space(domain: DomainDefinition, pack: Pack, world: BaseModel, seed: int,
+               special: set[str] = frozenset()) -> TaskSpace:
+    """Enumerate the problems of a domain: its hand-written problems and, with a family binding, one family
+    instance per fact and variant. Puts the family topic catalogue into ``world`` (in place).
+
+    Args:
+        special: client-held or contested fact ids (quoted even when their value is free text).
+
+    Raises:
+        InputError: a hand-written problem names an unknown or superseded fact.
+    """
+    check_problem_facts(domain, pack)
+    problems: list[type[Problem]] = list(domain.problems)
+    reasons: dict[str, str] = {}
+    if domain.families is not None:
+        from taugen.generators.families import instantiate
+
+        binding = domain.families(pack)
+        taken = {f for p in domain.problems for f in p.facts}
+        instances, topics, reasons = instantiate(pack, binding, special, taken)
+        binding.prepare_world(world, topics)
+        problems += instances
+    exercised = {f for p in problems for f in p.facts}
+    reasons = {f: r for f, r in reasons.items() if f not in exercised}
+    # The dev split takes about DEV_SHARE of the instances, stratified by section and family; every fifth
+    # hand-written problem (by name) is dev-only too, so dev shows refusals and transfers as well.
+    dev: set[str] = set()
+    strata: dict[tuple[str, str], list[type[Problem]]] = {}
+    for problem in problems:
+        if _is_family(problem):
+            section = pack.facts[problem.facts[0]].section
+            strata.setdefault((section, problem.family), []).append(problem)  # type: ignore[attr-defined]
+    for key, members in sorted(strata.items()):
+        members = sorted(members, key=lambda p: p.name)
+        random.Random(stable_seed(seed, "dev", key)).shuffle(members)
+        dev |= {p.name for p in members[:max(1, round(len(members) * DEV_SHARE))] if len(members) > 2}
+    hand = sorted((p for p in problems if not _is_family(p)), key=lambda p: p.name)
+    dev |= {p.name for index, p in enumerate(hand) if index % 5 == 2}
+    return TaskSpace(problems=problems, dev=dev, unexercisable=reasons,
+                     customers=sorted(getattr(world, domain.customer_table)))
 
 
 def _gold_order(problems: tuple[type[Problem], ...]) -> list[type[Problem]]:
@@ -145,52 +222,120 @@ def _gold_order(problems: tuple[type[Problem], ...]) -> list[type[Problem]]:
     return sorted(problems, key=lambda p: (p.outcome == "transfer", p.name))
 
 
-def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset: TierPreset,
-                  seed: int) -> list[TaskRecord]:
-    """Compose, set up and certify ``preset.tasks`` tasks.
+def _compatible(problem: type[Problem], chosen: list[type[Problem]]) -> bool:
+    if any(problem.slot == other.slot for other in chosen):
+        return False
+    if problem.outcome == "transfer" and any(other.outcome == "transfer" for other in chosen):
+        return False
+    names = {other.name for other in chosen}
+    if set(problem.excludes) & names or any(problem.name in other.excludes for other in chosen):
+        return False
+    topic = getattr(problem, "topic", None)
+    return topic is None or all(getattr(other, "topic", None) is None or other.topic.topic_id != topic.topic_id
+                                for other in chosen)
+
+
+def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset: TierPreset, seed: int,
+                  special: set[str] = frozenset(), space: TaskSpace | None = None) -> list[TaskRecord]:
+    """Compose, set up and certify ``preset.tasks`` tasks from the task space.
+
+    Every problem instance is placed in a task before any is repeated (coverage first), one task in three
+    carries a hand-written problem (every other one a transfer, so refusals, transfers and multi-step work
+    stay in the mix), and dev tasks draw only on dev problems. All choices are seeded.
 
     Args:
         domain: the domain's code.
         pack: the loaded pack (fact values).
-        world: the initial database (not modified).
-        preset: the tier.
+        world: the initial database; the family topic catalogue is added to it (in place).
+        preset: the tier (``tasks``, ``problems_per_task``, ``personas``).
         seed: the build seed.
+        special: client-held or contested fact ids.
+        space: a task space already enumerated (else :func:`task_space`).
 
     Returns:
-        tasks sorted by id; every problem appears in at least one task when the tier allows it.
+        tasks sorted by id.
 
     Raises:
         InputError: a problem names an unknown or superseded fact.
     """
-    check_problem_facts(domain, pack)
+    space = space or task_space(domain, pack, world, seed, special)
+    _WORLD_JSON.clear()
     rng = random.Random(stable_seed(seed, preset.name, "compose"))
-    combos = _combinations(domain, preset)
-    rng.shuffle(combos)
-    # Cover every problem first, then fill up to the target with the shuffled rest.
-    ordered: list[tuple[type[Problem], ...]] = []
-    for problem in domain.problems:
-        ordered += [c for c in combos if problem in c and c not in ordered][:1]
-    ordered += [c for c in combos if c not in ordered]
-    customers = sorted(getattr(world, domain.customer_table))
+    low, high = preset.problems_per_task
+    shared = domain.toolkit(world, pack.now)
+    customers = space.customers
+    dev_count = max(1, round(preset.tasks * DEV_SHARE)) if preset.tasks >= 10 else 0
     tasks: list[TaskRecord] = []
     seen: set[str] = set()
-    repeats = max(1, -(-preset.tasks // max(1, len(ordered))))
-    for combo in itertools.islice(itertools.cycle(ordered), len(ordered) * repeats):
-        if len(tasks) >= preset.tasks:
-            break
-        persona = preset.personas[len(tasks) % len(preset.personas)]
-        candidates = customers[:]
-        random.Random(stable_seed(seed, preset.name, [p.name for p in combo], len(tasks))).shuffle(candidates)
-        for customer_id in candidates:
+    for split, count in (("dev", dev_count), ("test", preset.tasks - dev_count)):
+        pool = [p for p in space.problems if (p.name in space.dev) == (split == "dev")]
+        family = [p for p in pool if _is_family(p)]
+        hand = [p for p in pool if not _is_family(p)]
+        rng.shuffle(family)
+        transfers = [p for p in hand if p.outcome == "transfer"]
+        others = [p for p in hand if p.outcome != "transfer"]
+        queue = list(family)  # uncovered instances, in seeded order
+        hand_queue = list(hand)
+        made = attempts = 0
+        while made < count and attempts < count * 20:
+            attempts += 1
+            number = len(tasks)
+            size = low + (number % (high - low + 1)) if high > low else low
+            customer_id = customers[rng.randrange(len(customers))]
+            chosen: list[type[Problem]] = []
+            if number % 3 == 0 and hand:
+                cycle = transfers if (number // 3) % 2 == 0 and transfers else others or transfers
+                fresh = [p for p in cycle if p in hand_queue]  # every hand-written problem once, first
+                for problem in fresh + cycle[(number // 6) % len(cycle):] + cycle[:(number // 6) % len(cycle)]:
+                    if problem().applicable(shared, customer_id):
+                        chosen.append(problem)
+                        break
+            for source in (queue, family):
+                for problem in (source if source is queue else rng.sample(source, min(len(source), 40))):
+                    if len(chosen) >= size:
+                        break
+                    if _compatible(problem, chosen) and problem().applicable(shared, customer_id):
+                        chosen.append(problem)
+            if not chosen:
+                continue
+            persona = preset.personas[number % len(preset.personas)]
+            combo = tuple(sorted(chosen, key=lambda p: p.name))
             task_id = f"[{domain.name}]{'|'.join(p.name for p in combo)}[CUSTOMER:{customer_id}][PERSONA:{persona}]"
             if task_id in seen:
                 continue
             record = realise_task(domain, pack, world, combo, customer_id, persona, seed, task_id)
-            if record is not None:
-                tasks.append(record)
-                seen.add(task_id)
-                break
+            if record is None or record.certificate.gold_errors or record.certificate.unmet_after_gold:
+                continue  # the customer cannot carry it, or its requests collide (one closes what another uses)
+            record.split = split
+            tasks.append(record)
+            seen.add(task_id)
+            made += 1
+            placed = set(combo)
+            queue = [p for p in queue if p not in placed]
+            hand_queue = [p for p in hand_queue if p not in placed]
     return sorted(tasks, key=lambda t: t.task_id)
+
+
+def case_kinds(problems: list[Problem], gold_by_problem: list[list[GoldCall]], specs: dict[str, Any]) -> list[str]:
+    """The case kinds a task contains (:data:`CASE_KINDS`): ``multi-intent`` with two or more requests,
+    ``multi-step`` when one request needs two or more writes, ``declined`` / ``redirected`` from the
+    outcomes, and a family instance's own kinds (edge of a rule, missing value, changed request)."""
+    kinds: set[str] = set()
+    requests = problems[1:]
+    if len(requests) >= 2:
+        kinds.add("multi-intent")
+    for problem, calls in zip(requests, gold_by_problem[1:]):
+        writes = [c for c in calls if specs.get(c.name) and specs[c.name].kind == "write"]
+        if len(writes) >= 2:
+            kinds.add("multi-step")
+        own = getattr(type(problem), "case_kinds", None)
+        mine = set(own()) if own is not None else set(getattr(problem, "kinds", ()))
+        if problem.outcome == "refuse":
+            mine.add("declined")
+        elif problem.outcome == "transfer":
+            mine.add("redirected")
+        kinds |= mine - {"routine"} if mine - {"routine"} else {"routine"}  # a plain request is routine
+    return [kind for kind in CASE_KINDS if kind in kinds]
 
 
 def _contexts(problems: list[Problem], toolkit: Toolkit, pack: Pack, customer_id: str, seed: int,
@@ -199,32 +344,186 @@ def _contexts(problems: list[Problem], toolkit: Toolkit, pack: Pack, customer_id
                            rng=random.Random(stable_seed(seed, task_id, problem.name))) for problem in problems]
 
 
-def realise_task(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: tuple[type[Problem], ...],
-                 customer_id: str, persona: str, seed: int, task_id: str) -> TaskRecord | None:
-    """Set up one composition for one customer and certify it; None when the customer cannot carry it."""
+def _set_up(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: tuple[type[Problem], ...],
+            customer_id: str, seed: int, task_id: str):
+    """Set one composition up for one customer: ``(problems, contexts, toolkit, fragments, gold by problem)``,
+    or None when the customer cannot carry it."""
     problems = [domain.opening(), *(cls() for cls in _gold_order(combo))]
     if not all(problem.applicable(domain.toolkit(world, pack.now), customer_id) for problem in problems):
         return None  # checked on the shared world, read-only, before paying for a copy
-    toolkit = domain.toolkit(clone(world), pack.now)
+    toolkit = domain.toolkit(_copy_for(domain, world, customer_id), pack.now)
     contexts = _contexts(problems, toolkit, pack, customer_id, seed, task_id)
-    before = toolkit.db.model_dump(mode="json")
     try:
         fragments = [problem.setup(context) for problem, context in zip(problems, contexts)]
-    except LookupError:
+        gold_by_problem = [problem.solve(context) for problem, context in zip(problems, contexts)]
+    except (LookupError, ValueError, StopIteration):
         return None
-    patch = diff_patch(before, toolkit.db.model_dump(mode="json"))
-    initial = toolkit.snapshot()
+    return problems, contexts, toolkit, fragments, gold_by_problem
+
+
+def realise_task(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: tuple[type[Problem], ...],
+                 customer_id: str, persona: str, seed: int, task_id: str) -> TaskRecord | None:
+    """Set up one composition for one customer and certify it; None when the customer cannot carry it."""
+    made = _set_up(domain, pack, world, combo, customer_id, seed, task_id)
+    if made is None:
+        return None
+    problems, contexts, toolkit, fragments, gold_by_problem = made
+    # A slice holds every record of the customer, so its diff is the whole world's diff.
+    before = _world_json(world, customer_id if domain.toolkit.customer_slice(world, customer_id) is not None else None,
+                         domain)
+    sliced = len(getattr(toolkit.db, domain.customer_table)) != len(getattr(world, domain.customer_table))
+    patch = diff_patch(before, toolkit.db.model_dump(mode="json", exclude=_static(world) if sliced else None))
+    initial = toolkit.db  # the set-up state; certificate replays copy it
     gold: list[tuple[str, GoldCall]] = []
-    for problem, context in zip(problems, contexts):
-        for call in problem.solve(context):
+    for calls in gold_by_problem:
+        for call in calls:
             gold.append((f"{len(gold)}_{call.name}", call))
-    certificate = certify(domain, problems, contexts, initial, gold, task_id, pack)
+    certificate = certify(domain, problems, contexts, initial, gold, task_id, pack,
+                          hash_of=lambda toolkit: _full_hash(domain, world, toolkit))
     facts = sorted({fact for problem in problems for fact in problem.facts})
+    certificate.sensitivity, certificate.insensitive_facts = sensitivity(
+        domain, pack, world, combo, customer_id, seed, task_id, facts, gold, certificate.gold_hash,
+        problems, contexts)
     scenario = _scenario(domain, persona, fragments)
     purpose = " ".join(problem.summary for problem in problems[1:])
+    context_facts = sorted({fact for problem in problems for fact in getattr(problem, "context_facts", ())})
     return TaskRecord(task_id=task_id, customer_id=customer_id, problems=[p.name for p in problems], persona=persona,
                       facts=facts, patch=patch, gold=gold, scenario=scenario, purpose=purpose,
-                      certificate=certificate, outcomes={p.name: p.outcome for p in problems})
+                      certificate=certificate, outcomes={p.name: p.outcome for p in problems},
+                      kinds=case_kinds(problems, gold_by_problem, domain.toolkit.tool_specs()),
+                      context_facts=context_facts)
+
+
+_WORLD_JSON: dict[int, tuple[BaseModel, dict[str, Any], dict[str, dict[str, str]]]] = {}
+
+
+def _world_dumps(world: BaseModel) -> tuple[dict[str, Any], dict[str, dict[str, str]]]:
+    """``(model_dump(mode="json"), {table: {key: '"key": JSON text of the record'}})`` of the world
+    :func:`compose_tasks` is composing on, remembered (cleared at the start of every composition)."""
+    cached = _WORLD_JSON.get(id(world))
+    if cached is None or cached[0] is not world:
+        full = world.model_dump()
+        texts = {table: {key: f"{json.dumps(key)}: {json.dumps(row, sort_keys=True, default=str)}"
+                         for key, row in rows.items()} for table, rows in full.items()}
+        cached = (world, world.model_dump(mode="json"), texts)
+        _WORLD_JSON.clear()
+        _WORLD_JSON[id(world)] = cached
+    return cached[1], cached[2]
+
+
+def _static(db: BaseModel) -> set[str]:
+    return set(getattr(type(db), "STATIC_TABLES", ()))
+
+
+def _world_json(world: BaseModel, customer_id: str | None = None,
+                domain: DomainDefinition | None = None) -> dict[str, Any]:
+    """The world as JSON, or only the customer's slice of it (what a sliced set-up starts from; static
+    tables left out: no set-up changes them)."""
+    if customer_id is None or domain is None:
+        return _world_dumps(world)[0]
+    return domain.toolkit.customer_slice(world, customer_id).model_dump(mode="json", exclude=_static(world))
+
+
+def _copy_for(domain: DomainDefinition, world: BaseModel, customer_id: str) -> BaseModel:
+    """A copy of the world to set one customer's task up on: the customer's slice when the domain has one."""
+    part = domain.toolkit.customer_slice(world, customer_id)
+    return part if part is not None else clone(world)
+
+
+def _full_hash(domain: DomainDefinition, world: BaseModel, toolkit: Toolkit) -> str:
+    """tau2's DB hash of the whole world with ``toolkit``'s records in place: for a slice, the world's records
+    with the slice's (every record of the customer, changed or new) merged over them. The JSON text hashed is
+    byte for byte ``json.dumps(merged, sort_keys=True, default=str)``, assembled from per-record texts."""
+    if len(getattr(toolkit.db, domain.customer_table)) == len(getattr(world, domain.customer_table)):  # not a slice
+        return toolkit.db_hash()
+    _, texts = _world_dumps(world)
+    part = toolkit.db.model_dump(exclude=_static(toolkit.db))
+    tables = []
+    for table in sorted(texts):
+        rows = texts[table]
+        if part.get(table):
+            rows = {**rows, **{key: f"{json.dumps(key)}: {json.dumps(row, sort_keys=True, default=str)}"
+                               for key, row in part[table].items()}}
+        body = ", ".join([rows[key] for key in sorted(rows)])
+        tables.append(f"{json.dumps(table)}: {{{body}}}")
+    import hashlib
+
+    return hashlib.sha256(("{" + ", ".join(tables) + "}").encode()).hexdigest()
+
+
+def _writes(calls: list[GoldCall], specs: dict[str, Any]) -> str:
+    return json.dumps([(c.name, c.arguments) for c in calls if specs.get(c.name) and specs[c.name].kind != "read"],
+                      sort_keys=True, default=str)
+
+
+def sensitivity(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: tuple[type[Problem], ...],
+                customer_id: str, seed: int, task_id: str, facts: list[str], gold: list[tuple[str, GoldCall]],
+                gold_hash: str, problems: list[Problem] | None = None,
+                contexts: list[ProblemContext] | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+    """The fact-sensitivity proof of one task.
+
+    For each declared fact, try the perturbations of its typed value in order
+    (:func:`taugen.generators.families.perturbations`). First in the same world: the gold actions are
+    solved again on the set-up state with the perturbed value (``same_world``: an agent that believed the
+    other value would act differently here). Else the task is recomposed with the perturbed pack, the same
+    seed, customer and task id; the fact is proven when the gold writes differ, or else the final DB hash
+    after the gold actions differs, or the perturbed task cannot be set up at all (the fact decides whether
+    the situation exists).
+
+    Returns:
+        ``(proof rows, insensitive fact ids)``; a row holds the fact, the original and perturbed canonical
+        values and what changed (``gold_writes``, ``db_hash``, ``not_realisable``).
+    """
+    from dataclasses import replace
+
+    from taugen.generators.families import perturbations
+
+    specs = domain.toolkit.tool_specs()
+    original = _writes([call for _, call in gold], specs)
+    rows: list[dict[str, Any]] = []
+    insensitive: list[str] = []
+    for fact_id in facts:
+        fact = pack.facts[fact_id]
+        proven = None
+        candidates = perturbations(fact.value) if fact.value is not None else []
+        perturbed_packs = [replace(pack, facts={**pack.facts, fact_id: fact.model_copy(update={"value": candidate})})
+                           for candidate in candidates]
+        if problems is not None and contexts is not None:
+            for candidate, perturbed in zip(candidates, perturbed_packs):
+                try:
+                    calls = [call for problem, context in zip(problems, contexts)
+                             for call in problem.solve(replace(context, pack=perturbed))]
+                except (LookupError, ValueError, KeyError):
+                    continue
+                if _writes(calls, specs) != original:
+                    proven = (candidate, "same_world")
+                    break
+        for candidate, perturbed in zip(candidates, perturbed_packs):
+            if proven is not None:
+                break
+            made = _set_up(domain, perturbed, world, combo, customer_id, seed, task_id)
+            if made is None:
+                proven = (candidate, "not_realisable")
+                break
+            _, _, toolkit, _, gold_by_problem = made
+            calls = [call for calls in gold_by_problem for call in calls]
+            if _writes(calls, specs) != original:
+                proven = (candidate, "gold_writes")
+                break
+            for call in calls:
+                toolkit.call(call.name, **call.arguments)
+            if _full_hash(domain, world, toolkit) != gold_hash:
+                proven = (candidate, "db_hash")
+                break
+        if proven is None:
+            insensitive.append(fact_id)
+            rows.append({"fact": fact_id, "original": fact.value.canonical() if fact.value else None,
+                         "perturbed": None, "changed": None})
+        else:
+            rows.append({"fact": fact_id, "original": fact.value.canonical(), "perturbed": proven[0].canonical()
+                         if not hasattr(proven[0], "value") or not isinstance(proven[0].value, bool)
+                         else str(proven[0].value).lower(), "changed": proven[1]})
+    return rows, insensitive
 
 
 def _unmet(problems: list[Problem], contexts: list[ProblemContext], toolkit: Toolkit) -> list[str]:
@@ -235,8 +534,12 @@ def _unmet(problems: list[Problem], contexts: list[ProblemContext], toolkit: Too
     return unmet
 
 
-def _run(domain: DomainDefinition, initial: BaseModel, calls: list[GoldCall], now: dt.datetime) -> tuple[Toolkit, list[str]]:
-    toolkit = domain.toolkit(clone(initial), now)
+def _run(domain: DomainDefinition, initial: BaseModel, calls: list[GoldCall], now: dt.datetime,
+         customer_id: str | None = None) -> tuple[Toolkit, list[str]]:
+    """Replay ``calls`` on a copy of ``initial`` (only the customer's slice of it when ``customer_id`` is given
+    and the domain can slice)."""
+    part = domain.toolkit.customer_slice(initial, customer_id) if customer_id is not None else None
+    toolkit = domain.toolkit(part if part is not None else clone(initial), now)
     errors = []
     for call in calls:
         result = toolkit.call(call.name, **call.arguments)
@@ -246,11 +549,13 @@ def _run(domain: DomainDefinition, initial: BaseModel, calls: list[GoldCall], no
 
 
 def certify(domain: DomainDefinition, problems: list[Problem], contexts: list[ProblemContext], initial: BaseModel,
-            gold: list[tuple[str, GoldCall]], task_id: str, pack: Pack) -> Certificate:
+            gold: list[tuple[str, GoldCall]], task_id: str, pack: Pack,
+            hash_of: Any = None) -> Certificate:
     """Replay the gold actions and their variants on the set-up state (see module docstring)."""
     now = pack.now
     specs = domain.toolkit.tool_specs()
-    start = domain.toolkit(clone(initial), now)
+    customer_id = contexts[0].customer_id if contexts else None
+    start = domain.toolkit(initial, now)  # read only: the replays below work on copies
     unmet_after_setup = _unmet(problems, contexts, start)
     calls = [call for _, call in gold]
     final, gold_errors = _run(domain, initial, calls, now)
@@ -258,7 +563,7 @@ def certify(domain: DomainDefinition, problems: list[Problem], contexts: list[Pr
     unnecessary = []
     writes = [index for index, call in enumerate(calls) if specs.get(call.name) and specs[call.name].kind != "read"]
     for index in writes:
-        reduced, _ = _run(domain, initial, calls[:index] + calls[index + 1:], now)
+        reduced, _ = _run(domain, initial, calls[:index] + calls[index + 1:], now, customer_id)
         if not _unmet(problems, contexts, reduced):
             unnecessary.append(gold[index][0])
     not_caught = []
@@ -267,16 +572,18 @@ def certify(domain: DomainDefinition, problems: list[Problem], contexts: list[Pr
         if forbidden is None:
             continue
         for call in forbidden(context):
-            tempted, errors = _run(domain, initial, calls + [call], now)
+            tempted, errors = _run(domain, initial, calls + [call], now, customer_id)
             if not errors and not _unmet(problems, contexts, tempted):
                 not_caught.append(f"{problem.name}: {call.name}")
     for problem, context in zip(problems, contexts):
         context.toolkit = start
+    hash_of = hash_of or (lambda toolkit: toolkit.db_hash())
+    initial_hash, gold_hash = hash_of(start), hash_of(final)
     return Certificate(task_id=task_id, unmet_after_setup=unmet_after_setup, gold_errors=gold_errors,
                        unmet_after_gold=unmet_after_gold, unnecessary_writes=unnecessary,
                        forbidden_writes_not_caught=not_caught,
-                       do_nothing_passes=not unmet_after_setup or start.db_hash() == final.db_hash(),
-                       initial_hash=start.db_hash(), gold_hash=final.db_hash(), writes=len(writes))
+                       do_nothing_passes=not unmet_after_setup or initial_hash == gold_hash,
+                       initial_hash=initial_hash, gold_hash=gold_hash, writes=len(writes))
 
 
 def _scenario(domain: DomainDefinition, persona: str, fragments: list[ScenarioFragment]) -> dict[str, Any]:

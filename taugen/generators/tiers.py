@@ -36,6 +36,8 @@ class TierPreset:
             ``hard_client``.
         long_documents: scale of long documents (handbooks, archives, transcripts): 0 keeps every genre
             at its natural length, 1 draws long-document lengths from the genre's full range.
+        case_kind_share: the least share of tasks each case kind (routine, multi-step, multi-intent,
+            unusual, incomplete, changing, declined, redirected) should reach; the achieved mix is reported.
     """
 
     name: str
@@ -51,6 +53,7 @@ class TierPreset:
     modality: Modality = "text"
     contested: int = 0
     long_documents: float = 0.0
+    case_kind_share: float = 0.0
 
     def knobs(self) -> dict:
         """The preset as plain data for ``bundle.json``."""
@@ -75,10 +78,10 @@ class TierPreset:
 
 
 TIERS: dict[str, TierPreset] = {
-    "easy": TierPreset("easy", (1, 1), ("None",), 45, "sop", 0.0, 0.0, 0.25, 0, 2, "text", 0, 0.0),
-    "medium": TierPreset("medium", (2, 2), ("None", "Plain"), 45, "core", 0.3, 0.5, 0.6, 3, 4, "text+image", 0, 0.15),
-    "hard": TierPreset("hard", (3, 4), ("None", "Plain", "Demanding"), 45, "hard", 0.75, 1.0, 2.2, 12, 8,
-                       "text+image+audio", 3, 1.0),
+    "easy": TierPreset("easy", (1, 1), ("None",), 60, "sop", 0.0, 0.0, 0.25, 0, 2, "text", 0, 0.0),
+    "medium": TierPreset("medium", (2, 2), ("None", "Plain"), 120, "core", 0.3, 0.5, 0.6, 3, 4, "text+image", 0, 0.15),
+    "hard": TierPreset("hard", (3, 4), ("None", "Plain", "Demanding"), 300, "hard", 0.75, 1.0, 2.2, 12, 8,
+                       "text+image+audio", 3, 1.0, 0.05),
 }
 
 

@@ -13,7 +13,9 @@
   tool descriptions), returned by an earlier gold step, or returned by one read the requestor can
   make on the state before the step: a read with no required argument, or with one required argument
   taken from a token the scenario states (an id, a phone number) or an id an earlier step returned.
-  Booleans and empty values are not checked; numbers match in their usual written forms. A
+  Booleans and empty values are not checked; numbers (and strings of digits) match in their usual
+  written forms (digits, or spelt out as a voiced record says them); an amount
+  that is a stated rate (``3%``) of a dollar amount the scenario states counts as derived. A
   *verification* step (a tool named ``verify_…`` / ``authenticate_…`` or described as verifying the
   caller) compares what the caller says with the record, so its non-id arguments count as available
   only when the scenario or ticket states them: reading them from the database defeats the check.
@@ -75,16 +77,31 @@ def _number_forms(value: float) -> list[str]:
     return sorted(forms, key=len, reverse=True)
 
 
+_NUMERIC = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?")
+
+
 def stated(value: Any, text: str, lowered: str | None = None) -> bool:
     """Whether ``value`` is written in ``text`` (strings case-insensitively as a whole token; numbers in
     their usual forms, not inside a longer number). ``lowered`` (``text.lower()``), when given, lets a
     plain substring test rule a value out before any regular expression runs."""
     if isinstance(value, bool) or value is None or value == "":
         return True
+    if isinstance(value, str) and _NUMERIC.fullmatch(value) and not stated_text(value, text, lowered):
+        value = float(value)  # a number written as a string ("6725" for "$6,725.00"); ids keep their zeros
+    if isinstance(value, (int, float)) and float(value).is_integer() and 0 < value < 10**7:
+        from taugen.authoring.values import _words  # a voiced record says "six thousand seven hundred ..."
+
+        spoken = _words(int(value))
+        if spoken in (lowered if lowered is not None else text.lower()):
+            return True
     if isinstance(value, (int, float)):
         return any(form in text and re.search(rf"(?<![\d.]){re.escape(form)}(?!\d|\.\d)", text)
                    for form in _number_forms(value))
-    needle = str(value)
+    return stated_text(str(value), text, lowered)
+
+
+def stated_text(needle: str, text: str, lowered: str | None = None) -> bool:
+    """Whether ``needle`` occurs in ``text`` as a whole token, case-insensitively."""
     if needle.lower() not in (lowered if lowered is not None else text.lower()):
         return False
     return re.search(rf"(?<![A-Za-z0-9_]){re.escape(needle)}(?![A-Za-z0-9_])", text, re.IGNORECASE) is not None
@@ -259,6 +276,9 @@ def argument_findings(task: Mapping[str, Any], session: Any, agent_tools: Mappin
                     probes = _probe(session, side, tools.get(side, {}), list(dict.fromkeys(tokens + earlier_ids))[:48])
                 if any(stated(value, out) for out in probes):
                     continue
+                if isinstance(value, (int, float)) and not isinstance(value, bool) and _rate_of_stated(
+                        float(value), scenario, library):
+                    continue
                 findings.append(error(
                     "sufficiency", "K14" if is_id and spec is not None and spec.kind != "read" else "K6",
                     str(task.get("id")),
@@ -271,6 +291,23 @@ def argument_findings(task: Mapping[str, Any], session: Any, agent_tools: Mappin
             outputs.append(output)
             earlier_ids += [line for line in output.splitlines() if _ID.fullmatch(line)]
     return findings
+
+
+_DOLLARS = re.compile(r"\$\s?(\d[\d,]*(?:\.\d{1,2})?)")
+_PERCENT = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s?%")
+_PERCENTS: dict[int, tuple[str, set[float]]] = {}
+
+
+def _rate_of_stated(value: float, scenario: str, library: Knowledge) -> bool:
+    """Whether ``value`` is a percentage of a stated amount: a rate the agent can read (``3%``) times a dollar
+    amount the scenario states (``$480.00``), rounded to cents (a foreign transaction fee, an FX margin)."""
+    cached = _PERCENTS.get(id(library))
+    if cached is None or cached[0] is not library.text:
+        cached = (library.text, {float(m.group(1)) for m in _PERCENT.finditer(library.text)})
+        _PERCENTS.clear()
+        _PERCENTS[id(library)] = cached
+    amounts = {float(m.group(1).replace(",", "")) for m in _DOLLARS.finditer(scenario)}
+    return any(abs(round(amount * rate / 100 + 1e-9, 2) - value) < 0.005 for amount in amounts for rate in cached[1])
 
 
 _VERIFIES = re.compile(r"^\s*(verif(y|ies)|authenticat\w*)\b[^.]{0,40}\b(caller|customer|user|identity)", re.I)

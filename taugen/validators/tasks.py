@@ -8,6 +8,8 @@
   (fresh DB, ``initialization_data`` deep-merged, gold actions in order) raises no tool error, reaches
   the certified gold DB hash, differs from the do-nothing DB, and needs every write (dropping one
   changes the final DB);
+* fact sensitivity: every fact a task declares (``author/task_facts.json``) has a row in the certificate's
+  proof showing that perturbing it changes the gold outcome;
 * duplicates: no two tasks share a normalised scenario (case, spacing and punctuation ignored) and gold
   writes (in order, action ids ignored; reads may differ): defect kind K19, reported with code ``K19``.
 """
@@ -125,6 +127,7 @@ def check_tasks(view: BundleView) -> list[Finding]:
     toolkit_class = _toolkit_class(view)
     specs = toolkit_class.tool_specs()
     certificates = view.certificates
+    findings += _declared_facts_proven(view, certificates)
     signatures: dict[str, str] = {}
     db_digest = hashlib.sha256(view.files[f"{view.runtime_dir}/db.json"]).hexdigest()
     for task in tasks:
@@ -146,6 +149,24 @@ def check_tasks(view: BundleView) -> list[Finding]:
             findings.append(error("tasks", "K19", task_id, f"duplicate task: same normalised scenario and gold "
                                   f"writes as {signatures[signature]}", rule="K19: hash normalised scenario + gold writes"))
         signatures.setdefault(signature, task_id)
+    return findings
+
+
+def _declared_facts_proven(view: BundleView, certificates: dict[str, Any]) -> list[Finding]:
+    """Every fact ``author/task_facts.json`` says a task exercises has a passing row in the task's
+    fact-sensitivity proof (a dependency declared but never proven is an error naming fact and task)."""
+    raw = view.files.get("author/task_facts.json")
+    if raw is None:
+        return []
+    findings = []
+    for task_id, record in sorted(json.loads(raw).items()):
+        proof = {row.get("fact"): row for row in (certificates.get(task_id) or {}).get("sensitivity") or []}
+        for fact_id in record.get("facts") or []:
+            if not (proof.get(fact_id) or {}).get("changed"):
+                findings.append(error("certificate", "fact_not_decisive", task_id,
+                                      f"task_facts.json declares fact {fact_id}, but the certificate proves no "
+                                      "perturbation of it changes the task's gold",
+                                      rule="fact-sensitivity proof: every declared fact changes the gold outcome"))
     return findings
 
 

@@ -697,6 +697,28 @@ def _described_candidate(toolkit: Any, arguments: dict[str, Any], text: str) -> 
     return False
 
 
+def _written_record_text(taskset: TaskSet, writes: list[dict[str, Any]]) -> list[str]:
+    """Descriptions of catalogue records a gold write names by id (a service topic's description): a request
+    worded by such a description ("arrange replacing a credit card") is carried by that write."""
+    db = taskset.db if isinstance(taskset.db, dict) else {}
+    texts = []
+    for action in writes:
+        for value in (action.get("arguments") or {}).values():
+            if not isinstance(value, str):
+                continue
+            for table in db.values():
+                record = table.get(value) if isinstance(table, dict) else None
+                if isinstance(record, dict) and isinstance(record.get("description"), str):
+                    texts.append(record["description"])
+    return texts
+
+
+def _quoted_request(sentence: str, named: list[str]) -> str:
+    """The part of ``sentence`` that is a written record's description (empty when none occurs in it)."""
+    lowered = sentence.lower()
+    return " ".join(text for text in named if text.lower() in lowered)
+
+
 def k10_k11_defects(taskset: TaskSet) -> list[Defect]:
     """Requests the gold does not carry out (see the module docstring).
 
@@ -732,9 +754,11 @@ def k10_k11_defects(taskset: TaskSet) -> list[Defect]:
             return any(_ORDER_RE.search(s) and re.search(_REQUESTS[request][0], s, re.I) for s in sentences)
 
         reported: set[str] = set()
+        named = _written_record_text(taskset, writes)
         for request, sentence, tools, accepted in _requests(task, write_tools):
             stems = _REQUESTS[request][1]
-            carried = bool(tools & done) or any(stem in key for stem in stems for key in keys)
+            carried = bool(tools & done) or any(stem in key for stem in stems for key in keys) \
+                or bool(named and re.search(_REQUESTS[request][0], _quoted_request(sentence, named), re.I))
             if policy is not None:
                 omitted, allowed, forbidden = policy
                 left = [(name, arguments) for name, arguments, toolkit in allowed if name in tools

@@ -1,6 +1,7 @@
 """The banking domain's code: Cedar Ridge Bank's world, tools and problem functions."""
 
 from taugen.generators.domain import DomainDefinition
+from taugen.generators.domains.banking.families import binding
 from taugen.generators.domains.banking.policy import RULES
 from taugen.generators.domains.banking.problems import PROBLEMS, IdentityVerification
 from taugen.generators.domains.banking.tools import BankingTools
@@ -24,6 +25,10 @@ cards, fees, disputes, wires and statements over chat and phone.
 - Before any change to an account, explain what you will do (including any fee) and get the customer's
   explicit yes.
 - Make one tool call at a time, and do not respond to the user while you are making a tool call.
+- Services, limits and policy questions are catalogued by topic (find_service_topics). Charge a
+  catalogued service's fee with charge_service_fee, submit an allowed request with
+  submit_service_request, and when you tell a customer a policy value (a fee, rate, limit, window, date
+  or rule), note it on their file with record_quote.
 - Transfer the caller to a human team with transfer_to_human_agents only when policy sends the case
   there, naming the department; then tell the caller they are being transferred.
 - The current time is {now}.
@@ -38,4 +43,5 @@ DOMAIN = DomainDefinition(
     personas=PERSONAS,
     policy_preamble=POLICY_PREAMBLE,
     policy=RULES,
+    families=binding,
 )

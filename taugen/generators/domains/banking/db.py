@@ -9,7 +9,7 @@ ISO 8601 strings.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -136,8 +136,48 @@ class HumanTransfer(_Record):
     department: Department
 
 
+class ServiceTopic(_Record):
+    """One entry of the bank's service catalogue: a topic an agent can charge, request or quote.
+
+    ``products`` lists the products the topic is offered on (empty: every product). The catalogue says
+    what a topic is, never its fee, limit or window: those are policy the agent must know.
+    """
+
+    topic_id: str
+    description: str
+    products: list[str] = Field(default_factory=list)
+
+
+class ServiceCharge(_Record):
+    charge_id: str
+    account_id: str
+    topic_id: str
+    fee: float
+    charged_on: str
+
+
+class ServiceRequest(_Record):
+    request_id: str
+    account_id: str
+    topic_id: str
+    amount: float
+    requested_on: str
+
+
+class PolicyQuote(_Record):
+    quote_id: str
+    customer_id: str
+    topic_id: str
+    value: str = Field(description="The quoted value, normalised (see tools.normalise_quote).")
+    quoted_on: str
+
+
 class BankDB(_Record):
-    """The whole bank. Table names are what tools and tasks refer to."""
+    """The whole bank. Table names are what tools and tasks refer to.
+
+    ``STATIC_TABLES``: tables no tool changes (the service catalogue); clones share them."""
+
+    STATIC_TABLES: ClassVar[tuple[str, ...]] = ("service_topics",)
 
     customers: dict[str, Customer] = Field(default_factory=dict)
     accounts: dict[str, Account] = Field(default_factory=dict)
@@ -149,6 +189,10 @@ class BankDB(_Record):
     wires: dict[str, Wire] = Field(default_factory=dict)
     verifications: dict[str, Verification] = Field(default_factory=dict)
     human_transfers: dict[str, HumanTransfer] = Field(default_factory=dict)
+    service_topics: dict[str, ServiceTopic] = Field(default_factory=dict)
+    service_charges: dict[str, ServiceCharge] = Field(default_factory=dict)
+    service_requests: dict[str, ServiceRequest] = Field(default_factory=dict)
+    quotes: dict[str, PolicyQuote] = Field(default_factory=dict)
 
 
 def statement_cycle_close(day: dt.date) -> dt.date:

@@ -16,12 +16,14 @@ import re
 from typing import Any
 
 from taugen.generators.domains.banking.db import Account, BankDB, Transaction, statement_cycle_close
+from taugen.generators.families import family_rules
 from taugen.generators.policy import (
     PolicyContext, PolicyRule, Violation, business_days_between, duration_days, fact_in_force, money,
 )
 
 WRITE_TOOLS = ("refund_fee", "report_card_lost", "order_replacement_card", "place_stop_payment", "open_dispute",
-               "issue_provisional_credit", "set_statement_delivery", "close_account", "send_wire")
+               "issue_provisional_credit", "set_statement_delivery", "close_account", "send_wire",
+               "charge_service_fee", "submit_service_request", "record_quote")
 ACCOUNT_READS = ("get_customer", "get_account", "list_transactions", "list_cards", "list_fee_refunds", "get_dispute",
                  "list_disputes")
 REFUND_REASONS = ("courtesy", "atm_rebate", "bank_error", "fee_waiver")
@@ -775,7 +777,9 @@ def _transfer_inputs(context: PolicyContext, tool: str, arguments: dict[str, Any
             t.account_id in accounts and t.statement_date and t.amount < 0 and t.transaction_id not in disputed
             and (context.today - _date(t.statement_date)).days > window for t in db.transactions.values())
     limit = money(context.value("wire_online_daily_limit"))
-    triggers["wire_desk"] = limit is not None and any(amount > limit for amount in _mentioned_amounts(context.scenario))
+    # Over the wire limit only when the caller asks about a wire at all (a large deposit is no wire).
+    triggers["wire_desk"] = limit is not None and bool(re.search(r"\bwire\b", context.scenario, re.I)) and any(
+        amount > limit for amount in _mentioned_amounts(context.scenario))
     return {"department": arguments.get("department"), **triggers}
 
 
@@ -845,9 +849,23 @@ PAPER_REFUND = PolicyRule(name="paper_refund_on_enrollment", facts=("paper_state
                           description="Enrolling in e-statements during a call refunds recent paper statement fees.")
 
 
+def _account_product(state: BankDB, account_id: Any) -> str | None:
+    account = state.accounts.get(account_id) if isinstance(account_id, str) else None
+    return account.product if account is not None else None
+
+
+def _normalise_quote(text: str) -> str:
+    from taugen.generators.domains.banking.tools import normalise_quote
+
+    return normalise_quote(text)
+
+
+FAMILY_RULES = family_rules(_account_product, _normalise_quote)
+"""The generic family rules (service fees by product, request limits, quotes) bound to the bank's accounts."""
+
 RULES: tuple[PolicyRule, ...] = (
     IDENTITY, COURTESY, ATM_REBATE, ATM_REBATE_TIMING, BANK_ERROR, FEE_WAIVER, FEE_REVERSAL_AUTHORITY, CARD_REPLACEMENT_FEE, ADDRESS_HOLD,
     STOP_PAYMENT_FEE, EARLY_CLOSURE_FEE, WIRE_FEE, WIRE_LIMIT, WIRE_CALLBACK, DISPUTE_WINDOW, DISPUTE_REASON, REASON_CHOICES,
-    PROVISIONAL_CREDIT, REFUND_CANDIDATES, TRANSFER_DEPARTMENT, STATEMENT_DELIVERY, PAPER_REFUND,
+    PROVISIONAL_CREDIT, REFUND_CANDIDATES, TRANSFER_DEPARTMENT, STATEMENT_DELIVERY, PAPER_REFUND, *FAMILY_RULES,
 )
 """Every banking rule, in the order findings report them."""

@@ -90,7 +90,8 @@ class IdentityVerification(Problem):
 
     name = "identity_verification"
     slot = "identity"
-    facts = ("identity_verification_required", "identity_verification_factors")
+    facts = ()
+    context_facts = ("identity_verification_required", "identity_verification_factors")
     summary = "Verify the caller with date of birth and the last four SSN digits before any change."
 
     def setup(self, context: ProblemContext) -> ScenarioFragment:
@@ -120,8 +121,9 @@ class IdentityVerification(Problem):
 class CourtesyOverdraftRefund(Problem):
     name = "courtesy_overdraft_refund"
     slot = "overdraft"
-    facts = ("fee_everyday_checking_overdraft", "courtesy_refund_limit", "courtesy_refund_window",
-             "courtesy_refund_good_standing")
+    facts = ("fee_everyday_checking_overdraft",)
+    # Read in setup only, or decisive only in some worlds: not proven to decide the gold, so context.
+    context_facts = ("courtesy_refund_good_standing", "courtesy_refund_limit", "courtesy_refund_window")
     summary = "First overdraft fee in 12 months: refund it as a courtesy."
 
     def applicable(self, toolkit, customer_id):
@@ -160,8 +162,11 @@ class CourtesyOverdraftRefund(Problem):
 class CourtesyRefundAlreadyUsed(Problem):
     name = "courtesy_refund_already_used"
     slot = "overdraft"
-    facts = ("courtesy_refund_limit", "courtesy_refund_window", "fee_everyday_checking_overdraft")
+    facts = ("fee_everyday_checking_overdraft",)
+    # Read in setup only, or decisive only in some worlds: not proven to decide the gold, so context.
+    context_facts = ("courtesy_refund_limit", "courtesy_refund_window")
     outcome = "refuse"
+    kinds = ("unusual",)  # the edge of a rule (a limit already used, a window passed)
     summary = "A courtesy refund was already given in the last 12 months: refuse a second one."
 
     def applicable(self, toolkit, customer_id):
@@ -206,7 +211,9 @@ class CourtesyRefundAlreadyUsed(Problem):
 class AtmFeeRebate(Problem):
     name = "atm_fee_rebate"
     slot = "atm"
-    facts = ("fee_premier_checking_out_of_network_atm", "premier_atm_rebates_per_cycle", "premier_atm_rebate_timing")
+    facts = ("fee_premier_checking_out_of_network_atm", "premier_atm_rebates_per_cycle")
+    # Read in setup only (a seeded draw inside the window): not proven to decide the gold, so context.
+    context_facts = ("premier_atm_rebate_timing",)
     summary = ("Premier Checking: last cycle's close missed two ATM fee rebates; credit them, within that cycle's "
                "allowance.")
 
@@ -266,7 +273,9 @@ class AtmFeeRebate(Problem):
 class LostCardReplacement(Problem):
     name = "lost_card_replacement"
     slot = "card"
-    facts = ("fee_debit_card_expedited_replacement", "premier_expedited_replacement_waiver")
+    facts = ()
+    # Read in setup only (a seeded draw inside the window): not proven to decide the gold, so context.
+    context_facts = ("premier_expedited_replacement_waiver", "fee_debit_card_expedited_replacement")
     summary = "Lost debit card: block it and send an expedited replacement, charging the fee unless waived."
 
     def applicable(self, toolkit, customer_id):
@@ -311,8 +320,11 @@ class LostCardReplacement(Problem):
 class AddressChangeCardHold(Problem):
     name = "address_change_card_hold"
     slot = "card"
-    facts = ("replacement_card_address_hold",)
+    facts = ()
+    # Read in setup only (a seeded draw inside the window): not proven to decide the gold, so context.
+    context_facts = ("replacement_card_address_hold",)
     outcome = "transfer"
+    kinds = ("unusual",)  # the edge of a rule (a limit already used, a window passed)
     summary = "Replacement card to an address changed in the hold window: transfer to the fraud team."
 
     def applicable(self, toolkit, customer_id):
@@ -395,7 +407,9 @@ class StopPayment(Problem):
 class UnauthorizedDebitDispute(Problem):
     name = "unauthorized_debit_dispute"
     slot = "dispute"
-    facts = ("reg_e_notice_window", "reg_e_small_claim_instant_credit")
+    facts = ("reg_e_small_claim_instant_credit",)
+    # Read in setup only, or decisive only in some worlds: not proven to decide the gold, so context.
+    context_facts = ("reg_e_notice_window",)
     summary = ("Unauthorized debit card charge reported inside the notice window: open a Regulation E claim, with "
                "same-day provisional credit when the amount is at or under the small-claim threshold.")
 
@@ -449,7 +463,10 @@ class UnauthorizedDebitDispute(Problem):
 class ProvisionalCreditOverdue(Problem):
     name = "provisional_credit_overdue"
     slot = "dispute"
-    facts = ("reg_e_provisional_credit_deadline", "reg_e_investigation_period")
+    facts = ("reg_e_provisional_credit_deadline",)
+    # Read in setup only (a seeded draw inside the window): not proven to decide the gold, so context.
+    context_facts = ("reg_e_investigation_period",)
+    kinds = ("unusual",)  # the edge of a rule (a limit already used, a window passed)
     summary = "An open Regulation E claim is past the provisional-credit deadline: credit the account now."
 
     def applicable(self, toolkit, customer_id):
@@ -495,8 +512,11 @@ def _business_days_before(day: dt.date, count: int) -> dt.date:
 class LateRegEClaim(Problem):
     name = "late_reg_e_claim"
     slot = "dispute"
-    facts = ("reg_e_notice_window", "reg_e_late_notice_escalation")
+    facts = ("reg_e_notice_window",)
+    # Read in setup only (a seeded draw inside the window): not proven to decide the gold, so context.
+    context_facts = ("reg_e_late_notice_escalation",)
     outcome = "transfer"
+    kinds = ("unusual",)  # the edge of a rule (a limit already used, a window passed)
     summary = "Unauthorized charge reported after the notice window: transfer to a disputes specialist."
 
     def applicable(self, toolkit, customer_id):
@@ -538,8 +558,9 @@ class LateRegEClaim(Problem):
 class PaperStatementSwitch(Problem):
     name = "paper_statement_switch"
     slot = "statements"
-    facts = ("fee_paper_statement", "estatement_waives_paper_fee", "paper_statement_refund_on_enrollment",
-             "paper_statement_exempt_products")
+    facts = ("fee_paper_statement", "paper_statement_refund_on_enrollment")
+    # Read in setup only, or decisive only in some worlds: not proven to decide the gold, so context.
+    context_facts = ("estatement_waives_paper_fee", "paper_statement_exempt_products")
     summary = ("Paper statement fee complaint: switch to electronic statements and refund the paper fees of the "
                "last 3 months, none older.")
 
@@ -595,7 +616,9 @@ class PaperStatementSwitch(Problem):
 class CreditCardBillingDispute(Problem):
     name = "credit_card_billing_dispute"
     slot = "credit_card"
-    facts = ("reg_z_billing_error_window", "reg_z_temporary_credit")
+    facts = ()
+    # Read in setup only (a seeded draw inside the window): not proven to decide the gold, so context.
+    context_facts = ("reg_z_billing_error_window", "reg_z_temporary_credit")
     summary = ("Duplicate credit card charge inside the billing-error window: open a Regulation Z dispute and post "
                "the temporary credit.")
 
@@ -675,7 +698,9 @@ class PlatinumForeignFeeRefund(Problem):
 class EarlyAccountClosure(Problem):
     name = "early_account_closure"
     slot = "closure"
-    facts = ("early_closure_window", "fee_early_account_closure")
+    facts = ("fee_early_account_closure",)
+    # Read in setup only (a seeded draw inside the window): not proven to decide the gold, so context.
+    context_facts = ("early_closure_window",)
     summary = "Close a savings account opened inside the early-closure window, charging the closure fee."
 
     def setup(self, context):
@@ -726,7 +751,9 @@ def _fund_for_wire(context: ProblemContext, account: Account, amount: float) -> 
 class DomesticWire(Problem):
     name = "domestic_wire"
     slot = "wire"
-    facts = ("fee_domestic_wire_outgoing", "wire_online_daily_limit", "wire_callback_new_beneficiary")
+    facts = ("fee_domestic_wire_outgoing",)
+    # Read in setup only (a seeded draw inside the window): not proven to decide the gold, so context.
+    context_facts = ("wire_callback_new_beneficiary", "wire_online_daily_limit")
     summary = ("Send an outgoing domestic wire under the daily limit and the new-beneficiary callback threshold, "
                "and charge the wire fee.")
 
@@ -774,7 +801,9 @@ class DomesticWire(Problem):
 class WireOverLimit(Problem):
     name = "wire_over_limit"
     slot = "wire"
-    facts = ("wire_online_daily_limit", "wire_over_limit_transfer")
+    facts = ("wire_online_daily_limit",)
+    # Read in setup only (a seeded draw inside the window): not proven to decide the gold, so context.
+    context_facts = ("wire_over_limit_transfer",)
     outcome = "transfer"
     summary = "A wire above the daily limit: transfer to the wire desk instead of sending it."
 

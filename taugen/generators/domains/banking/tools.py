@@ -9,17 +9,20 @@ is visible in the database hash.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import re
 import typing
+from decimal import Decimal
 from typing import Annotated, Any
 
 from pydantic import Field
 
 from taugen.generators.domains.banking.db import (
-    Account, BankDB, Card, Department, Dispute, DisputeReason, FeeRefund, HumanTransfer, RefundReason, Shipping,
-    StatementDelivery, StopPayment, Transaction, Verification, Wire,
+    Account, BankDB, Card, Department, Dispute, DisputeReason, FeeRefund, HumanTransfer, PolicyQuote, RefundReason,
+    ServiceCharge, ServiceRequest, Shipping, StatementDelivery, StopPayment, Transaction, Verification, Wire,
 )
-from taugen.generators.environment import Toolkit, ToolError, tool
+from taugen.generators.environment import Toolkit, ToolError, clone, tool
 
 # Parameter types as agents see them: a description each, enums for closed sets, dollars as numbers.
 CustomerId = Annotated[str, Field(description="The customer's id, e.g. C10003 (from find_customer_by_phone or "
@@ -45,12 +48,68 @@ Fee = _dollars("The fee the customer is charged")
 Phone = Annotated[str, Field(description="The caller's phone number, digits with any separators, e.g. 312-555-0147.")]
 FirstName = Annotated[str, Field(description="The customer's first name (any case).")]
 LastName = Annotated[str, Field(description="The customer's last name (any case).")]
+TopicId = Annotated[str, Field(description="A service catalogue topic's id, e.g. TOPIC-1A2B3C4D (from "
+                                           "find_service_topics).")]
+TopicQuery = Annotated[str, Field(description="Words to look for in topic descriptions, e.g. 'stop payment' "
+                                              "(case-insensitive; empty lists every topic).")]
+RequestAmount = Annotated[float, Field(description="What the customer asks for: US dollars as a number (e.g. "
+                                                   "500.0), or a count for counted topics (e.g. 3).")]
+QuotedValue = Annotated[str, Field(description="The value you told the customer: the policy's number in digits "
+                                               "(3.75 for 3.75%, 25 for $25.00, 10 for 10 business days), a clock "
+                                               "time or date as written, or yes / no for a yes-or-no rule.")]
 
 
 def derived_id(prefix: str, *parts: object) -> str:
     """A deterministic id ``PREFIX-XXXXXXXX`` from the parts (sha256), so gold replays agree."""
     digest = hashlib.sha256("|".join(str(part) for part in parts).encode()).hexdigest()[:8].upper()
     return f"{prefix}-{digest}"
+
+
+_NUMBER = re.compile(r"(?<![\w.:])(\d+(?:\.\d+)?)(?![\d:])")
+
+
+@functools.lru_cache(maxsize=4096)
+def _words(text: str) -> frozenset[str]:
+    return frozenset(w for w in re.split(r"\W+", text.lower()) if w)
+
+
+_TOPIC_INDEX: dict[int, tuple[Any, int, dict[str, set[str]]]] = {}
+
+
+def _topic_index(topics: dict[str, Any]) -> dict[str, set[str]]:
+    """word -> topic ids whose description holds it, per catalogue object (the catalogue never changes)."""
+    cached = _TOPIC_INDEX.get(id(topics))
+    if cached is None or cached[0] is not topics or cached[1] != len(topics):
+        index: dict[str, set[str]] = {}
+        for topic_id, topic in topics.items():
+            for word in _words(topic.description):
+                index.setdefault(word, set()).add(topic_id)
+        if len(_TOPIC_INDEX) > 8:
+            _TOPIC_INDEX.clear()
+        cached = (topics, len(topics), index)
+        _TOPIC_INDEX[id(topics)] = cached
+    return cached[2]
+
+
+_QUOTE_TOKEN = re.compile(
+    r"\d+(?::\d+)?(?:\.\d+)?|\bam\b|\bpm\b|"
+    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b")
+
+
+def normalise_quote(text: str) -> str:
+    """A quoted policy value in the form :meth:`BankingTools.record_quote` stores and compares.
+
+    A value with a number keeps only the numbers (currency symbols, thousands separators, trailing zeros,
+    percent signs and units dropped: the topic fixes the unit), clock times with am/pm, and month names. So
+    ``"$1,000.00"`` and ``"1000"`` are ``"1000"``, ``"3.75 percent"`` and ``"3.75%"`` are ``"3.75"``,
+    ``"10 business days"`` is ``"10"``, ``"4:00 PM Central Time"`` is ``"4:00 pm"``. A value without a number
+    is lower-cased with single spaces and no trailing full stop."""
+    value = " ".join(str(text).lower().replace(",", "").replace("$", "").split()).rstrip(".")
+    value = re.sub(r"\s*(?:per ?cent|percent)\b", "%", value)
+    value = _NUMBER.sub(lambda m: format(Decimal(m.group(1)).normalize(), "f"), value)
+    if not any(ch.isdigit() for ch in value):
+        return value
+    return " ".join(_QUOTE_TOKEN.findall(value))
 
 
 def _cents(amount: float) -> float:
@@ -62,6 +121,22 @@ class BankingTools(Toolkit):
 
     db_model = BankDB
     db: BankDB
+
+    @classmethod
+    def customer_slice(cls, db: BankDB, customer_id: str) -> BankDB:
+        """The customer, their accounts, cards and everything recorded on them, deep-copied; the service
+        catalogue is shared (no tool changes it)."""
+        accounts = {k: a for k, a in db.accounts.items() if a.customer_id == customer_id}
+        by_account = {name: {k: r for k, r in getattr(db, name).items() if r.account_id in accounts}
+                      for name in ("transactions", "fee_refunds", "disputes", "stop_payments", "wires",
+                                   "service_charges", "service_requests")}
+        by_customer = {name: {k: r for k, r in getattr(db, name).items() if r.customer_id == customer_id}
+                       for name in ("verifications", "human_transfers", "quotes")}
+        part = BankDB.model_construct(
+            customers={customer_id: db.customers[customer_id]} if customer_id in db.customers else {},
+            accounts=accounts, cards={k: c for k, c in db.cards.items() if c.customer_id == customer_id},
+            service_topics=db.service_topics, **by_account, **by_customer)
+        return clone(part)  # type: ignore[return-value]
 
     # ----------------------------------------------------------------- helpers (not tools)
     def _today(self) -> str:
@@ -189,6 +264,18 @@ class BankingTools(Toolkit):
         self._account(account_id)
         return [d.model_dump(mode="json") for d in sorted(self.db.disputes.values(), key=lambda d: d.dispute_id)
                 if d.account_id == account_id]
+
+    @tool("read")
+    def find_service_topics(self, query: TopicQuery) -> list[dict[str, Any]]:
+        """Search the bank's service catalogue. Returns the topics (``topic_id``, description, products it
+        is offered on) whose description contains every word of ``query`` (case-insensitive; an empty
+        query lists every topic). Use a topic id with charge_service_fee, submit_service_request or
+        record_quote. The catalogue never states fees, limits or windows: those are in the policy."""
+        words = [w for w in re.split(r"\W+", query.lower()) if w]
+        index = _topic_index(self.db.service_topics)
+        ids = set(self.db.service_topics) if not words else set.intersection(*(index.get(w, set()) for w in words))
+        found = [self.db.service_topics[i] for i in ids]
+        return [t.model_dump(mode="json") for t in sorted(found, key=lambda t: t.topic_id)]
 
     # ----------------------------------------------------------------- write tools
     @tool("write")
@@ -388,6 +475,71 @@ class BankingTools(Toolkit):
         if fee > 0:
             self._post(account, "Outgoing domestic wire fee", -fee, "fee", "wire", wire_id)
         return {"wire_id": wire_id}
+
+    def _topic(self, topic_id: str):
+        topic = self.db.service_topics.get(topic_id)
+        if topic is None:
+            raise ToolError(f"service topic {topic_id} not found (search with find_service_topics)")
+        return topic
+
+    @tool("write")
+    def charge_service_fee(self, account_id: AccountId, topic_id: TopicId, fee: Fee) -> dict[str, Any]:
+        """Provide a catalogued service on an account and charge its fee. ``fee`` is the fee in dollars
+        the policy sets for this service on the account's product (0 when the policy charges none or
+        waives it); a fee above 0 posts as a fee transaction."""
+        account = self._account(account_id)
+        self._require_verified(account.customer_id)
+        self._require_open(account)
+        topic = self._topic(topic_id)
+        if topic.products and account.product not in topic.products:
+            raise ToolError(f"{topic_id} is not offered on {account.product}")
+        if fee < 0:
+            raise ToolError("fee cannot be negative")
+        charge_id = derived_id("SC", account_id, topic_id)
+        if charge_id in self.db.service_charges:
+            raise ToolError(f"{topic_id} was already provided on {account_id} today")
+        self.db.service_charges[charge_id] = ServiceCharge(charge_id=charge_id, account_id=account_id,
+                                                           topic_id=topic_id, fee=_cents(fee),
+                                                           charged_on=self._today())
+        if fee > 0:
+            self._post(account, f"Service fee: {topic.description}", -fee, "fee", "service", charge_id)
+        return {"charge_id": charge_id, "fee": _cents(fee)}
+
+    @tool("write")
+    def submit_service_request(self, account_id: AccountId, topic_id: TopicId, amount: RequestAmount) -> dict[str, Any]:
+        """Submit a customer's request on a catalogued topic (a withdrawal, a deposit, a purchase
+        allowance, an opening deposit ...) for ``amount`` (dollars, or a count for counted topics).
+        The tool records the request as asked; whether policy allows it is for the agent to decide
+        before calling."""
+        account = self._account(account_id)
+        self._require_verified(account.customer_id)
+        self._require_open(account)
+        self._topic(topic_id)
+        if amount <= 0:
+            raise ToolError("amount must be positive")
+        request_id = derived_id("SR", account_id, topic_id)
+        if request_id in self.db.service_requests:
+            raise ToolError(f"a {topic_id} request was already submitted on {account_id} today")
+        self.db.service_requests[request_id] = ServiceRequest(request_id=request_id, account_id=account_id,
+                                                              topic_id=topic_id, amount=_cents(amount),
+                                                              requested_on=self._today())
+        return {"request_id": request_id}
+
+    @tool("write")
+    def record_quote(self, customer_id: CustomerId, topic_id: TopicId, value: QuotedValue) -> dict[str, Any]:
+        """Note on the customer's file a policy value you told them (a fee, rate, limit, window, date or
+        rule) for a catalogued topic. ``value`` is the number the policy states, in digits (3.75 for 3.75%,
+        25 for $25.00, 10 for 10 business days: the topic fixes the unit), a clock time or date as written,
+        or for a rule without a number its words (yes / no for a yes-or-no rule). Formatting is normalised."""
+        self._customer(customer_id)
+        self._require_verified(customer_id)
+        self._topic(topic_id)
+        quote_id = derived_id("QT", customer_id, topic_id)
+        if quote_id in self.db.quotes:
+            raise ToolError(f"a quote on {topic_id} is already on file")
+        self.db.quotes[quote_id] = PolicyQuote(quote_id=quote_id, customer_id=customer_id, topic_id=topic_id,
+                                               value=normalise_quote(value), quoted_on=self._today())
+        return {"quote_id": quote_id, "value": normalise_quote(value)}
 
     # ----------------------------------------------------------------- generic
     @tool("generic")

@@ -363,3 +363,67 @@ def foreign_fee_refund_refused(bundle: MutableBundle) -> str | None:
         if _drop_writes(task, "refund_fee", reason="bank_error"):
             return task["id"]
     return None
+
+
+# ------------------------------------------------------------------------------------------ problem families
+def _topic_rows(bundle: MutableBundle) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+    """Current facts by the catalogue topic a problem family binds them to (from the manifest)."""
+    rows: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for fact_id, fact in sorted(bundle.manifest["facts"].items()):
+        if fact.get("topic") and fact.get("current"):
+            rows.setdefault(fact["topic"], []).append((fact_id, fact))
+    return rows
+
+
+@mutation("K3", "service_fee_from_other_product_row",
+          "a family fee task charges the fee of another product's row of the same service (the author read the "
+          "wrong row of the fee matrix)")
+def service_fee_from_other_product_row(bundle: MutableBundle) -> str | None:
+    rows = _topic_rows(bundle)
+    for task in sorted(bundle.tasks, key=lambda t: t["id"]):
+        for call in gold(task):
+            if call["name"] != "charge_service_fee":
+                continue
+            fee = round(float(call["arguments"]["fee"]), 2)
+            others = sorted({round(float(f["value"]["amount"]), 2) for _, f in rows.get(call["arguments"]["topic_id"], [])
+                             if (f.get("value") or {}).get("type") == "money"} - {fee})
+            if others and len(rows[call["arguments"]["topic_id"]]) > 1:
+                call["arguments"]["fee"] = others[0]
+                return task["id"]
+    return None
+
+
+@mutation("K1", "limit_request_just_over_submitted",
+          "a declined over-the-limit request is submitted anyway (the author read the cap as a floor)")
+def limit_request_just_over_submitted(bundle: MutableBundle) -> str | None:
+    rows = _topic_rows(bundle)
+    for task in sorted(bundle.tasks, key=lambda t: t["id"]):
+        for index, call in enumerate(gold(task)):
+            if call["name"] != "submit_service_request":
+                continue
+            caps = [f["value"] for _, f in rows.get(call["arguments"]["topic_id"], [])
+                    if (f.get("value") or {}).get("type") == "cap"]
+            if len(caps) == 1:
+                call["arguments"]["amount"] = round(float(caps[0]["amount"]) * 1.1 + 1, 2)
+                return task["id"]
+    return None
+
+
+@mutation("K3", "quote_off_by_one_unit",
+          "a quoted window or count is one unit off what the fact says (off-by-one reading of a deadline)")
+def quote_off_by_one_unit(bundle: MutableBundle) -> str | None:
+    import re
+
+    rows = _topic_rows(bundle)
+    for task in sorted(bundle.tasks, key=lambda t: t["id"]):
+        for call in gold(task):
+            if call["name"] != "record_quote":
+                continue
+            facts = rows.get(call["arguments"]["topic_id"], [])
+            if len(facts) == 1 and (facts[0][1].get("value") or {}).get("type") in ("duration", "count"):
+                value = str(call["arguments"]["value"])
+                match = re.search(r"\d+", value)
+                if match:
+                    call["arguments"]["value"] = value[:match.start()] + str(int(match.group()) + 1) + value[match.end():]
+                    return task["id"]
+    return None

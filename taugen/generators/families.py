@@ -1,0 +1,493 @@
+"""Problem families: problem templates compiled from a pack's typed facts, one instance per fact.
+
+A hand-written problem (``taugen.generators.problems``) covers one situation; a *family* covers every
+fact of a shape. Families are keyed on the fact's value type and category, never on a domain's names:
+
+=============  ==========================================  ==================================================
+family         facts it takes                              instances (variants) and gold outcome
+=============  ==========================================  ==================================================
+``fee``        money value, category ``fee``               ``charge``: provide the service on the customer's
+                                                           product and charge that product's fee
+``rate_fee``   percent value, category ``fee``             ``charge``: the fee is the rate times the amount
+``limit``      cap value (money or count)                  ``under``: a request just under the cap is
+                                                           submitted; ``over``: just over is declined
+``minimum``    money value, category ``eligibility``,      ``at``: a request at the minimum is submitted;
+               statement says minimum / at least           ``below``: just under it is declined
+``quote``      any other typed value (and free text the    ``quote``: the agent tells the value and notes it
+               client holds or the records contest)        on the customer's file (graded through the DB)
+=============  ==========================================  ==================================================
+
+The world is set up from the fact's value (an amount just under a cap, the fee of *this* product), so the
+fact and not luck decides the gold outcome; :func:`taugen.generators.tasks.certify` proves it by
+perturbing the value and recomposing (the fact-sensitivity proof).
+
+The domain supplies a :class:`FamilyBinding` (which tool call realises "charge fee X on account A",
+which account a fact's product needs, where the catalogue of topics lives). Facts a family cannot take
+are reported with the reason (:func:`unexercisable`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from taugen.authoring.values import (
+    BooleanValue, CapValue, CountValue, DateValue, DurationValue, EnumValue, MoneyValue, PercentValue, TextValue,
+)
+from taugen.generators.problems import GoldCall, Problem, ProblemContext, ScenarioFragment
+
+if TYPE_CHECKING:
+    from taugen.authoring.models import Fact
+    from taugen.authoring.pack import Pack
+    from taugen.generators.environment import Toolkit
+
+FAMILIES = ("fee", "rate_fee", "limit", "minimum", "quote")
+EDGE_VARIANTS = ("under", "over", "at", "below")
+REFUSED_VARIANTS = ("over", "below")
+_MINIMUM = re.compile(r"\b(minimum|at least)\b", re.I)
+_RATE_BASES = (120, 240, 480, 800, 1250, 2000)
+
+
+@dataclass(frozen=True)
+class Topic:
+    """A catalogue entry a family instance acts on: id, description the agent can search, products."""
+
+    topic_id: str
+    description: str
+    products: tuple[str, ...] = ()
+
+
+class FamilyBinding(Protocol):
+    """What a domain provides so generic families can act in its world (see ``banking/families.py``)."""
+
+    def topic(self, fact: "Fact") -> Topic | None:
+        """The catalogue topic of a fact, or None when the domain cannot bind it."""
+
+    def prepare_world(self, world: Any, topics: list[Topic]) -> None:
+        """Put the topic catalogue into the initial world (in place)."""
+
+    def account(self, toolkit: "Toolkit", customer_id: str, topic: Topic) -> str | None:
+        """An open account of the customer that the topic can act on, or None (read-only)."""
+
+    def account_label(self, toolkit: "Toolkit", account_id: str) -> str:
+        """How the customer names the account (``your Premier Checking account``)."""
+
+    def lookups(self, context: ProblemContext, account_id: str | None, topic: Topic, incomplete: bool) -> list[GoldCall]:
+        """The read calls an agent makes first (find the account when the user lacks its number, find the topic)."""
+
+    def charge(self, account_id: str, topic: Topic, fee: float) -> GoldCall: ...
+
+    def request(self, account_id: str, topic: Topic, amount: float) -> GoldCall: ...
+
+    def quote(self, customer_id: str, topic: Topic, value: str) -> GoldCall: ...
+
+    def charged(self, context: ProblemContext, account_id: str, topic: Topic) -> float | None:
+        """The fee recorded for the topic on the account, or None when the service was not provided."""
+
+    def requested(self, context: ProblemContext, account_id: str, topic: Topic) -> float | None: ...
+
+    def quoted(self, context: ProblemContext, topic: Topic) -> str | None: ...
+
+    def normalise_quote(self, text: str) -> str: ...
+
+
+# ------------------------------------------------------------------------------------------ values
+def money_step(amount: Decimal) -> Decimal:
+    """A plausible next step on a fee or limit scale: 1 under $20, 5 under $200, else 5% rounded to $5."""
+    if amount < 20:
+        return Decimal(1)
+    if amount < 200:
+        return Decimal(5)
+    return max(Decimal(5), (amount * Decimal("0.05") / 5).quantize(Decimal(1)) * 5)
+
+
+def perturbations(value: Any) -> list[Any]:
+    """Other valid values of the same type, nearest first: the next fee step up and down, a window ±1
+    and ±2 units, a count ±1, the other boolean, every other enum member, a date ±1 day, a changed key
+    phrase. Used by the fact-sensitivity proof (:func:`taugen.generators.tasks.certify`)."""
+    if isinstance(value, MoneyValue):
+        step = money_step(value.amount)
+        return [value.model_copy(update={"amount": a}) for a in (value.amount + step, value.amount - step) if a >= 0]
+    if isinstance(value, CapValue):
+        step = money_step(value.amount) if value.currency else Decimal(1)
+        return [value.model_copy(update={"amount": a}) for a in (value.amount + step, value.amount - step) if a >= 0]
+    if isinstance(value, PercentValue):
+        return [value.model_copy(update={"value": v}) for v in (value.value + Decimal("0.5"), value.value - Decimal("0.5"))
+                if v >= 0]
+    if isinstance(value, DurationValue):
+        return [value.model_copy(update={"amount": a}) for a in (value.amount + 1, value.amount - 1, value.amount + 2)
+                if a >= 0]
+    if isinstance(value, CountValue):
+        return [value.model_copy(update={"value": v}) for v in (value.value + 1, value.value - 1) if v >= 0]
+    if isinstance(value, BooleanValue):
+        return [value.model_copy(update={"value": not value.value})]
+    if isinstance(value, EnumValue):
+        return [value.model_copy(update={"value": option}) for option in value.options if option != value.value]
+    if isinstance(value, DateValue):
+        import datetime as dt
+
+        return [value.model_copy(update={"value": value.value + dt.timedelta(days=d)}) for d in (1, -1)]
+    if isinstance(value, TextValue):
+        return [value.model_copy(update={"key_terms": [f"{value.key_terms[0]} (revised)", *value.key_terms[1:]]})]
+    return []
+
+
+def quote_text(value: Any) -> str:
+    """What an agent notes for a value: the number in digits (``3.75`` for 3.75%, ``25`` for $25.00, ``10``
+    for 10 business days), an enum's label, a date, ``yes`` / ``no``, or a rule's key phrase."""
+    if isinstance(value, BooleanValue):
+        return "yes" if value.value else "no"
+    if isinstance(value, EnumValue):
+        return value.labels.get(value.value, [value.value.replace("_", " ")])[0]
+    number = {CountValue: "value", PercentValue: "value", MoneyValue: "amount", CapValue: "amount",
+              DurationValue: "amount"}.get(type(value))
+    if number is not None:  # the topic fixes the unit; records word it freely ("ten business days", "$6,725")
+        return format(Decimal(getattr(value, number)).normalize(), "f")
+    return value.canonical()
+
+
+def family_of(fact: "Fact", special: bool) -> str | None:
+    """The family that takes ``fact`` (None: no family can). ``special``: the fact is client-held or
+    contested, so even a free-text fact is worth a quote."""
+    value = fact.value
+    if value is None:
+        return None
+    if isinstance(value, MoneyValue) and fact.category == "fee":
+        return "fee"
+    if isinstance(value, PercentValue) and fact.category == "fee":
+        return "rate_fee"
+    if isinstance(value, CapValue) and value.amount > 1:
+        return "limit"
+    if isinstance(value, MoneyValue) and fact.category == "eligibility" and _MINIMUM.search(fact.statement) \
+            and value.amount > 1:
+        return "minimum"
+    if isinstance(value, TextValue) and not special:
+        return None
+    return "quote"
+
+
+def variants(family: str) -> tuple[str, ...]:
+    """The instances a family makes per fact."""
+    return {"fee": ("charge",), "rate_fee": ("charge",), "limit": ("under", "over"), "minimum": ("at", "below"),
+            "quote": ("quote",)}[family]
+
+
+def unexercisable(fact: "Fact", pack: "Pack", special: bool, bound: bool) -> str | None:
+    """Why no task can exercise ``fact`` (None when a family takes it)."""
+    if not pack.is_current(fact.id):
+        return "not in force at the world's now (superseded or not yet effective): history only"
+    if fact.value is None:
+        return "no typed value: context only"
+    if isinstance(fact.value, TextValue) and not special:
+        return "free text: no typed value a perturbation could change (procedure or context)"
+    if not bound:
+        return "the domain binds no catalogue topic for it"
+    return None
+
+
+def _step(value: Any) -> Decimal:
+    """How far from a limit the edge instances sit: one unit of a counted cap, else a money step."""
+    if isinstance(value, CapValue) and not value.currency:
+        return Decimal(1)
+    return money_step(value.amount)
+
+
+def _digest(*parts: object) -> str:
+    return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:6]
+
+
+def _dollars(amount: float) -> str:
+    return f"${amount:,.2f}"
+
+
+def _number(value: Any, amount: Decimal) -> str:
+    if isinstance(value, CapValue) and not value.currency:
+        return f"{int(amount)}"
+    return _dollars(float(amount))
+
+
+# ------------------------------------------------------------------------------------------ problems
+class FamilyProblem(Problem):
+    """A problem instantiated from one fact by a family (class attributes set by :func:`instantiate`).
+
+    Class attributes (besides :class:`Problem`'s): ``family``, ``variant``, ``fact_id``, ``topic``,
+    ``binding``, ``incomplete`` (the user does not know the account number: the agent must look it up)
+    and ``changing`` (the user first asks for a refused amount, then changes the request).
+    """
+
+    family: ClassVar[str]
+    variant: ClassVar[str]
+    fact_id: ClassVar[str]
+    topic: ClassVar[Topic]
+    binding: ClassVar[FamilyBinding]
+    incomplete: ClassVar[bool] = False
+    changing: ClassVar[bool] = False
+
+    def applicable(self, toolkit, customer_id):
+        if self.family == "quote":
+            return True
+        return self.binding.account(toolkit, customer_id, self.topic) is not None
+
+    # -- the amount this instance puts in front of the agent, computed from the fact's value
+    def _amount(self, context: ProblemContext) -> float:
+        value = context.value(self.fact_id)
+        if self.family == "rate_fee":
+            return float(context.state["base"])
+        limit = value.amount  # type: ignore[attr-defined]
+        step = _step(value)
+        amount = {"under": limit - step if limit > step else limit, "over": limit + step,
+                  "at": limit, "below": limit - step}[self.variant]
+        return float(amount)
+
+    def _fee(self, context: ProblemContext) -> float:
+        value = context.value(self.fact_id)
+        if self.family == "rate_fee":
+            return float((Decimal(str(context.state["base"])) * value.value / 100).quantize(Decimal("0.01")))  # type: ignore[attr-defined]
+        return float(value.amount)  # type: ignore[attr-defined]
+
+    def setup(self, context: ProblemContext) -> ScenarioFragment:
+        toolkit, binding, topic = context.toolkit, self.binding, self.topic
+        account_id = None if self.family == "quote" else binding.account(toolkit, context.customer_id, topic)
+        if self.family != "quote" and account_id is None:
+            raise LookupError(f"customer {context.customer_id} has no account for {topic.topic_id}")
+        context.state["account_id"] = account_id
+        where = ""
+        known: list[str] = []
+        unknown: list[str] = []
+        if account_id is not None:
+            label = binding.account_label(toolkit, account_id)
+            where = f" on {label}"
+            if self.incomplete:
+                unknown.append(f"You do not know the account number of {label}.")
+            else:
+                known.append(f"The account is {label}, number {account_id}.")
+        description = topic.description
+        if self.family in ("fee", "rate_fee"):
+            if self.family == "rate_fee":
+                context.state["base"] = context.rng.choice(_RATE_BASES)
+                known.append(f"It concerns a transaction of {_dollars(context.state['base'])}.")
+            return ScenarioFragment(
+                reason_for_call=f"You want the bank to take care of {description}{where}.",
+                known_info=known, unknown_info=unknown,
+                task_instructions=[f"Ask for {description}{where}. Agree to the fee the agent states, if any."])
+        if self.family in ("limit", "minimum"):
+            amount = self._amount(context)
+            context.state["amount"] = amount
+            value = context.value(self.fact_id)
+            said = _number(value, Decimal(str(amount)))
+            instructions = [f"Ask to go ahead with {description}{where} for {said}. If the agent says policy does "
+                            "not allow it, accept that and do not insist."]
+            if self.changing:
+                refused = float(value.amount + _step(value))  # type: ignore[attr-defined]
+                instructions = [f"First ask to go ahead with {description}{where} for "
+                                f"{_number(value, Decimal(str(refused)))}. Before the agent submits anything, change "
+                                f"your mind: you want {said} instead. Ask for that amount only."]
+            return ScenarioFragment(reason_for_call=f"You want to go ahead with {description}{where}.",
+                                    known_info=known, unknown_info=unknown, task_instructions=instructions)
+        return ScenarioFragment(
+            reason_for_call=f"You have a question about {description}.",
+            known_info=known,
+            task_instructions=[f"Ask the agent what the bank's policy says about {description}, and ask them to note "
+                               "the answer on your file."])
+
+    def _decides(self, context: ProblemContext) -> bool:
+        """Whether policy allows the request: the amount set up (``state``) against the fact's value now, so
+        a changed limit changes the decision in the same world."""
+        amount = Decimal(str(context.state["amount"]))
+        limit = context.value(self.fact_id).amount  # type: ignore[attr-defined]
+        return amount <= limit if self.family == "limit" else amount >= limit
+
+    def solve(self, context: ProblemContext) -> list[GoldCall]:
+        account_id = context.state.get("account_id")
+        calls = self.binding.lookups(context, account_id, self.topic, self.incomplete)
+        if self.family in ("fee", "rate_fee"):
+            calls.append(self.binding.charge(account_id, self.topic, self._fee(context)))
+        elif self.family in ("limit", "minimum"):
+            if self._decides(context):
+                calls.append(self.binding.request(account_id, self.topic, context.state["amount"]))
+        else:
+            calls.append(self.binding.quote(context.customer_id, self.topic, quote_text(context.value(self.fact_id))))
+        return calls
+
+    def forbidden_calls(self, context: ProblemContext) -> list[GoldCall]:
+        """The tempting write a declined request must not make: submitting it anyway."""
+        if self.family in ("limit", "minimum") and self.variant in REFUSED_VARIANTS:
+            return [self.binding.request(context.state["account_id"], self.topic, context.state["amount"])]
+        return []
+
+    def check(self, context: ProblemContext) -> list[str]:
+        account_id = context.state.get("account_id")
+        if self.family in ("fee", "rate_fee"):
+            charged = self.binding.charged(context, account_id, self.topic)
+            expected = self._fee(context)
+            if charged is None:
+                return [f"{self.topic.description} was not provided"]
+            return [] if abs(charged - expected) < 0.005 else [f"fee {charged} instead of {expected}"]
+        if self.family in ("limit", "minimum"):
+            requested = self.binding.requested(context, account_id, self.topic)
+            if not self._decides(context):
+                return [] if requested is None else [f"a request policy does not allow was submitted ({requested})"]
+            expected = context.state["amount"]
+            if requested is None:
+                return [f"the request for {self.topic.description} was not submitted"]
+            return [] if abs(requested - expected) < 0.005 else [f"request for {requested} instead of {expected}"]
+        quoted = self.binding.quoted(context, self.topic)
+        expected = self.binding.normalise_quote(quote_text(context.value(self.fact_id)))
+        if quoted is None:
+            return [f"no quote on {self.topic.description} was noted"]
+        return [] if quoted == expected else [f"quoted {quoted!r} instead of {expected!r}"]
+
+    @classmethod
+    def case_kinds(cls) -> set[str]:
+        """The case kinds this instance contributes to a task (see :func:`taugen.generators.tasks.case_kinds`)."""
+        kinds = set()
+        if cls.variant in EDGE_VARIANTS:
+            kinds.add("unusual")
+        if cls.variant in REFUSED_VARIANTS:
+            kinds.add("declined")
+        if cls.incomplete:
+            kinds.add("incomplete")
+        if cls.changing:
+            kinds.add("changing")
+        return kinds or {"routine"}
+
+
+def instantiate(pack: "Pack", binding: FamilyBinding, special: set[str] = frozenset(),
+                taken: set[str] = frozenset()) -> tuple[
+        list[type[FamilyProblem]], list[Topic], dict[str, str]]:
+    """Every family instance the pack's facts allow.
+
+    Args:
+        pack: the loaded pack (current facts only are instantiated).
+        binding: the domain's binding.
+        special: ids of client-held or contested facts (free text is quoted for them too).
+        taken: ids of facts hand-written problems already decide (their policy may differ from a family's
+            generic reading, e.g. a wire over its limit goes to the wire desk instead of being declined).
+
+    Returns:
+        ``(problem classes, catalogue topics, {fact id: reason})`` with the reason for every current fact no
+        family takes. Instances are ordered by fact order in the pack; names are ``<family>_<variant>_<digest>``
+        (a digest of the fact id, so no fact id shows in a task id).
+    """
+    problems: list[type[FamilyProblem]] = []
+    topics: dict[str, Topic] = {}
+    reasons: dict[str, str] = {}
+    for fact in pack.facts.values():
+        if fact.id in taken:
+            reasons[fact.id] = "decided by a hand-written problem"
+            continue
+        is_special = fact.id in special or fact.holder != "records"
+        topic = binding.topic(fact) if fact.value is not None else None
+        reason = unexercisable(fact, pack, is_special, topic is not None)
+        family = family_of(fact, is_special) if reason is None else None
+        if family is None:
+            reasons[fact.id] = reason or "no family takes this value type and category"
+            continue
+        if topic.topic_id in topics:  # product rows of one service share a topic: merge their products
+            known = topics[topic.topic_id]
+            products = tuple(sorted(set(known.products) | set(topic.products))) if known.products and topic.products \
+                else ()
+            topic = Topic(known.topic_id, known.description, products)
+        topics[topic.topic_id] = topic
+        digest = int(_digest(fact.id), 16)
+        for variant in variants(family):
+            name = f"{family}_{variant}_{_digest(fact.id, variant)}"
+            attributes = {
+                "name": name, "slot": f"family:{name}", "facts": (fact.id,), "family": family, "variant": variant,
+                "fact_id": fact.id, "topic": binding.topic(fact), "binding": binding,
+                "outcome": "refuse" if variant in REFUSED_VARIANTS else "resolve",
+                "summary": f"{family} family ({variant}): {fact.subject or fact.statement}",
+                "incomplete": family != "quote" and digest % 5 == 0,
+                "changing": variant == "under" and digest % 2 == 0,
+                "__module__": __name__,
+            }
+            problems.append(type(f"Family_{name}", (FamilyProblem,), attributes))
+    return problems, sorted(topics.values(), key=lambda t: t.topic_id), reasons
+
+
+# ------------------------------------------------------------------------------------------ policy as code
+def family_rules(binding_account_product, normalise: "Any") -> tuple:
+    """Policy rules for the family tools, for a domain's ``DomainDefinition.policy``.
+
+    The rules read the topic of every fact from the fact source (``facts.topic(fact_id)``, which the bundle
+    manifest records) and check, before each family write: the fee charged for a topic on an account is the
+    money value of the topic's fact for the account's product (K3); a request's amount is within a cap or at
+    least a minimum (K1); a quoted value is the fact's value (K3).
+
+    Args:
+        binding_account_product: ``(state, account_id) -> product id | None``.
+        normalise: how the quote tool normalises a stated value (``str -> str``).
+    """
+    from taugen.generators.policy import PolicyRule, Violation
+
+    def topic_facts(context, topic_id: str, product: str | None) -> list[str]:
+        topic_of = getattr(context.facts, "topic", None)
+        if topic_of is None:
+            return []
+        found = [f for f in context.facts.ids() if context.facts.is_current(f) and topic_of(f) == topic_id]
+        if product is None or len(found) < 2:
+            return found
+        products_of = getattr(context.facts, "topic_products", None) or (lambda f: context.facts.applies_to(f) or [])
+        exact = [f for f in found if product in products_of(f)]
+        return exact or [f for f in found if not products_of(f)]
+
+    def fee(context, tool, arguments):
+        product = binding_account_product(context.state, arguments.get("account_id"))
+        facts = topic_facts(context, arguments.get("topic_id", ""), product)
+        values = [(f, context.value(f)) for f in facts]
+        money = [(f, v) for f, v in values if isinstance(v, MoneyValue)]
+        if len(money) != 1:
+            return []
+        fact_id, value = money[0]
+        try:
+            charged = round(float(arguments.get("fee")), 2)
+        except (TypeError, ValueError):
+            return []
+        if charged == float(value.amount):
+            return []
+        return [Violation("family_service_fee", (fact_id,), f"service fee is {charged:.2f} but the facts give "
+                          f"{float(value.amount):.2f} for this product", kind="amount", argument="fee",
+                          expected=float(value.amount))]
+
+    def request(context, tool, arguments):
+        product = binding_account_product(context.state, arguments.get("account_id"))
+        violations = []
+        for fact_id in topic_facts(context, arguments.get("topic_id", ""), product):
+            value = context.value(fact_id)
+            try:
+                amount = Decimal(str(arguments.get("amount")))
+            except Exception:  # noqa: BLE001 - a malformed amount is the tool's business
+                return []
+            if isinstance(value, CapValue) and amount > value.amount:
+                violations.append(Violation("family_limit", (fact_id,), f"the request for {amount} is over the limit "
+                                            f"of {value.amount}"))
+            if isinstance(value, MoneyValue) and amount < value.amount:
+                violations.append(Violation("family_minimum", (fact_id,), f"the request for {amount} is under the "
+                                            f"minimum of {value.amount}"))
+        return violations
+
+    def quote(context, tool, arguments):
+        facts = topic_facts(context, arguments.get("topic_id", ""), None)
+        if len(facts) != 1:
+            return []
+        value = context.value(facts[0])
+        if value is None:
+            return []
+        expected = normalise(quote_text(value))
+        stated = normalise(str(arguments.get("value", "")))
+        if stated == expected:
+            return []
+        return [Violation("family_quote", (facts[0],), f"quoted {stated!r} but the facts give {expected!r}",
+                          kind="amount", argument="value", expected=expected)]
+
+    return (
+        PolicyRule(name="family_service_fee", facts=(), tools=("charge_service_fee",), check=fee,
+                   description="A catalogued service is charged the fee its fact sets for the account's product."),
+        PolicyRule(name="family_request_limits", facts=(), tools=("submit_service_request",), check=request,
+                   description="A request is submitted only within its cap and at or above its minimum."),
+        PolicyRule(name="family_quote", facts=(), tools=("record_quote",), check=quote,
+                   description="A quote noted on file states the value its fact sets."),
+    )
