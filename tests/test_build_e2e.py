@@ -22,6 +22,7 @@ from taugen.build import pipeline
 from taugen.build.pipeline import build
 from taugen.cli import app
 from taugen.validators.findings import error
+from bundle_fixtures import TEST_TASKS  # noqa: E402
 
 RUNNER = CliRunner()
 
@@ -88,8 +89,8 @@ def test_same_seed_gives_identical_bytes_in_another_process(hard, tmp_path, repo
     env = {key: value for key, value in os.environ.items() if key != "PYTHONHASHSEED"}
     env["PYTHONHASHSEED"] = "12345"  # a different str-hash order than this process's
     done = subprocess.run([sys.executable, "-m", "taugen", "build", "banking", "--difficulty", "hard", "--seed", "0",
-                           "--out", str(tmp_path)], cwd=repo_root, env=env, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=1200, check=False)
+                           "--tasks", str(TEST_TASKS), "--out", str(tmp_path)], cwd=repo_root, env=env,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=1200, check=False)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     again = tmp_path / hard.name
     assert (again / "SHA256SUMS").read_text() == (hard / "SHA256SUMS").read_text()
@@ -167,7 +168,7 @@ def test_tasks_are_certified(hard):
 
 
 def test_easy_tier_keeps_policy_in_prose(tmp_path):
-    result = build("banking", "easy", seed=3, out=tmp_path)
+    result = build("banking", "easy", seed=3, out=tmp_path, tasks=TEST_TASKS)
     assert result.ok
     manifest = json.loads((result.path / "author/manifest.json").read_text())
     policy = manifest["artifacts"]["policy_document_001"]
@@ -185,7 +186,7 @@ def test_a_validation_error_writes_nothing_and_keeps_the_old_bundle(tmp_path, mo
     (destination / "sentinel.txt").write_text("previous bundle")
     monkeypatch.setattr(pipeline, "validate_files",
                         lambda files, source, on_validator=None, texts=None: [error("test", "planted", "x", "planted error")])
-    result = build("banking", "medium", seed=1, out=tmp_path)
+    result = build("banking", "medium", seed=1, out=tmp_path, tasks=TEST_TASKS)
     assert not result.ok and result.path is None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["banking-medium-0.1.0"]
     assert (destination / "sentinel.txt").read_text() == "previous bundle"
@@ -208,13 +209,14 @@ def test_a_kill_while_writing_leaves_the_old_bundle(tmp_path, monkeypatch):
 
     monkeypatch.setattr(files_module.os, "fsync", dying_fsync)
     with pytest.raises(KeyboardInterrupt):
-        build("banking", "medium", seed=1, out=tmp_path)
+        build("banking", "medium", seed=1, out=tmp_path, tasks=TEST_TASKS)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["banking-medium-0.1.0"]
     assert (destination / "sentinel.txt").read_text() == "previous bundle"
 
 
 def test_cli_build_prints_stage_times(tmp_path):
-    result = RUNNER.invoke(app, ["build", "banking", "--difficulty", "medium", "--seed", "2", "--out", str(tmp_path)])
+    result = RUNNER.invoke(app, ["build", "banking", "--difficulty", "medium", "--seed", "2", "--tasks", str(TEST_TASKS),
+                                  "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     for stage in ("authoring", "tasks", "corpus", "validate", "write"):
         assert f"stage {stage}" in result.output

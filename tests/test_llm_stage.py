@@ -23,6 +23,8 @@ from taugen.generators.llm import (  # noqa: E402
 )
 
 MODEL = "gpt-4o-mini"  # in litellm's local cost map, so recorded costs are real numbers
+from bundle_fixtures import TEST_TASKS  # noqa: E402
+
 QUOTED = re.compile(r'in one sentence: "(.*?)"(?: Keep| Do not)', re.S)
 
 
@@ -139,7 +141,7 @@ def test_medium_build_with_the_llm_then_replayed_byte_for_byte(tmp_path):
     from taugen.build.pipeline import build
 
     cache = tmp_path / "cache"
-    live = build("banking", "medium", out=tmp_path / "live",
+    live = build("banking", "medium", out=tmp_path / "live", tasks=TEST_TASKS,
                  llm=LLMSettings(MODEL, cache_dir=cache, mock_response=_paraphrase))
     assert live.ok, [f for f in live.findings if f.severity == "error"][:3]
     ledger = json.loads((live.path / "author" / "llm_ledger.json").read_text())
@@ -152,7 +154,7 @@ def test_medium_build_with_the_llm_then_replayed_byte_for_byte(tmp_path):
     bundle = json.loads((live.path / "bundle.json").read_text())
     assert bundle["requested"]["llm"]["model"] == MODEL
     assert bundle["achieved"]["llm"]["outcomes"] == ledger["outcomes"]
-    replayed = build("banking", "medium", out=tmp_path / "replayed", llm=LLMSettings(MODEL, cache_dir=cache,
+    replayed = build("banking", "medium", out=tmp_path / "replayed", tasks=TEST_TASKS, llm=LLMSettings(MODEL, cache_dir=cache,
                                                                                       replay=True))
     assert replayed.ok and replayed.llm["cache_hits"] == ledger["requests"]
     assert (replayed.path / "SHA256SUMS").read_bytes() == (live.path / "SHA256SUMS").read_bytes()

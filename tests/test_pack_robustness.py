@@ -20,6 +20,7 @@ from taugen.authoring.models import DomainConfig, Fact
 from taugen.authoring.values import find_surface_form, normalise_text
 from taugen.build.pipeline import build
 from taugen.generators.corpus.genre import ArtifactPlan, RenderContext, Rendition, genres
+from bundle_fixtures import TEST_TASKS  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DOMAIN = REPO / "taugen" / "facts" / "banking" / "domain.yaml"
@@ -121,7 +122,7 @@ def _pack_with(tmp_path: Path, extra: str) -> Path:
 
 def _check_built(tmp_path: Path, extra: str, tier: str, fact_id: str) -> None:
     pack = _pack_with(tmp_path, extra)
-    result = build(str(pack), tier, seed=0, out=tmp_path / "out")
+    result = build(str(pack), tier, seed=0, out=tmp_path / "out", tasks=TEST_TASKS)
     errors = [f"{f.check}/{f.code} {f.subject}: {f.message}" for f in result.findings if f.severity == "error"]
     assert result.ok, errors[:5]
     manifest = json.loads((result.path / "author" / "manifest.json").read_text())

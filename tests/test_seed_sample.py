@@ -13,13 +13,14 @@ import pytest
 
 from taugen.build.pipeline import build, validate_files
 from taugen.build.files import read_bundle
+from bundle_fixtures import TEST_TASKS  # noqa: E402
 
 _SEEDS = [1, 2, 3] + [pytest.param(seed, marks=pytest.mark.slow) for seed in range(4, 20)]
 
 
 @pytest.mark.parametrize("seed", _SEEDS)
 def test_hard_bundle_builds_and_validates_at_seed(tmp_path, seed):
-    result = build("banking", "hard", seed=seed, out=tmp_path)
+    result = build("banking", "hard", seed=seed, out=tmp_path, tasks=TEST_TASKS)
     errors = [f"{f.check}/{f.code} {f.subject}: {f.message}" for f in result.findings if f.severity == "error"]
     assert result.ok and result.path is not None, errors[:5]
     info = json.loads((result.path / "bundle.json").read_text())
