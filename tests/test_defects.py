@@ -130,14 +130,19 @@ CLEAN_MOCK = _mock_task("clean", "You are user_1. Ask the agent to create a task
 # ------------------------------------------------------------------------------------------ policy as code
 
 
-def test_banking_domain_exposes_policy_rules_with_facts():
+def test_banking_domain_exposes_policy_rules_with_facts(bundle_files):
     from taugen.generators.domains.banking import DOMAIN
 
     names = {rule.name for rule in DOMAIN.policy}
     assert {"courtesy_refund", "atm_rebate", "card_replacement_fee", "stop_payment_fee", "early_closure_fee",
             "wire_fee", "wire_daily_limit", "dispute_window", "provisional_credit", "replacement_address_hold",
-            "bank_error_refund"} <= names
-    assert all(rule.facts or rule.alternatives or rule.candidates for rule in DOMAIN.policy)
+            "bank_error_refund", "family_service_fee", "family_request_limits", "family_quote"} <= names
+    # Every rule reads facts: named ones, or (a problem family's rules) the facts the bundle binds to a topic.
+    facts = _family(_view(bundle_files("easy"))).facts
+    unbound = [rule.name for rule in DOMAIN.policy if not (rule.fact_ids(facts) or rule.alternatives or rule.candidates)]
+    assert unbound == []
+    fee_facts = next(r for r in DOMAIN.policy if r.name == "family_service_fee").fact_ids(facts)
+    assert fee_facts and all(type(facts.value(f)).__name__ == "MoneyValue" and facts.topic(f) for f in fee_facts)
 
 
 def test_expected_amounts_come_from_fact_values(bundle_files):
@@ -303,8 +308,10 @@ def test_k9_is_not_reported_for_the_fix_of_a_wrong_gold_amount(bundle_files):
 
 def test_k17_a_claim_named_by_its_number_is_a_refused_decision(bundle_files):
     def edit(tasks):
-        acting, refusing = sorted((t for t in tasks if t["id"].startswith("[banking]provisional_credit_overdue[")),
-                                  key=lambda t: t["id"])[:2]
+        # The same request twice (one task, and a copy whose gold leaves the credit out): same inputs.
+        acting = _task(tasks, "provisional_credit_overdue", alone=True)
+        refusing = json.loads(json.dumps(acting))
+        refusing["id"] = acting["id"].replace("[PERSONA:", "[COPY][PERSONA:")
         refusing["evaluation_criteria"]["actions"] = [a for a in _gold(refusing)
                                                       if a["name"] != "issue_provisional_credit"]
         tasks[:] = [acting, refusing]

@@ -483,11 +483,22 @@ def family_rules(binding_account_product, normalise: "Any") -> tuple:
         return [Violation("family_quote", (facts[0],), f"quoted {stated!r} but the facts give {expected!r}",
                           kind="amount", argument="value", expected=expected)]
 
+    def bound(*kinds: type) -> "Any":
+        def select(source) -> tuple[str, ...]:
+            topic_of = getattr(source, "topic", None)
+            if topic_of is None:
+                return ()
+            return tuple(f for f in source.ids() if source.is_current(f) and topic_of(f) is not None
+                         and (not kinds or isinstance(source.value(f), kinds)))
+        return select
+
     return (
-        PolicyRule(name="family_service_fee", facts=(), tools=("charge_service_fee",), check=fee,
+        PolicyRule(name="family_service_fee", facts=(), facts_from=bound(MoneyValue), tools=("charge_service_fee",),
+                   check=fee,
                    description="A catalogued service is charged the fee its fact sets for the account's product."),
-        PolicyRule(name="family_request_limits", facts=(), tools=("submit_service_request",), check=request,
+        PolicyRule(name="family_request_limits", facts=(), facts_from=bound(CapValue, MoneyValue),
+                   tools=("submit_service_request",), check=request,
                    description="A request is submitted only within its cap and at or above its minimum."),
-        PolicyRule(name="family_quote", facts=(), tools=("record_quote",), check=quote,
+        PolicyRule(name="family_quote", facts=(), facts_from=bound(), tools=("record_quote",), check=quote,
                    description="A quote noted on file states the value its fact sets."),
     )

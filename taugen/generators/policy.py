@@ -186,7 +186,10 @@ class PolicyRule:
 
     Attributes:
         name: snake_case id (shown in findings).
-        facts: ids of the facts the rule implements.
+        facts: ids of the facts the rule implements, when they are fixed.
+        facts_from: ``(fact source) -> fact ids`` for a rule whose facts are selected from the pack rather
+            than named (a problem family's rule reads every fact bound to a catalogue topic); see
+            :meth:`fact_ids`.
         tools: the write tools it inspects (empty: every tool).
         check: ``(context, tool, arguments) -> violations``.
         inputs: the rule inputs that decide a call (None when the rule does not apply to it).
@@ -206,9 +209,15 @@ class PolicyRule:
     candidates: Candidates | None = None
     settle: Settle | None = None
     description: str = ""
+    facts_from: "Callable[[FactSource], tuple[str, ...]] | None" = None
 
     def applies_to(self, tool: str) -> bool:
         return not self.tools or tool in self.tools
+
+    def fact_ids(self, source: FactSource) -> tuple[str, ...]:
+        """Every fact the rule reads in ``source``: the named ones, then the selected ones, sorted."""
+        selected = self.facts_from(source) if self.facts_from is not None else ()
+        return tuple(self.facts) + tuple(sorted(set(selected) - set(self.facts)))
 
 
 def evaluate(rules: Iterable[PolicyRule], state: "BaseModel", tool: str, arguments: dict[str, Any],

@@ -241,7 +241,9 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
 
     Every problem instance is placed in a task before any is repeated (coverage first), one task in three
     carries a hand-written problem (every other one a transfer, so refusals, transfers and multi-step work
-    stay in the mix), and dev tasks draw only on dev problems. All choices are seeded.
+    stay in the mix), every hand-written problem of a split is placed at least once when the split has
+    as many tasks as it has hand-written problems, and dev tasks draw only on dev problems. All choices
+    are seeded.
 
     Args:
         domain: the domain's code.
@@ -276,6 +278,7 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
         others = [p for p in hand if p.outcome != "transfer"]
         queue = list(family)  # uncovered instances, in seeded order
         hand_queue = list(hand)
+        failures: dict[str, int] = {}  # a hand-written problem that fails three times stops being forced
         made = attempts = 0
         while made < count and attempts < count * 20:
             attempts += 1
@@ -283,13 +286,21 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
             size = low + (number % (high - low + 1)) if high > low else low
             customer_id = customers[rng.randrange(len(customers))]
             chosen: list[type[Problem]] = []
-            if number % 3 == 0 and hand:
+            # A hand-written problem every third task, and in every task once the slots left are no more than
+            # the hand-written problems not yet placed: each one appears whenever the count allows it.
+            if hand and (number % 3 == 0 or len(hand_queue) >= count - made):
                 cycle = transfers if (number // 3) % 2 == 0 and transfers else others or transfers
-                fresh = [p for p in cycle if p in hand_queue]  # every hand-written problem once, first
-                for problem in fresh + cycle[(number // 6) % len(cycle):] + cycle[:(number // 6) % len(cycle)]:
-                    if problem().applicable(shared, customer_id):
-                        chosen.append(problem)
-                        break
+                fresh = [p for p in cycle if p in hand_queue] + [p for p in hand_queue if p not in cycle]
+                rotation = cycle[(number // 6) % len(cycle):] + cycle[:(number // 6) % len(cycle)]
+                picked = next((p for p in fresh if p().applicable(shared, customer_id)), None)
+                if picked is None and fresh:  # no unplaced problem fits the drawn customer: find one it fits
+                    order = sorted(customers, key=lambda c: stable_seed(seed, preset.name, number, c))
+                    customer_id = next((c for c in order if fresh[0]().applicable(shared, c)), customer_id)
+                    picked = fresh[0] if fresh[0]().applicable(shared, customer_id) else None
+                if picked is None:
+                    picked = next((p for p in rotation if p().applicable(shared, customer_id)), None)
+                if picked is not None:
+                    chosen.append(picked)
             for source in (queue, family):
                 for problem in (source if source is queue else rng.sample(source, min(len(source), 40))):
                     if len(chosen) >= size:
@@ -305,7 +316,10 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
                 continue
             record = realise_task(domain, pack, world, combo, customer_id, persona, seed, task_id)
             if record is None or record.certificate.gold_errors or record.certificate.unmet_after_gold:
-                continue  # the customer cannot carry it, or its requests collide (one closes what another uses)
+                for problem in combo:  # the customer cannot carry it, or its requests collide
+                    failures[problem.name] = failures.get(problem.name, 0) + 1
+                hand_queue = [p for p in hand_queue if failures.get(p.name, 0) < 3]
+                continue
             record.split = split
             tasks.append(record)
             seen.add(task_id)

@@ -44,7 +44,9 @@ def _rule_text(taskset: TaskSet, name: str) -> str:
     rule = next((r for r in taskset.rules if r.name == name), None)
     if rule is None:
         return name
-    return f"{rule.name}: {rule.description} (facts: {', '.join(rule.facts)})"
+    ids = rule.fact_ids(taskset.facts) if taskset.facts is not None else rule.facts
+    shown = ", ".join(ids[:6]) + (f" and {len(ids) - 6} more" if len(ids) > 6 else "")
+    return f"{rule.name}: {rule.description} (facts: {shown})"
 
 
 def _defect(taskset: TaskSet, task: dict[str, Any], path: str, violation: Violation, evidence: Any) -> Defect:
