@@ -238,10 +238,14 @@ def test_tasks_load_with_tau2s_own_task_model(hard):
     assert [t.id for t in loaded] == [t["id"] for t in tasks]
     assert set(splits["base"]) == {t.id for t in loaded}
     assert set(splits["train"]).isdisjoint(splits["test"]) and set(splits["train"]) | set(splits["test"]) == set(splits["base"])
+    tables = set(json.loads((hard / "tau2/domains/banking/db.json").read_text()))
     for task in loaded:
         assert task.evaluation_criteria.reward_basis
-        assert task.initial_state.initialization_data.agent_data
+        # A task whose problems need no records beyond the shared world carries an empty update; one whose
+        # setup writes the world carries the rows it wrote, keyed by the DB's own tables.
+        assert set(task.initial_state.initialization_data.agent_data) <= tables
         assert task.user_scenario.instructions.domain == "banking"
+    assert sum(bool(t.initial_state.initialization_data.agent_data) for t in loaded) >= len(loaded) // 4
 
 
 def test_bundle_reports_task_space_coverage_splits_and_sensitivity(hard):

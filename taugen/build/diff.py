@@ -413,7 +413,8 @@ def read_side(target: str, reference: Mapping[str, bytes] | None = None, difficu
 
     Args:
         target: a bundle folder, a pack folder or a built-in domain name.
-        reference: the other side's files (a bundle): a pack is built at its tier and seed.
+        reference: the other side's files (a bundle): a pack is built at its tier and seed, with the task
+            count, evidence surface and modality the bundle's build requested.
         difficulty, seed: override the tier and seed a pack is built at.
 
     Raises:
@@ -430,10 +431,16 @@ def read_side(target: str, reference: Mapping[str, bytes] | None = None, difficu
     if difficulty is None:
         raise InputError("a pack can only be compared with a bundle, or with --difficulty given", target)
     seed = seed if seed is not None else int(reference_bundle.get("seed", 0))
+    # The pack is built as the reference was requested (task count, evidence surface, modality), so a
+    # difference is the pack's edit, not a build option; an explicit other tier takes that tier's defaults.
+    requested = reference_bundle.get("requested") or {}
+    options: dict[str, Any] = {}
+    if difficulty == reference_bundle.get("tier"):
+        options = {key: requested[key] for key in ("tasks", "surface", "modality") if requested.get(key) is not None}
     from taugen.build.pipeline import build
 
     with tempfile.TemporaryDirectory(prefix="taugen-diff-") as scratch:
-        result = build(target, difficulty, seed=seed, out=Path(scratch))
+        result = build(target, difficulty, seed=seed, out=Path(scratch), **options)
         if result.path is None:
             raise PackDoesNotBuild(target, result.findings)
         return read_summary(result.path)
