@@ -282,7 +282,7 @@ class ApiService:
     def _page(self, items: list[Any], paging: dict[str, Any], defects: dict[str, Defect]) -> dict[str, Any] | Answer:
         limit = int(paging.get("limit", DEFAULT_LIMIT))
         offset = 0
-        if "cursor" in paging:
+        if paging.get("cursor"):  # an empty cursor is the first page, as an omitted one is
             decoded = _decode_cursor(str(paging["cursor"]))
             if decoded is None:
                 return Answer(400, error_body(400, "cursor is not one this operation issued", None))

@@ -257,7 +257,8 @@ def openapi_document(toolkit_class: type[Toolkit], title: str, version: str, des
                       "description": "Items per page.",
                       "schema": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT}},
             "Cursor": {"name": "cursor", "in": "query", "required": False,
-                       "description": "The next_cursor of the previous page.", "schema": {"type": "string"}},
+                       "description": "The next_cursor of the previous page (omitted or empty: the first page).",
+                       "schema": {"type": "string"}},
         },
     }
     return {"openapi": OPENAPI_VERSION,
