@@ -136,6 +136,43 @@ def test_quote_values_are_normalised_by_the_tool():
     assert normalise_quote("3 incorrect attempts") == "3"
     assert normalise_quote("April 1, 2026") == "april 1 2026"
     assert normalise_quote("in person at a branch") == "in person at a branch"
+    # a clock time is one value however it is written: records say "4 PM Central", labels "4:00 PM Central Time"
+    assert {normalise_quote(form) for form in ("4 PM Central", "4pm", "4 p.m. CT", "four pm central",
+                                               "4:00 PM Central Time")} == {"4:00 pm"}
+    assert normalise_quote("9:30 AM") == "9:30 am" != normalise_quote("9 AM")
+
+
+def test_every_written_form_of_a_quoted_enum_is_recorded_as_one_value(banking):
+    from taugen.authoring.values import EnumValue
+    from taugen.generators.domains.banking.tools import normalise_quote
+
+    pack = banking[0]
+    enums = [f for f in pack.facts.values() if isinstance(f.value, EnumValue) and family_of(f, False) == "quote"]
+    assert enums
+    forms = {f.id: f.value.surface_forms() + f.value.voiced_forms() for f in enums}
+    split = {fact_id: written for fact_id, written in forms.items() if len({normalise_quote(w) for w in written}) > 1}
+    assert split == {}
+
+
+def test_k6_takes_any_written_form_of_a_declared_fact():
+    from taugen.validators.sufficiency import argument_findings
+
+    class NoReads:
+        def step(self, action):
+            return None
+
+        def probe(self, side, name, arguments):
+            return None
+
+    task = {"id": "t", "user_scenario": {"instructions": {"reason_for_call": "wire cut-off"}},
+            "evaluation_criteria": {"actions": [{"action_id": "0", "name": "record_quote", "requestor": "assistant",
+                                                 "arguments": {"value": "4:00 PM Central Time"}}]}}
+    records = "If we have it by 4 PM Central it goes out today."
+    forms = ["4 PM Central", "4:00 PM Central Time", "four pm central"]
+    assert [f.code for f in argument_findings(task, NoReads(), {}, {}, records)] == ["K6"]
+    assert argument_findings(task, NoReads(), {}, {}, records, equivalents={f.lower(): forms for f in forms}) == []
+    assert [f.code for f in argument_findings(task, NoReads(), {}, {}, "by 5 PM Central",
+                                              equivalents={f.lower(): forms for f in forms})] == ["K6"]
 
 
 def test_problem_base_class_keeps_context_facts_apart():

@@ -243,8 +243,13 @@ def knowledge(view: BundleView) -> tuple[str, str]:
 
 def argument_findings(task: Mapping[str, Any], session: Any, agent_tools: Mapping[str, Any],
                       user_tools: Mapping[str, Any], agent_knowledge: str | Knowledge,
-                      client_knowledge: str = "") -> list[Finding]:
-    """K6 / K14 (arguments available to whoever supplies them) for one task, replaying its gold."""
+                      client_knowledge: str = "", equivalents: Mapping[str, list[str]] | None = None) -> list[Finding]:
+    """K6 / K14 (arguments available to whoever supplies them) for one task, replaying its gold.
+
+    ``equivalents`` (lower-cased surface form → every surface form of the same fact value, see
+    :func:`fact_equivalents`): a gold string that writes one of a declared fact's values is known when any
+    form of that value is (an enum label "4:00 PM Central Time" when a record says "4 PM Central")."""
+    equivalents = equivalents or {}
     findings = []
     scenario = f"{user_text(task)}\n{task.get('ticket') or ''}\n{client_knowledge}"
     library = agent_knowledge if isinstance(agent_knowledge, Knowledge) else Knowledge(agent_knowledge)
@@ -271,6 +276,9 @@ def argument_findings(task: Mapping[str, Any], session: Any, agent_tools: Mappin
                         rule="K6: every gold argument is stated in known_info/ticket for whoever must supply it"))
                     continue
                 if any(stated(value, out) for out in outputs) or library.states(value):
+                    continue
+                if isinstance(value, str) and any(library.states(form) or any(stated(form, out) for out in outputs)
+                                                  for form in equivalents.get(value.lower(), ())):
                     continue
                 if probes is None:
                     probes = _probe(session, side, tools.get(side, {}), list(dict.fromkeys(tokens + earlier_ids))[:48])
@@ -346,10 +354,29 @@ def check_sufficiency(view: BundleView) -> list[Finding]:
     agent_text, client_knowledge = knowledge(view)
     agent_knowledge = Knowledge(agent_text)
     make_session = getattr(toolkit_class, "task_session", None)
+    declared = json.loads(view.files["author/task_facts.json"]) if "author/task_facts.json" in view.files else {}
     findings: list[Finding] = []
     for task in view.tasks:
         findings += named_tool_findings(task, agent_tools, user_tools)
         findings += actor_tool_findings(task, agent_tools, user_tools)
         session = make_session(view, task) if make_session else _DbSession(toolkit_class, view, task)
-        findings += argument_findings(task, session, agent_tools, user_tools, agent_knowledge, client_knowledge)
+        equivalents = fact_equivalents(view, (declared.get(str(task.get("id"))) or {}).get("facts") or [])
+        findings += argument_findings(task, session, agent_tools, user_tools, agent_knowledge, client_knowledge,
+                                      equivalents)
     return findings
+
+
+def fact_equivalents(view: BundleView, fact_ids: Iterable[str]) -> dict[str, list[str]]:
+    """Lower-cased surface form → all surface forms, over the typed values of ``fact_ids`` (the facts a
+    task declares in ``author/task_facts.json``). Only values with more than one written form count: an
+    enum's labels, a money amount's ``$25`` / ``25.00 USD``, a window's ``10 business days`` / ``ten
+    business days``."""
+    found: dict[str, list[str]] = {}
+    known = view.manifest.get("facts") or {}
+    for fact_id in fact_ids:
+        value = view.fact_value(fact_id) if fact_id in known else None
+        forms = list(dict.fromkeys(value.surface_forms())) if value is not None else []
+        if len(forms) > 1:
+            for form in forms:
+                found.setdefault(form.lower(), forms)
+    return found

@@ -91,6 +91,9 @@ def _topic_index(topics: dict[str, Any]) -> dict[str, set[str]]:
     return cached[2]
 
 
+_HOURS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+_SPOKEN_HOUR = re.compile(rf"\b({'|'.join(_HOURS)})\s+(am|pm)\b")
+_CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b")
 _QUOTE_TOKEN = re.compile(
     r"\d+(?::\d+)?(?:\.\d+)?|\bam\b|\bpm\b|"
     r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b")
@@ -102,9 +105,13 @@ def normalise_quote(text: str) -> str:
     A value with a number keeps only the numbers (currency symbols, thousands separators, trailing zeros,
     percent signs and units dropped: the topic fixes the unit), clock times with am/pm, and month names. So
     ``"$1,000.00"`` and ``"1000"`` are ``"1000"``, ``"3.75 percent"`` and ``"3.75%"`` are ``"3.75"``,
-    ``"10 business days"`` is ``"10"``, ``"4:00 PM Central Time"`` is ``"4:00 pm"``. A value without a number
-    is lower-cased with single spaces and no trailing full stop."""
+    ``"10 business days"`` is ``"10"``, ``"4:00 PM Central Time"``, ``"4 PM Central"`` and ``"4pm"`` are
+    ``"4:00 pm"`` (a clock time always has its minutes; ``p.m.`` is ``pm``; ``"four pm"`` is ``"4:00 pm"``). A value without a number is
+    lower-cased with single spaces and no trailing full stop."""
     value = " ".join(str(text).lower().replace(",", "").replace("$", "").split()).rstrip(".")
+    value = re.sub(r"\b([ap])\.m\.?", r"\1m", value)
+    value = _SPOKEN_HOUR.sub(lambda m: f"{_HOURS.index(m.group(1)) + 1} {m.group(2)}", value)  # "four pm"
+    value = _CLOCK.sub(lambda m: f"{int(m.group(1))}:{m.group(2) or '00'} {m.group(3)}", value)
     value = re.sub(r"\s*(?:per ?cent|percent)\b", "%", value)
     value = _NUMBER.sub(lambda m: format(Decimal(m.group(1)).normalize(), "f"), value)
     if not any(ch.isdigit() for ch in value):
