@@ -222,7 +222,7 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
     for fact in pack.facts.values():
         newer = pack.superseded_by(fact.id)
         facts_manifest[fact.id] = {
-            "section": fact.section, "category": fact.category, "statement": fact.statement,
+            "section": fact.section, "category": fact.category, "statement": fact.statement, "subject": fact.subject,
             "value": fact.value.model_dump(mode="json") if fact.value is not None else None,
             "applies_to": list(fact.applies_to),
             "holder": fact.holder, "effective_from": fact.effective_from.isoformat(), "supersedes": fact.supersedes,

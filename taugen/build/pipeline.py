@@ -201,6 +201,9 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         repairs["corpus_redraw_reason"] = corpus_gates
     if llm_client is not None:
         _attach_llm_ledger(assembled.files, llm_client.ledger.as_dict())
+    if gates_are_errors(preset.name):
+        with stages.stage("readers"):  # once, on the corpus shipped (not on every re-drawn one)
+            _attach_readers(assembled.files, extract)
     with stages.stage("validate"):
         # The render workers already read every delivered file back with the genre's reader: reuse it.
         findings = validate_files(assembled.files, "<build>", lambda name: stages.progress("validate", name),
@@ -237,6 +240,19 @@ def _compose(definition, pack: Pack, world, preset, seed: int, plan) -> tuple[li
         return definition.compose(definition, pack, world, preset, seed), None, None
     space = task_space(definition, pack, world, seed, special=_special_facts(plan))
     return compose_tasks(definition, pack, world, preset, seed, space=space), space.unexercisable, space.size(preset)
+
+
+def _attach_readers(files: BundleFiles, texts: dict[str, str]) -> None:
+    """Put what the strong readers (:mod:`taugen.validators.readers`) measure on the shipped records into
+    ``bundle.json`` under ``realism.readers``. Report only: their targets are not met yet (issue 10), so
+    they gate nothing; the reviewer report shows them beside the gates."""
+    import json
+
+    from taugen.validators.readers import summary
+
+    bundle = json.loads(files["bundle.json"])
+    bundle["realism"]["readers"] = summary(_view(files, texts))
+    files["bundle.json"] = json_bytes(bundle)
 
 
 def _attach_llm_ledger(files: BundleFiles, ledger: dict) -> None:

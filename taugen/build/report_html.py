@@ -356,6 +356,7 @@ def collect_report(bundle: Path, page: Path | None = None) -> dict[str, Any]:
                      "snapshot_date": manifest.get("snapshot_date"), "history_start": manifest.get("history_start")},
         "integrity": integrity,
         "counts": counts,
+        "readers": _readers_rows((meta.get("realism") or {}).get("readers")),
         "requested": meta.get("requested") or {},
         "achieved": meta.get("achieved") or {},
         "knobs": [{"knob": key, "requested": (meta.get("requested") or {}).get(key),
@@ -388,6 +389,31 @@ def collect_report(bundle: Path, page: Path | None = None) -> dict[str, Any]:
                      "unexercisable": [{"id": f, "anchor": fact_anchor.get(f, ""), "reason": reason}
                                        for f, reason in sorted((coverage.get("unexercisable") or {}).items())]},
     }
+
+
+def _readers_rows(readers: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """Rows of the strong-reader card: ``{reader, overall, worst_genre, worst, target, met}`` per
+    classifier and one for the keyword search (empty when the bundle's tier does not measure them)."""
+    if not readers or "classifiers" not in readers:
+        return []
+    from taugen.validators.readers import MAX_AUC, MAX_TOP_K_SHARE
+
+    rows = []
+    for name, result in readers["classifiers"].items():
+        if not isinstance(result, dict) or "overall" not in result:
+            continue
+        per_genre = {g: v for g, v in (result.get("per_genre") or {}).items() if v is not None}
+        worst = max(per_genre.items(), key=lambda item: item[1]) if per_genre else ("", None)
+        highest = max([v for v in (result["overall"], worst[1]) if v is not None], default=None)
+        rows.append({"reader": f"{name} (ROC AUC)", "overall": result["overall"], "worst_genre": worst[0],
+                     "worst": worst[1], "target": f"≤ {MAX_AUC}",
+                     "met": highest is not None and highest <= MAX_AUC})
+    keyword = readers.get("keyword") or {}
+    if "share" in keyword:
+        rows.append({"reader": f"keyword search (owner in top {keyword.get('top_k', 3)})", "overall": keyword["share"],
+                     "worst_genre": "", "worst": None, "target": f"≤ {MAX_TOP_K_SHARE}",
+                     "met": keyword["share"] <= MAX_TOP_K_SHARE})
+    return rows
 
 
 # ---------------------------------------------------------------------------------------------

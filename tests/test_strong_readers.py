@@ -1,0 +1,143 @@
+"""Strong readers (taugen.validators.readers): ordinary classifiers and keyword search on kit/records.
+
+The synthetic tests show each reader catches the shortcut it is built for (so a low AUC on the real
+bundle means something). The bundle tests hold the real hard corpus to the targets of issue 10 items
+3 and 4: every classifier <= 0.65 ROC AUC overall and per genre with >= 20 artifacts, and a keyword
+search ranking a fact's owner in the top 3 for <= 40% of facts.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+pytest.importorskip("sklearn")
+
+from taugen.build.files import read_bundle  # noqa: E402
+from taugen.validators import readers  # noqa: E402
+from taugen.validators.bundle_view import BundleView  # noqa: E402
+from test_corpus_realism import synthetic  # noqa: E402
+
+WORDS = ("account statement branch teller card balance transfer deposit review customer note queue desk "
+         "colleague letter signature request visit address phone online app follow-up case file").split()
+
+
+def chat(rng: random.Random, extra: str = "") -> str:
+    lines = [f"[{n:02d}] {'Agent' if n % 2 else 'Customer'}: " + " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 14))) + "."
+             for n in range(1, rng.randint(6, 12))]
+    if extra:
+        lines.insert(rng.randint(1, len(lines)), extra)
+    return "\n".join(lines)
+
+
+def corpus(marker, count: int = 60, seed: int = 3) -> BundleView:
+    """``count`` chats, half carriers; ``marker(rng, carrier)`` gives a line to insert (or '')."""
+    rng = random.Random(seed)
+    artifacts = {}
+    for index in range(count):
+        carrier = index % 2 == 0
+        artifacts[f"support_transcript_{index:03d}"] = {"text": chat(rng, marker(rng, carrier)), "carrier": carrier}
+    return synthetic(artifacts)
+
+
+def test_every_classifier_catches_a_carrier_only_heading_with_an_amount():
+    def marker(rng, carrier):
+        return f"THE RULE\n[99] Agent: the charge is ${rng.randint(5, 60)}.{rng.randint(10, 99)} per item." if carrier else ""
+
+    result = readers.classifiers(corpus(marker))
+    assert result["tfidf"]["overall"] >= 0.95
+    assert result["numeric"]["overall"] >= 0.9
+    assert result["structure"]["overall"] >= 0.8
+    assert result["artifacts"] == 60 and result["carriers"] == 30
+
+
+def test_the_facts_removed_reader_still_sees_a_marker_outside_the_fact_sentence():
+    view = corpus(lambda rng, carrier: "Approved wording follows." if carrier else "")
+    result = readers.classifiers(view)
+    assert result["tfidf_facts_removed"]["overall"] >= 0.95
+
+
+def test_no_classifier_separates_records_from_one_process():
+    def marker(rng, carrier):  # both classes draw the same shapes: an amount half the time
+        return f"[99] Agent: that came to ${rng.randint(5, 60)}.{rng.randint(10, 99)}." if rng.random() < 0.5 else ""
+
+    result = readers.classifiers(corpus(marker, count=80))
+    for name in ("tfidf", "numeric", "structure"):
+        assert 0.25 <= result[name]["overall"] <= 0.75, (name, result[name])
+
+
+def test_numeric_features_count_amounts_percents_days_and_dates():
+    text = "It is $35.00 or 2.5% within 10 business days, by March 3, 2025 or 2025-03-04; thirty dollars."
+    row = readers.numeric_features(text)
+    names = list(readers._PATTERNS)
+    counts = {name: round(float(row[2 * i + 1]), 3) for i, name in enumerate(names)}
+    import math
+    assert counts["money"] == round(math.log1p(2), 3)
+    assert counts["percent"] == round(math.log1p(1), 3)
+    assert counts["days"] == round(math.log1p(1), 3)
+    assert counts["date"] == round(math.log1p(2), 3)
+
+
+def test_keyword_search_ranks_an_owner_that_repeats_the_subject_first():
+    rng = random.Random(5)
+    artifacts = {f"support_transcript_{i:03d}": {"text": chat(rng), "carrier": i < 2} for i in range(30)}
+    artifacts["support_transcript_000"]["text"] += "\nThe dormant account fee is $5.00 a month."
+    artifacts["support_transcript_001"]["text"] += "\nShe asked whether anything applies after a long quiet spell; it is 3%."
+    for i in range(2, 30):  # the second fact's subject words are everywhere but in its owner
+        artifacts[f"support_transcript_{i:03d}"]["text"] += "\nThe overdraft interest rate came up again."
+    facts = {"dormant_fee": {"statement": "The dormant account fee is $5.00 a month.", "subject": "the dormant account fee",
+                             "owner": "support_transcript_000", "client_held": False},
+             "overdraft_rate": {"statement": "Overdraft interest is 3%.", "subject": "the overdraft interest rate",
+                                "owner": "support_transcript_001", "client_held": False}}
+    result = readers.keyword_search(synthetic(artifacts, facts=facts))
+    assert result["facts"] == 2 and result["share"] == 0.5
+    assert result["per_genre"]["support_transcript"] == {"facts": 2, "share": 0.5}
+
+
+def test_subject_words_drop_stop_words_and_digits():
+    assert readers.subject_words({"subject": "the fee for a 2nd replacement card"}) == ["fee", "replacement", "card"]
+    assert readers.subject_words({"statement": "Wires sent after 5 pm go out next day."}) == [
+        "wires", "sent", "pm", "go", "next", "day"]
+
+
+# --------------------------------------------------------------------------------------------------
+# the real hard bundle
+# --------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def hard_readers(built_bundle):
+    path = built_bundle("hard")
+    view = BundleView(read_bundle(path))
+    return path, view, readers.measure(view)
+
+
+def test_bundle_json_reports_what_the_readers_measure_on_the_delivered_files(hard_readers):
+    path, view, measured = hard_readers
+    reported = json.loads((path / "bundle.json").read_text())["realism"]["readers"]
+    assert reported["keyword"] == measured["keyword"]
+    for name in ("tfidf", "numeric", "structure"):
+        assert reported["classifiers"][name] == measured["classifiers"][name]
+    assert reported["classifiers"]["artifacts"] == len([a for a, e in view.manifest["artifacts"].items()
+                                                       if e["genre"] != "policy_document"])
+
+
+READERS = ("tfidf", "tfidf_facts_removed", "numeric", "structure")
+
+
+@pytest.mark.xfail(strict=True, reason="issue 10 item 3 not met yet: measured hard seed 0 AUCs up to 1.0 "
+                                       "(tfidf 0.99 overall); see the report in scripts/strong_readers.py")
+@pytest.mark.parametrize("name", READERS)
+def test_no_strong_reader_tells_carriers_from_fillers(hard_readers, name):
+    _path, _view, measured = hard_readers
+    result = measured["classifiers"][name]
+    over = {scope: auc for scope, auc in [("overall", result["overall"]), *result["per_genre"].items()]
+            if auc is not None and auc > readers.MAX_AUC}
+    assert not over, f"{name}: ROC AUC above {readers.MAX_AUC}: {over}"
+
+
+@pytest.mark.xfail(strict=True, reason="issue 10 item 4 not met yet: measured hard seed 0 top-3 share 0.76")
+def test_keyword_search_on_subject_words_rarely_finds_the_owner(hard_readers):
+    _path, _view, measured = hard_readers
+    assert measured["keyword"]["share"] <= readers.MAX_TOP_K_SHARE, measured["keyword"]
