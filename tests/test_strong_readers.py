@@ -141,3 +141,17 @@ def test_no_strong_reader_tells_carriers_from_fillers(hard_readers, name):
 def test_keyword_search_on_subject_words_rarely_finds_the_owner(hard_readers):
     _path, _view, measured = hard_readers
     assert measured["keyword"]["share"] <= readers.MAX_TOP_K_SHARE, measured["keyword"]
+
+
+def test_reviewer_report_rows_name_the_worst_genre_and_the_target():
+    from taugen.build.report_html import _readers_rows
+
+    measured = {"classifiers": {"artifacts": 10, "carriers": 5,
+                                "tfidf": {"overall": 0.9, "per_genre": {"email_thread": 0.97, "spreadsheet": None}},
+                                "numeric": {"overall": 0.5, "per_genre": {"email_thread": 0.6}}},
+                "keyword": {"top_k": 3, "share": 0.3, "facts": 4, "per_genre": {}}}
+    rows = {row["reader"]: row for row in _readers_rows(measured)}
+    assert rows["tfidf (ROC AUC)"]["worst_genre"] == "email_thread" and rows["tfidf (ROC AUC)"]["met"] is False
+    assert rows["numeric (ROC AUC)"]["met"] is True
+    assert rows["keyword search (owner in top 3)"]["overall"] == 0.3 and rows["keyword search (owner in top 3)"]["met"]
+    assert _readers_rows(None) == [] and _readers_rows({"unavailable": "x"}) == []
