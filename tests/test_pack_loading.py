@@ -158,7 +158,7 @@ def test_lint_real_pack(banking, cli, repo_root, monkeypatch):
     first = result.stdout.splitlines()[0]
     assert first.startswith(f"ok: {len(banking.facts)} facts in {sections} sections, {len(banking.arcs())} "
                             f"supersession arcs, {client} client-held (")
-    assert re.search(r"facts decide problems \(hand-written or family instances\), \d+ are corpus-only", result.stdout)
+    assert re.search(r"facts decide problems \(hand-written or family instances\), \d+\s+are\s+corpus-only", result.stdout)
 
 
 def test_schema_export(tmp_path, cli):

@@ -15,6 +15,8 @@ from taugen.build.pipeline import build, validate_files
 from taugen.build.files import read_bundle
 from bundle_fixtures import TEST_TASKS  # noqa: E402
 
+SPREAD_OVER_WORKERS = True  # each seed is an independent hard build: let xdist run them side by side
+
 _SEEDS = [1, 2, 3] + [pytest.param(seed, marks=pytest.mark.slow) for seed in range(4, 20)]
 
 

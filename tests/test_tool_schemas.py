@@ -17,7 +17,8 @@ ENUMS = {("order_replacement_card", "shipping"): db.Shipping, ("refund_fee", "re
          ("open_dispute", "reason"): db.DisputeReason, ("set_statement_delivery", "delivery"): db.StatementDelivery,
          ("transfer_to_human_agents", "department"): db.Department}
 AMOUNTS = {("order_replacement_card", "fee"), ("place_stop_payment", "amount"), ("place_stop_payment", "fee"),
-           ("close_account", "closure_fee"), ("send_wire", "amount"), ("send_wire", "fee")}
+           ("close_account", "closure_fee"), ("send_wire", "amount"), ("send_wire", "fee"),
+           ("charge_service_fee", "fee"), ("submit_service_request", "amount")}  # the problem families' tools
 
 
 def _properties():
