@@ -140,6 +140,12 @@ CASE_KINDS = ("routine", "multi-step", "multi-intent", "unusual", "incomplete", 
 """τ^τ's evaluation mix; every task is labelled with the kinds it contains (:func:`case_kinds`)."""
 DEV_SHARE = 0.1
 """Share of tasks (and of problem instances) in the ``dev`` split; the rest is the sealed ``test`` split."""
+HAND_COPIES = 2
+"""How many tasks of a split carry each hand-written problem when the split has that many tasks per
+hand-written problem (else each is placed once)."""
+HAND_TRIES = 8
+"""How many customers a hand-written problem is tried on before it stops being forced into a task: a setup may
+refuse a customer that ``applicable`` accepts (a product exempt from the fee the problem is about)."""
 
 
 @dataclass
@@ -217,6 +223,16 @@ def task_space(domain: DomainDefinition, pack: Pack, world: BaseModel, seed: int
                      customers=sorted(getattr(world, domain.customer_table)))
 
 
+def _interleaved(instances: list[type[Problem]]) -> list[type[Problem]]:
+    """Family instances round-robin across their families and variants (each one's own order kept), so a
+    small bundle carries every kind (fees, limits under and over, minimums, quotes ...) before any repeats."""
+    groups: dict[str, list[type[Problem]]] = {}
+    for problem in instances:
+        groups.setdefault(f"{getattr(problem, 'family', problem.name)}/{getattr(problem, 'variant', '')}", []).append(problem)
+    ordered = [groups[name] for name in sorted(groups)]
+    return [group[i] for i in range(max(map(len, ordered), default=0)) for group in ordered if i < len(group)]
+
+
 def _gold_order(problems: tuple[type[Problem], ...]) -> list[type[Problem]]:
     """Transfers go last: the call ends with them."""
     return sorted(problems, key=lambda p: (p.outcome == "transfer", p.name))
@@ -239,11 +255,12 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
                   special: set[str] = frozenset(), space: TaskSpace | None = None) -> list[TaskRecord]:
     """Compose, set up and certify ``preset.tasks`` tasks from the task space.
 
-    Every problem instance is placed in a task before any is repeated (coverage first), one task in three
+    Every problem instance is placed in a task before any is repeated (coverage first, every family before
+    a second instance of any), one task in three
     carries a hand-written problem (every other one a transfer, so refusals, transfers and multi-step work
     stay in the mix), every hand-written problem of a split is placed at least once when the split has
-    as many tasks as it has hand-written problems, and dev tasks draw only on dev problems. All choices
-    are seeded.
+    as many tasks as it has hand-written problems (:data:`HAND_COPIES` times when it has that many times
+    more), and dev tasks draw only on dev problems. All choices are seeded.
 
     Args:
         domain: the domain's code.
@@ -274,11 +291,13 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
         family = [p for p in pool if _is_family(p)]
         hand = [p for p in pool if not _is_family(p)]
         rng.shuffle(family)
+        family = _interleaved(family)
         transfers = [p for p in hand if p.outcome == "transfer"]
         others = [p for p in hand if p.outcome != "transfer"]
         queue = list(family)  # uncovered instances, in seeded order
-        hand_queue = list(hand)
-        failures: dict[str, int] = {}  # a hand-written problem that fails three times stops being forced
+        # Twice each when the split has room (siblings let the K17 checks compare like with like), else once.
+        hand_queue = list(hand) * (HAND_COPIES if count >= HAND_COPIES * len(hand) else 1)
+        failures: dict[str, int] = {}  # a hand-written problem that fails HAND_TRIES times stops being forced
         made = attempts = 0
         while made < count and attempts < count * 20:
             attempts += 1
@@ -318,7 +337,7 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
             if record is None or record.certificate.gold_errors or record.certificate.unmet_after_gold:
                 for problem in combo:  # the customer cannot carry it, or its requests collide
                     failures[problem.name] = failures.get(problem.name, 0) + 1
-                hand_queue = [p for p in hand_queue if failures.get(p.name, 0) < 3]
+                hand_queue = [p for p in hand_queue if failures.get(p.name, 0) < HAND_TRIES]
                 continue
             record.split = split
             tasks.append(record)
@@ -326,7 +345,8 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
             made += 1
             placed = set(combo)
             queue = [p for p in queue if p not in placed]
-            hand_queue = [p for p in hand_queue if p not in placed]
+            for problem in placed & set(hand_queue):
+                hand_queue.remove(problem)  # one copy placed
     return sorted(tasks, key=lambda t: t.task_id)
 
 

@@ -62,6 +62,11 @@ def _fmt(amount: float) -> str:
     return f"${amount:,.2f}"
 
 
+def _spoken_date(day: dt.date, year: bool = False) -> str:
+    """A date as a caller says it: "March 2" (or "March 2, 2025"), never the zero-padded "March 02"."""
+    return f"{day:%B} {day.day}" + (f", {day.year}" if year else "")
+
+
 def _refunded(context: ProblemContext, transaction_id: str, reason: str | None = None) -> bool:
     return any(r.transaction_id == transaction_id and (reason is None or r.reason == reason)
                for r in _db(context).fee_refunds.values())
@@ -145,7 +150,7 @@ class CourtesyOverdraftRefund(Problem):
         posted = dt.date.fromisoformat(fee_tx.posted_on)
         return ScenarioFragment(
             reason_for_call="You were charged an overdraft fee and want it refunded.",
-            known_info=[f"An overdraft fee of {_fmt(fee)} was charged on {posted:%B %d} to your Everyday Checking "
+            known_info=[f"An overdraft fee of {_fmt(fee)} was charged on {_spoken_date(posted)} to your Everyday Checking "
                         f"account {account.account_id}.",
                         "You have never had a fee refunded before."],
             task_instructions=["Ask for the overdraft fee to be refunded. Accept a refund of that one fee."])
@@ -192,7 +197,7 @@ class CourtesyRefundAlreadyUsed(Problem):
         return ScenarioFragment(
             reason_for_call="You were charged another overdraft fee and want it waived.",
             known_info=[f"A {_fmt(fee)} overdraft fee was just charged to account {account.account_id}.",
-                        f"The bank refunded an overdraft fee for you on {refunded_on:%B %d, %Y}."],
+                        f"The bank refunded an overdraft fee for you on {_spoken_date(refunded_on, year=True)}."],
             task_instructions=["Ask for the new overdraft fee to be refunded. If the agent explains that policy "
                                "allows no further courtesy refund yet, accept it and do not insist."])
 
@@ -341,7 +346,7 @@ class AddressChangeCardHold(Problem):
         context.state.update(card_id=card.card_id)
         return ScenarioFragment(
             reason_for_call="Your debit card is lost and you want a replacement mailed to your new address.",
-            known_info=[f"You moved and updated your address with the bank on {changed:%B %d}.",
+            known_info=[f"You moved and updated your address with the bank on {_spoken_date(changed)}.",
                         f"You already locked the card ending in {card.last4} in the mobile app."],
             task_instructions=["Ask for a replacement card mailed to your new address. If the agent says it cannot "
                                "be mailed yet and offers to transfer you to the team that can help, accept the "
@@ -410,8 +415,11 @@ class UnauthorizedDebitDispute(Problem):
     facts = ("reg_e_small_claim_instant_credit",)
     # Read in setup only, or decisive only in some worlds: not proven to decide the gold, so context.
     context_facts = ("reg_e_notice_window",)
-    summary = ("Unauthorized debit card charge reported inside the notice window: open a Regulation E claim, with "
-               "same-day provisional credit when the amount is at or under the small-claim threshold.")
+    summary = ("Unauthorized debit card charge at or under the small-claim threshold, reported inside the notice "
+               "window: open a Regulation E claim with same-day provisional credit.")
+    small_claim = True
+    """Which side of ``reg_e_small_claim_instant_credit`` the charge is drawn on (the subclass below takes the
+    other): each side is its own problem, so every build has both outcomes of the threshold."""
 
     def applicable(self, toolkit, customer_id):
         return _has_kind(toolkit, customer_id, "checking")
@@ -421,7 +429,7 @@ class UnauthorizedDebitDispute(Problem):
         window = context.value("reg_e_notice_window").days()  # type: ignore[attr-defined]
         threshold = _money(context, "reg_e_small_claim_instant_credit")
         statement_days = context.rng.randint(5, max(6, window - 25))
-        if context.rng.random() < 0.5:  # small claims sit above older thresholds, so the current one decides
+        if self.small_claim:  # small claims sit above older thresholds, so the current one decides
             amount = round(context.rng.uniform(threshold * 0.6, threshold), 2)
         else:
             amount = round(context.rng.uniform(threshold + 15, threshold + 380), 2)
@@ -434,7 +442,7 @@ class UnauthorizedDebitDispute(Problem):
         return ScenarioFragment(
             reason_for_call="There is a debit card charge on your checking account that you did not make.",
             known_info=[f"The charge is {_fmt(amount)} from {merchant}, posted on "
-                        f"{dt.date.fromisoformat(transaction.posted_on):%B %d}.",
+                        f"{_spoken_date(dt.date.fromisoformat(transaction.posted_on))}.",
                         "You still have your card and never shared it."],
             task_instructions=["Report the charge as unauthorized and ask the bank to dispute it. Accept any "
                                "credit the agent offers while the claim is investigated."])
@@ -458,6 +466,13 @@ class UnauthorizedDebitDispute(Problem):
         if not context.state["same_day_credit"] and credited:
             unmet.append("provisional credit issued before the investigation deadline required it")
         return unmet
+
+
+class UnauthorizedDebitDisputeOverThreshold(UnauthorizedDebitDispute):
+    name = "unauthorized_debit_dispute_over_threshold"
+    summary = ("Unauthorized debit card charge above the small-claim threshold, reported inside the notice window: "
+               "open a Regulation E claim; no provisional credit is due yet.")
+    small_claim = False
 
 
 class ProvisionalCreditOverdue(Problem):
@@ -487,7 +502,7 @@ class ProvisionalCreditOverdue(Problem):
         context.state.update(dispute_id=dispute_id, amount=amount)
         return ScenarioFragment(
             reason_for_call="You filed a claim about an unauthorized charge weeks ago and have not been credited.",
-            known_info=[f"Your claim number is {dispute_id}, opened on {opened:%B %d}, for {_fmt(amount)}."],
+            known_info=[f"Your claim number is {dispute_id}, opened on {_spoken_date(opened)}, for {_fmt(amount)}."],
             task_instructions=["Ask when you will get your money back while the claim is investigated. Accept a "
                                "provisional credit."])
 
@@ -533,7 +548,7 @@ class LateRegEClaim(Problem):
         return ScenarioFragment(
             reason_for_call="You found an old charge you never authorized and want your money back.",
             known_info=[f"The charge is {_fmt(amount)} from RECURRING FITCLUB PREMIUM, posted on "
-                        f"{dt.date.fromisoformat(transaction.posted_on):%B %d, %Y}.",
+                        f"{_spoken_date(dt.date.fromisoformat(transaction.posted_on), year=True)}.",
                         "You only noticed it this week while reviewing old statements."],
             task_instructions=["Ask the bank to dispute the charge. If the agent says it is too late for a standard "
                                "claim and offers a transfer to a specialist, accept the transfer."])
@@ -719,7 +734,7 @@ class EarlyAccountClosure(Problem):
         context.state.update(account_id=account_id, fee=_money(context, "fee_early_account_closure"))
         return ScenarioFragment(
             reason_for_call="You want to close a savings account you opened recently.",
-            known_info=[f"You opened Basic Savings account {account_id} on {opened:%B %d} and no longer need it."],
+            known_info=[f"You opened Basic Savings account {account_id} on {_spoken_date(opened)} and no longer need it."],
             task_instructions=["Ask to close the savings account and have the balance mailed to you. Accept any "
                                "closing fee the agent explains."])
 
@@ -847,7 +862,7 @@ class WireOverLimit(Problem):
 
 PROBLEMS: tuple[type[Problem], ...] = (
     CourtesyOverdraftRefund, CourtesyRefundAlreadyUsed, AtmFeeRebate, LostCardReplacement, AddressChangeCardHold,
-    StopPayment, UnauthorizedDebitDispute, ProvisionalCreditOverdue, LateRegEClaim, PaperStatementSwitch,
-    CreditCardBillingDispute, PlatinumForeignFeeRefund, EarlyAccountClosure, DomesticWire, WireOverLimit,
+    StopPayment, UnauthorizedDebitDispute, UnauthorizedDebitDisputeOverThreshold, ProvisionalCreditOverdue,
+    LateRegEClaim, PaperStatementSwitch, CreditCardBillingDispute, PlatinumForeignFeeRefund, EarlyAccountClosure, DomesticWire, WireOverLimit,
 )
 """Every banking problem; identity verification opens every task and is not listed here."""

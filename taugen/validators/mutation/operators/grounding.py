@@ -191,16 +191,21 @@ def assertion_names_a_neighbour_transaction(bundle: MutableBundle) -> str | None
     return task["id"]
 
 
+_AMOUNT_ARGUMENTS = (("send_wire", "amount"), ("charge_service_fee", "fee"))
+"""Gold writes whose amount a task may be graded on, with the argument that holds it."""
+
+
 @mutation("K4", "communicate_amount_from_a_sibling_task",
-          "communicate_info gives the wire amount of the next domestic-wire task, not this task's")
+          "communicate_info gives the amount of the next task's wire or service fee, not this task's")
 def communicate_amount_from_a_sibling_task(bundle: MutableBundle) -> str | None:
-    tasks = [t for t in bundle.tasks_of("domestic_wire") if _call(t, "send_wire") is not None]
-    for task, sibling in zip(tasks, tasks[1:] + tasks[:1]):
-        own = _call(task, "send_wire")["arguments"]["amount"]
-        other = _call(sibling, "send_wire")["arguments"]["amount"]
-        if other != own:
-            _assert(task, _money(other), "COMMUNICATE")
-            return task["id"]
+    for tool, argument in _AMOUNT_ARGUMENTS:
+        tasks = sorted((t for t in bundle.tasks if _call(t, tool) is not None), key=lambda t: t["id"])
+        for task, sibling in zip(tasks, tasks[1:] + tasks[:1]):
+            own = _call(task, tool)["arguments"][argument]
+            other = _call(sibling, tool)["arguments"][argument]
+            if round(float(other), 2) != round(float(own), 2):
+                _assert(task, _money(other), "COMMUNICATE")
+                return task["id"]
     return None
 
 

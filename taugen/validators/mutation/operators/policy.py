@@ -166,7 +166,7 @@ def provisional_credit_too_early(bundle: MutableBundle) -> str | None:
     from taugen.generators.domains.banking.tools import derived_id
 
     small = _fact_amount(bundle, "reg_e_small_claim_instant_credit")
-    for task in bundle.tasks_of("unauthorized_debit_dispute"):
+    for task in [*bundle.tasks_of("unauthorized_debit_dispute_over_threshold"), *bundle.tasks_of("unauthorized_debit_dispute")]:
         index = _index(task, "open_dispute", reason="unauthorized")
         if index is None or small is None:
             continue
@@ -375,19 +375,37 @@ def _topic_rows(bundle: MutableBundle) -> dict[str, list[tuple[str, dict[str, An
     return rows
 
 
+def _service_key(topic: str, products: list[str]) -> str:
+    """A catalogue topic with its product words taken out: the topics of one service on different products
+    (``legal-process-fee-on-basic-savings``, ``legal-process-fee-on-money-market``) share it."""
+    for product in products:
+        topic = topic.replace(product.replace("_", "-"), "")
+    return topic
+
+
 @mutation("K3", "service_fee_from_other_product_row",
           "a family fee task charges the fee of another product's row of the same service (the author read the "
           "wrong row of the fee matrix)")
 def service_fee_from_other_product_row(bundle: MutableBundle) -> str | None:
     rows = _topic_rows(bundle)
+    by_service: dict[str, set[float]] = {}
+    for topic, facts in rows.items():
+        for _, fact in facts:
+            if (fact.get("value") or {}).get("type") == "money" and fact.get("topic_products"):
+                by_service.setdefault(_service_key(topic, fact["topic_products"]), set()).add(
+                    round(float(fact["value"]["amount"]), 2))
     for task in sorted(bundle.tasks, key=lambda t: t["id"]):
         for call in gold(task):
             if call["name"] != "charge_service_fee":
                 continue
             fee = round(float(call["arguments"]["fee"]), 2)
-            others = sorted({round(float(f["value"]["amount"]), 2) for _, f in rows.get(call["arguments"]["topic_id"], [])
+            topic = call["arguments"]["topic_id"]
+            products = next((f.get("topic_products") for _, f in rows.get(topic, []) if f.get("topic_products")), None)
+            others = sorted({round(float(f["value"]["amount"]), 2) for _, f in rows.get(topic, [])
                              if (f.get("value") or {}).get("type") == "money"} - {fee})
-            if others and len(rows[call["arguments"]["topic_id"]]) > 1:
+            if not (others and len(rows[topic]) > 1) and products:  # one row here: the same service's other rows
+                others = sorted(by_service.get(_service_key(topic, products), set()) - {fee})
+            if others:
                 call["arguments"]["fee"] = others[0]
                 return task["id"]
     return None
