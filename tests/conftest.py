@@ -86,6 +86,27 @@ def cli_subprocess() -> Callable[..., CliResult]:
     return run
 
 
+_RUN_CACHE: list[str] = []
+
+
+def pytest_configure(config) -> None:
+    """One content cache (read-back PDF texts, :mod:`taugen.content_cache`) per test run, shared by the
+    xdist workers and the CLI subprocesses (they inherit the environment), never the user's own cache."""
+    import tempfile
+
+    from taugen.content_cache import CACHE_ENV
+
+    if not hasattr(config, "workerinput") and CACHE_ENV not in os.environ:
+        _RUN_CACHE.append(tempfile.mkdtemp(prefix="taugen-test-cache-"))
+        os.environ[CACHE_ENV] = _RUN_CACHE[0]
+
+
+def pytest_unconfigure(config) -> None:
+    for folder in _RUN_CACHE:
+        shutil.rmtree(folder, ignore_errors=True)
+        os.environ.pop("TAUGEN_CACHE", None)
+
+
 KILL_TABLES: list[str] = []
 """Kill-rate tables that tests/test_mutation.py computed, printed in the session's terminal summary."""
 

@@ -15,6 +15,7 @@ Regulation E and Regulation Z count them differently (12 CFR 1005.11, 12 CFR 102
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from decimal import Decimal
 from typing import Annotated, Literal, Union
@@ -316,8 +317,10 @@ _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": 
                          "\u00a0": " "})
 
 
+@functools.lru_cache(maxsize=16384)
 def normalise_text(text: str) -> str:
-    """Lower-case, straighten quotes and dashes, fold white space: the form placement compares in."""
+    """Lower-case, straighten quotes and dashes, fold white space: the form placement compares in.
+    Remembered (a record's text is normalised once, not once per fact searched in it)."""
     return _SPACE.sub(" ", text.translate(_QUOTES)).strip().lower()
 
 

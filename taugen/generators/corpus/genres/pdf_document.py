@@ -27,11 +27,13 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import io
+import json
 import math
 import re
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
+import pypdf
 from pypdf import PdfReader
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_LEFT
@@ -239,31 +241,51 @@ class _Doc(BaseDocTemplate):
 
 
 _PAGES_CACHE: dict[bytes, list[str]] = {}
+_READER_VERSION = f"pypdf {pypdf.__version__}; bullet at DEL; 1"
+"""What the page texts depend on besides the bytes (part of their content-cache key)."""
 
 
 def _pages_text(data: bytes) -> list[str]:
     """Text of each page via pypdf. reportlab encodes U+2022 (bullet) in the standard fonts at code 127,
-    which pypdf decodes as DEL; it is mapped back to the bullet. The last few results are kept by the
-    digest of the bytes, so rendering (author text) and reading back the same PDF parse it once."""
+    which pypdf decodes as DEL; it is mapped back to the bullet. The last few results are kept in memory
+    by the digest of the bytes (rendering and reading back the same PDF parse it once), and on disk in the
+    content cache (:mod:`taugen.content_cache`), keyed by the bytes and the reader's version, so
+    ``taugen validate`` after a build does not parse every page again."""
+    from taugen.content_cache import content_key, load, store
+
     key = hashlib.sha256(data).digest()
     if key not in _PAGES_CACHE:
-        reader = PdfReader(io.BytesIO(data))
+        disk_key = content_key(_READER_VERSION, data)
+        cached = load("pdf-pages", disk_key)
+        pages = json.loads(cached) if cached is not None else None
+        if pages is None:
+            reader = PdfReader(io.BytesIO(data))
+            pages = [(page.extract_text() or "").replace("\x7f", "\u2022") for page in reader.pages]
+            store("pdf-pages", disk_key, json.dumps(pages).encode())
         if len(_PAGES_CACHE) >= 8:
             _PAGES_CACHE.pop(next(iter(_PAGES_CACHE)))
-        _PAGES_CACHE[key] = [(page.extract_text() or "").replace("\x7f", "\u2022") for page in reader.pages]
+        _PAGES_CACHE[key] = pages
     return list(_PAGES_CACHE[key])
 
 
 def _pages_with_text(data: bytes) -> list[str]:
     """Per page, ``"text"`` when its content stream shows text (a ``Tj``/``TJ`` operator with a
     non-empty string) and ``""`` otherwise: the structure check of long documents without a full
-    layout pass (placement reads the text itself through :meth:`PdfDocumentGenre.extract_text`)."""
+    layout pass (placement reads the text itself through :meth:`PdfDocumentGenre.extract_text`). Kept in
+    the content cache like :func:`_pages_text`."""
+    from taugen.content_cache import content_key, load, store
+
+    disk_key = content_key(_READER_VERSION, "pages with text", data)
+    cached = load("pdf-pages", disk_key)
+    if cached is not None:
+        return json.loads(cached)
     marks = []
     for page in PdfReader(io.BytesIO(data)).pages:
         contents = page.get_contents()
         stream = contents.get_data() if contents is not None else b""
         shows = re.search(rb"\((?:[^()\\]|\\.)+\)\s*Tj|\[[^\]]*\([^)]+\)[^\]]*\]\s*TJ", stream)
         marks.append("text" if shows else "")
+    store("pdf-pages", disk_key, json.dumps(marks).encode())
     return marks
 
 
