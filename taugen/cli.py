@@ -84,6 +84,13 @@ def _findings_table(findings, limit: int = 30) -> Table:
     return table
 
 
+def _use_cache(folder: Optional[Path], off: bool) -> None:
+    from taugen.content_cache import configure
+
+    if off or folder is not None:
+        configure(folder, enabled=not off)
+
+
 @app.command()
 def build(
     domain: str = typer.Argument(..., help="Built-in domain (banking or telecom) or a pack folder."),
@@ -106,11 +113,17 @@ def build(
                                 "implementation with planted defects instead of the empty scaffold."),
     tasks: Optional[int] = typer.Option(None, "--tasks", help="How many tasks to pick from the task space "
                                         "(default: the tier's)."),
+    readers: bool = typer.Option(True, "--readers/--no-readers", help="At hard, measure the records with the "
+                                 "strong readers into bundle.json (report only; about a minute)."),
+    cache: Optional[Path] = typer.Option(None, "--cache", help="Content cache folder for read-back texts "
+                                         "(default $TAUGEN_CACHE, else ~/.cache/taugen)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Compute everything afresh; read and write no cache."),
 ) -> None:
     """Build a validated, versioned bundle (tau2 runtime files, agent kit, author reports)."""
     from taugen.build.pipeline import build as run_build
 
     started = time.perf_counter()
+    _use_cache(cache, no_cache)
     settings = None
     if llm is not None:
         from taugen.generators.llm import LLMSettings
@@ -129,7 +142,7 @@ def build(
 
             result = run_build(domain, difficulty.value, seed=seed, out=out, progress=report,
                                surface=surface.value if surface else None, modality=modality.value if modality else None,
-                               previous=previous, llm=settings, seeded=seeded, tasks=tasks)
+                               previous=previous, llm=settings, seeded=seeded, tasks=tasks, readers=readers)
     except InputError as error:
         _fail_input(error)
         return
@@ -174,8 +187,12 @@ def build(
 def validate(
     bundle: Path = typer.Argument(..., help="A bundle folder written by taugen build."),
     output_format: ReportFormat = typer.Option(ReportFormat.text, "--format", help="Report format."),
+    cache: Optional[Path] = typer.Option(None, "--cache", help="Content cache folder for read-back texts "
+                                         "(default $TAUGEN_CACHE, else ~/.cache/taugen)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Read every file afresh; read and write no cache."),
 ) -> None:
-    """Re-run every validator on a built bundle, from its files (progress on stderr)."""
+    """Re-run every validator on a built bundle, from its files (progress on stderr). Texts read back from
+    PDFs are taken from the content cache when the same bytes were read before (``--no-cache``: never)."""
     from taugen.build.files import read_bundle, sha256sums
     from taugen.build.pipeline import validate_files
     from taugen.build.report import report_json
@@ -183,6 +200,7 @@ def validate(
     from taugen.validators.registry import validators
 
     started = time.perf_counter()
+    _use_cache(cache, no_cache)
     try:
         with Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), TextColumn("{task.fields[detail]}"),
                       TimeElapsedColumn(), console=errors, transient=True, disable=not errors.is_terminal) as bar:

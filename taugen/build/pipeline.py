@@ -100,7 +100,7 @@ class _Stages:
 def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
           progress: Progress | None = None, surface: str | None = None, modality: str | None = None,
           previous: Path | None = None, llm: "LLMSettings | None" = None, seeded: bool = False,
-          tasks: int | None = None) -> BuildResult:
+          tasks: int | None = None, readers: bool = True) -> BuildResult:
     """Build a validated, versioned bundle.
 
     Args:
@@ -119,6 +119,9 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         seeded: ship the construction kit's seeded starting implementation instead of the empty scaffold.
 
         tasks: how many tasks to pick from the task space (default: the tier's ``tasks``).
+        readers: at hard, measure the corpus with the strong readers (:mod:`taugen.validators.readers`, about
+            a minute on 2 cores) into ``bundle.json`` ``realism.readers``; they are report only, so a build
+            that does not need the numbers may skip them (``realism.readers`` then says so).
     The bundle goes to ``out / <name>`` in one atomic step under a write lock (see
     :mod:`taugen.build.files`); ``out`` is checked before any work and is not touched when the build
     fails.
@@ -203,7 +206,7 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         _attach_llm_ledger(assembled.files, llm_client.ledger.as_dict())
     if gates_are_errors(preset.name):
         with stages.stage("readers"):  # once, on the corpus shipped (not on every re-drawn one)
-            _attach_readers(assembled.files, extract)
+            _attach_readers(assembled.files, extract if readers else None)
     with stages.stage("validate"):
         # The render workers already read every delivered file back with the genre's reader: reuse it.
         findings = validate_files(assembled.files, "<build>", lambda name: stages.progress("validate", name),
@@ -242,16 +245,18 @@ def _compose(definition, pack: Pack, world, preset, seed: int, plan) -> tuple[li
     return compose_tasks(definition, pack, world, preset, seed, space=space), space.unexercisable, space.size(preset)
 
 
-def _attach_readers(files: BundleFiles, texts: dict[str, str]) -> None:
+def _attach_readers(files: BundleFiles, texts: dict[str, str] | None) -> None:
     """Put what the strong readers (:mod:`taugen.validators.readers`) measure on the shipped records into
-    ``bundle.json`` under ``realism.readers``. Report only: their targets are not met yet (issue 10), so
-    they gate nothing; the reviewer report shows them beside the gates."""
+    ``bundle.json`` under ``realism.readers`` (``{"skipped": ...}`` when ``texts`` is None: the build was
+    asked not to measure). Report only: their targets are not met yet (issue 10), so they gate nothing;
+    the reviewer report shows them beside the gates."""
     import json
 
     from taugen.validators.readers import summary
 
     bundle = json.loads(files["bundle.json"])
-    bundle["realism"]["readers"] = summary(_view(files, texts))
+    bundle["realism"]["readers"] = (summary(_view(files, texts)) if texts is not None
+                                    else {"skipped": "built with --no-readers"})
     files["bundle.json"] = json_bytes(bundle)
 
 
