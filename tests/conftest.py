@@ -130,10 +130,13 @@ def pytest_terminal_summary(terminalreporter) -> None:
         terminalreporter.write_line(table)
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Under pytest-xdist (``--dist loadgroup``), keep each module on one worker, so its module-scoped
     fixtures are computed once, unless the module sets ``SPREAD_OVER_WORKERS = True`` (independent,
-    long tests such as one hard build per seed): those are spread test by test."""
+    long tests such as one hard build per seed): those are spread test by test. ``tryfirst``: xdist's
+    worker turns the markers into node-id groups in its own hook of this name, which must run after
+    this one (without it every module was spread, and test_mutation's 10-minute fixture ran twice)."""
     for item in items:
         module = getattr(item, "module", None)
         if module is None or getattr(module, "SPREAD_OVER_WORKERS", False):
