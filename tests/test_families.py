@@ -202,3 +202,24 @@ def test_hard_default_task_count_meets_the_coverage_targets(seed):
     assert summary["contested"]["exercised"] == summary["contested"]["facts"]
     assert summary["construction_fact_load"] >= 500
     assert all(summary["case_kinds"].get(kind, {}).get("share", 0) >= 0.05 for kind in CASE_KINDS)
+
+
+def test_k6_takes_a_rate_fee_when_the_declared_rate_is_written_in_words():
+    """Seed 2 at hard: the records said "we apply five percent" for a 5 % balance-transfer fee, so the fee of
+    a $1,250.00 transaction (62.50) was a false K6 until the declared fact's written forms counted."""
+    from taugen.validators.sufficiency import Knowledge, argument_findings
+
+    class NoReads:
+        def step(self, action):
+            return None
+
+        def probe(self, side, name, arguments):
+            return None
+
+    task = {"id": "t", "user_scenario": {"instructions": {"known_info": "It concerns a transaction of $1,250.00."}},
+            "evaluation_criteria": {"actions": [{"action_id": "0", "name": "charge_service_fee", "requestor": "assistant",
+                                                 "arguments": {"fee": 62.5}}]}}
+    records = Knowledge("On the Rewards Visa balance transfer fee we apply five percent.")
+    assert [f.code for f in argument_findings(task, NoReads(), {}, {}, records)] == ["K6"]
+    assert argument_findings(task, NoReads(), {}, {}, records, rates=[5.0]) == []
+    assert [f.code for f in argument_findings(task, NoReads(), {}, {}, records, rates=[4.0])] == ["K6"]

@@ -38,6 +38,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from taugen.authoring.values import PercentValue
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.findings import Finding, error
 from taugen.validators.registry import validator
@@ -243,13 +244,17 @@ def knowledge(view: BundleView) -> tuple[str, str]:
 
 def argument_findings(task: Mapping[str, Any], session: Any, agent_tools: Mapping[str, Any],
                       user_tools: Mapping[str, Any], agent_knowledge: str | Knowledge,
-                      client_knowledge: str = "", equivalents: Mapping[str, list[str]] | None = None) -> list[Finding]:
+                      client_knowledge: str = "", equivalents: Mapping[str, list[str]] | None = None,
+                      rates: Iterable[float] = ()) -> list[Finding]:
     """K6 / K14 (arguments available to whoever supplies them) for one task, replaying its gold.
 
     ``equivalents`` (lower-cased surface form → every surface form of the same fact value, see
     :func:`fact_equivalents`): a gold string that writes one of a declared fact's values is known when any
-    form of that value is (an enum label "4:00 PM Central Time" when a record says "4 PM Central")."""
+    form of that value is (an enum label "4:00 PM Central Time" when a record says "4 PM Central").
+    ``rates``: percentages (``2.5`` for 2.5 %) of declared facts that the agent can read in some written
+    form ("2.5 percent", "two and a half percent"), besides the ``N%`` the library shows."""
     equivalents = equivalents or {}
+    rates = tuple(rates)
     findings = []
     scenario = f"{user_text(task)}\n{task.get('ticket') or ''}\n{client_knowledge}"
     library = agent_knowledge if isinstance(agent_knowledge, Knowledge) else Knowledge(agent_knowledge)
@@ -285,7 +290,7 @@ def argument_findings(task: Mapping[str, Any], session: Any, agent_tools: Mappin
                 if any(stated(value, out) for out in probes):
                     continue
                 if isinstance(value, (int, float)) and not isinstance(value, bool) and _rate_of_stated(
-                        float(value), scenario, library):
+                        float(value), scenario, library, rates):
                     continue
                 findings.append(error(
                     "sufficiency", "K14" if is_id and spec is not None and spec.kind != "read" else "K6",
@@ -306,16 +311,18 @@ _PERCENT = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s?%")
 _PERCENTS: dict[int, tuple[str, set[float]]] = {}
 
 
-def _rate_of_stated(value: float, scenario: str, library: Knowledge) -> bool:
-    """Whether ``value`` is a percentage of a stated amount: a rate the agent can read (``3%``) times a dollar
-    amount the scenario states (``$480.00``), rounded to cents (a foreign transaction fee, an FX margin)."""
+def _rate_of_stated(value: float, scenario: str, library: Knowledge, rates: tuple[float, ...] = ()) -> bool:
+    """Whether ``value`` is a percentage of a stated amount: a rate the agent can read (``3%`` in the library,
+    or one of ``rates``) times a dollar amount the scenario states (``$480.00``), rounded to cents (a foreign
+    transaction fee, an FX margin)."""
     cached = _PERCENTS.get(id(library))
     if cached is None or cached[0] is not library.text:
         cached = (library.text, {float(m.group(1)) for m in _PERCENT.finditer(library.text)})
         _PERCENTS.clear()
         _PERCENTS[id(library)] = cached
     amounts = {float(m.group(1).replace(",", "")) for m in _DOLLARS.finditer(scenario)}
-    return any(abs(round(amount * rate / 100 + 1e-9, 2) - value) < 0.005 for amount in amounts for rate in cached[1])
+    return any(abs(round(amount * rate / 100 + 1e-9, 2) - value) < 0.005 for amount in amounts
+               for rate in cached[1] | set(rates))
 
 
 _VERIFIES = re.compile(r"^\s*(verif(y|ies)|authenticat\w*)\b[^.]{0,40}\b(caller|customer|user|identity)", re.I)
@@ -360,10 +367,23 @@ def check_sufficiency(view: BundleView) -> list[Finding]:
         findings += named_tool_findings(task, agent_tools, user_tools)
         findings += actor_tool_findings(task, agent_tools, user_tools)
         session = make_session(view, task) if make_session else _DbSession(toolkit_class, view, task)
-        equivalents = fact_equivalents(view, (declared.get(str(task.get("id"))) or {}).get("facts") or [])
+        facts = (declared.get(str(task.get("id"))) or {}).get("facts") or []
+        equivalents = fact_equivalents(view, facts)
         findings += argument_findings(task, session, agent_tools, user_tools, agent_knowledge, client_knowledge,
-                                      equivalents)
+                                      equivalents, readable_rates(view, facts, agent_knowledge))
     return findings
+
+
+def readable_rates(view: BundleView, fact_ids: Iterable[str], library: Knowledge) -> list[float]:
+    """The percentages of ``fact_ids`` (percent-valued facts a task declares) that ``library`` states in
+    any of their written forms ("2.5%", "2.5 percent", "two and a half percent")."""
+    known = view.manifest.get("facts") or {}
+    found = []
+    for fact_id in fact_ids:
+        value = view.fact_value(fact_id) if fact_id in known else None
+        if isinstance(value, PercentValue) and any(library.states(form) for form in value.surface_forms()):
+            found.append(float(value.value))
+    return found
 
 
 def fact_equivalents(view: BundleView, fact_ids: Iterable[str]) -> dict[str, list[str]]:
