@@ -84,7 +84,13 @@ def _findings_table(findings, limit: int = 30) -> Table:
     return table
 
 
+_CACHE_OPTION = typer.Option(None, "--cache", help="Content cache folder for texts read back from PDFs "
+                             "(default $TAUGEN_CACHE, else ~/.cache/taugen).")
+_NO_CACHE_OPTION = typer.Option(False, "--no-cache", help="Read every file afresh; read and write no cache.")
+
+
 def _use_cache(folder: Optional[Path], off: bool) -> None:
+    """Apply ``--cache DIR`` / ``--no-cache`` (:mod:`taugen.content_cache`) for this process and its workers."""
     from taugen.content_cache import configure
 
     if off or folder is not None:
@@ -115,9 +121,8 @@ def build(
                                         "(default: the tier's)."),
     readers: bool = typer.Option(True, "--readers/--no-readers", help="At hard, measure the records with the "
                                  "strong readers into bundle.json (report only; about a minute)."),
-    cache: Optional[Path] = typer.Option(None, "--cache", help="Content cache folder for read-back texts "
-                                         "(default $TAUGEN_CACHE, else ~/.cache/taugen)."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Compute everything afresh; read and write no cache."),
+    cache: Optional[Path] = _CACHE_OPTION,
+    no_cache: bool = _NO_CACHE_OPTION,
 ) -> None:
     """Build a validated, versioned bundle (tau2 runtime files, agent kit, author reports)."""
     from taugen.build.pipeline import build as run_build
@@ -187,9 +192,8 @@ def build(
 def validate(
     bundle: Path = typer.Argument(..., help="A bundle folder written by taugen build."),
     output_format: ReportFormat = typer.Option(ReportFormat.text, "--format", help="Report format."),
-    cache: Optional[Path] = typer.Option(None, "--cache", help="Content cache folder for read-back texts "
-                                         "(default $TAUGEN_CACHE, else ~/.cache/taugen)."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Read every file afresh; read and write no cache."),
+    cache: Optional[Path] = _CACHE_OPTION,
+    no_cache: bool = _NO_CACHE_OPTION,
 ) -> None:
     """Re-run every validator on a built bundle, from its files (progress on stderr). Texts read back from
     PDFs are taken from the content cache when the same bytes were read before (``--no-cache``: never)."""

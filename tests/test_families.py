@@ -154,24 +154,27 @@ def test_every_written_form_of_a_quoted_enum_is_recorded_as_one_value(banking):
     assert split == {}
 
 
+class _NoReads:
+    """A task session whose tools return nothing: only the scenario and the records can state a value."""
+
+    def step(self, action):
+        return None
+
+    def probe(self, side, name, arguments):
+        return None
+
+
 def test_k6_takes_any_written_form_of_a_declared_fact():
     from taugen.validators.sufficiency import argument_findings
-
-    class NoReads:
-        def step(self, action):
-            return None
-
-        def probe(self, side, name, arguments):
-            return None
 
     task = {"id": "t", "user_scenario": {"instructions": {"reason_for_call": "wire cut-off"}},
             "evaluation_criteria": {"actions": [{"action_id": "0", "name": "record_quote", "requestor": "assistant",
                                                  "arguments": {"value": "4:00 PM Central Time"}}]}}
     records = "If we have it by 4 PM Central it goes out today."
     forms = ["4 PM Central", "4:00 PM Central Time", "four pm central"]
-    assert [f.code for f in argument_findings(task, NoReads(), {}, {}, records)] == ["K6"]
-    assert argument_findings(task, NoReads(), {}, {}, records, equivalents={f.lower(): forms for f in forms}) == []
-    assert [f.code for f in argument_findings(task, NoReads(), {}, {}, "by 5 PM Central",
+    assert [f.code for f in argument_findings(task, _NoReads(), {}, {}, records)] == ["K6"]
+    assert argument_findings(task, _NoReads(), {}, {}, records, equivalents={f.lower(): forms for f in forms}) == []
+    assert [f.code for f in argument_findings(task, _NoReads(), {}, {}, "by 5 PM Central",
                                               equivalents={f.lower(): forms for f in forms})] == ["K6"]
 
 
@@ -209,17 +212,10 @@ def test_k6_takes_a_rate_fee_when_the_declared_rate_is_written_in_words():
     a $1,250.00 transaction (62.50) was a false K6 until the declared fact's written forms counted."""
     from taugen.validators.sufficiency import Knowledge, argument_findings
 
-    class NoReads:
-        def step(self, action):
-            return None
-
-        def probe(self, side, name, arguments):
-            return None
-
     task = {"id": "t", "user_scenario": {"instructions": {"known_info": "It concerns a transaction of $1,250.00."}},
             "evaluation_criteria": {"actions": [{"action_id": "0", "name": "charge_service_fee", "requestor": "assistant",
                                                  "arguments": {"fee": 62.5}}]}}
     records = Knowledge("On the Rewards Visa balance transfer fee we apply five percent.")
-    assert [f.code for f in argument_findings(task, NoReads(), {}, {}, records)] == ["K6"]
-    assert argument_findings(task, NoReads(), {}, {}, records, rates=[5.0]) == []
-    assert [f.code for f in argument_findings(task, NoReads(), {}, {}, records, rates=[4.0])] == ["K6"]
+    assert [f.code for f in argument_findings(task, _NoReads(), {}, {}, records)] == ["K6"]
+    assert argument_findings(task, _NoReads(), {}, {}, records, rates=[5.0]) == []
+    assert [f.code for f in argument_findings(task, _NoReads(), {}, {}, records, rates=[4.0])] == ["K6"]
