@@ -27,6 +27,9 @@ from bundle_fixtures import TEST_TASKS  # noqa: E402
 RUNNER = CliRunner()
 
 
+RUN_FIRST = 1  # a hard build in another process and the shared hard bundle: long, so scheduled early
+
+
 @pytest.fixture(scope="module")
 def hard(built_bundle) -> Path:
     return built_bundle("hard")

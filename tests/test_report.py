@@ -238,7 +238,7 @@ def test_report_shows_the_mutation_kill_rate_of_the_bundle(built_bundle, tmp_pat
     from taugen.validators.mutation.runner import run_mutation, write_mutants
 
     easy = built_bundle("easy")
-    mutation = run_mutation(read_bundle(easy), str(easy), kinds={"K3", "K19"}, workers=1)
+    mutation = run_mutation(read_bundle(easy), str(easy), kinds={"K19"}, workers=1)  # 3 mutants: a kill table, quickly
     write_mutants(mutation, easy, tmp_path / "mutants")
     paths = write_report(easy, tmp_path / "report.html", tmp_path / "mutants")
     html = paths.html.read_text(encoding="utf-8")

