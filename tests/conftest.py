@@ -104,7 +104,9 @@ def pytest_configure(config) -> None:
 def pytest_unconfigure(config) -> None:
     for folder in _RUN_CACHE:
         shutil.rmtree(folder, ignore_errors=True)
-        os.environ.pop("TAUGEN_CACHE", None)
+        from taugen.content_cache import CACHE_ENV
+
+        os.environ.pop(CACHE_ENV, None)
 
 
 KILL_TABLES: list[str] = []

@@ -67,7 +67,7 @@ def _hammer(arguments: tuple[str, int]) -> list[bool]:
         payload = b"x" * (10_000 + (round_ % 7))  # same key, payloads of several lengths: only whole ones may show
         store("race", "k" * 64, payload)
         found = load("race", "k" * 64)
-        seen.append(found is None or (found[:1] == b"x" and set(found) == {ord("x")}))
+        seen.append(found is None or (len(found) in range(10_000, 10_007) and set(found) == {ord("x")}))
     return seen
 
 

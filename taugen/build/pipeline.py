@@ -206,7 +206,7 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         _attach_llm_ledger(assembled.files, llm_client.ledger.as_dict())
     if gates_are_errors(preset.name):
         with stages.stage("readers"):  # once, on the corpus shipped (not on every re-drawn one)
-            _attach_readers(assembled.files, extract if readers else None)
+            _attach_readers(assembled.files, extract, measure=readers)
     with stages.stage("validate"):
         # The render workers already read every delivered file back with the genre's reader: reuse it.
         findings = validate_files(assembled.files, "<build>", lambda name: stages.progress("validate", name),
@@ -245,18 +245,17 @@ def _compose(definition, pack: Pack, world, preset, seed: int, plan) -> tuple[li
     return compose_tasks(definition, pack, world, preset, seed, space=space), space.unexercisable, space.size(preset)
 
 
-def _attach_readers(files: BundleFiles, texts: dict[str, str] | None) -> None:
+def _attach_readers(files: BundleFiles, texts: dict[str, str], measure: bool = True) -> None:
     """Put what the strong readers (:mod:`taugen.validators.readers`) measure on the shipped records into
-    ``bundle.json`` under ``realism.readers`` (``{"skipped": ...}`` when ``texts`` is None: the build was
-    asked not to measure). Report only: their targets are not met yet (issue 10), so they gate nothing;
+    ``bundle.json`` under ``realism.readers`` (``{"skipped": ...}`` without ``measure``: the build was
+    asked not to). Report only: their targets are not met yet (issue 10), so they gate nothing;
     the reviewer report shows them beside the gates."""
     import json
 
     from taugen.validators.readers import summary
 
     bundle = json.loads(files["bundle.json"])
-    bundle["realism"]["readers"] = (summary(_view(files, texts)) if texts is not None
-                                    else {"skipped": "built with --no-readers"})
+    bundle["realism"]["readers"] = summary(_view(files, texts)) if measure else {"skipped": "built with --no-readers"}
     files["bundle.json"] = json_bytes(bundle)
 
 

@@ -309,7 +309,7 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
             # the hand-written problems not yet placed: each one appears whenever the count allows it.
             if hand and (number % 3 == 0 or len(hand_queue) >= count - made):
                 cycle = transfers if (number // 3) % 2 == 0 and transfers else others or transfers
-                fresh = [p for p in cycle if p in hand_queue] + [p for p in hand_queue if p not in cycle]
+                fresh = list(dict.fromkeys([p for p in cycle if p in hand_queue] + hand_queue))  # each once
                 rotation = cycle[(number // 6) % len(cycle):] + cycle[:(number // 6) % len(cycle)]
                 picked = next((p for p in fresh if p().applicable(shared, customer_id)), None)
                 if picked is None and fresh:  # no unplaced problem fits the drawn customer: find one it fits
