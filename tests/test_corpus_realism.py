@@ -334,3 +334,36 @@ def test_supersession_arcs_spread_over_genres_with_decision_dates(manifest):
         for version in arc["versions"]:
             assert version["decision_date"] <= version["effective_from"]
         assert arc["versions"][-1]["status"] in ("final_current", "announced")
+
+
+def test_records_mention_rules_of_their_topic_by_subject_only(view, manifest):
+    """Mentions (issue 10, strong readers): fillers of the genres that carry cues name rules of their topic
+    as carriers do, so a subject-word search or a text classifier cannot tell them apart; a mention never
+    states the value, never names a client-held, contested or route fact, never sits in the fact's owner,
+    and no mention sentence repeats within a genre."""
+    from taugen.generators.corpus.planner import cue_capable
+
+    available = genres()
+    entries = manifest["artifacts"]
+    capable = [a for a, e in entries.items() if e["genre"] in available and cue_capable(available[e["genre"]])]
+    mentions = [(a, cue) for a in capable for cue in entries[a]["cues"] if cue["kind"] == "mention"]
+    fillers = [a for a in capable if not entries[a]["carrier"]]
+    mentioned_fillers = {a for a, _ in mentions if not entries[a]["carrier"]}
+    assert len(mentioned_fillers) >= 0.8 * len(fillers), (len(mentioned_fillers), len(fillers))
+    assert any(entries[a]["carrier"] for a, _ in mentions)  # carriers mention rules too, not only fillers
+    assert not [a for a, e in entries.items() if e["genre"] not in available or not cue_capable(available[e["genre"]])
+                if any(c["kind"] == "mention" for c in e.get("cues", []))]
+    barred = set(manifest["client_held"]) | set(manifest.get("contested") or {}) | {r["fact_id"] for r in manifest["routes"]}
+    seen: set[tuple[str, str]] = set()
+    for artifact_id, cue in mentions:
+        fact = manifest["facts"][cue["fact_id"]]
+        assert cue["fact_id"] not in barred
+        assert fact["owner"] and fact["owner"] != artifact_id
+        assert cue["value_form"] == ""
+        value = view.fact_value(cue["fact_id"])
+        assert value is None or find_surface_form(value, cue["text"]) is None
+        assert normalise_text(cue["text"]) in normalise_text(view.text(artifact_id))
+        key = (entries[artifact_id]["genre"], cue["text"])
+        assert key not in seen
+        seen.add(key)
+    assert len({cue["fact_id"] for _, cue in mentions}) >= 300

@@ -38,6 +38,11 @@ class TierPreset:
             at its natural length, 1 draws long-document lengths from the genre's full range.
         case_kind_share: the least share of tasks each case kind (routine, multi-step, multi-intent,
             unusual, incomplete, changing, declined, redirected) should reach; the achieved mix is reported.
+        filler_mentions: share of filler records, in genres that carry cues, that name rules of their
+            topic in passing (by subject, never by value), as many as a carrier of the genre states; a
+            carrier with room names one more at half that rate. A filler then reads like a carrier to a
+            keyword search or a text classifier, without owning anything. 0 on tiers whose policy
+            document owns every fact.
     """
 
     name: str
@@ -54,6 +59,7 @@ class TierPreset:
     contested: int = 0
     long_documents: float = 0.0
     case_kind_share: float = 0.0
+    filler_mentions: float = 0.0
 
     def knobs(self) -> dict:
         """The preset as plain data for ``bundle.json``."""
@@ -79,9 +85,10 @@ class TierPreset:
 
 TIERS: dict[str, TierPreset] = {
     "easy": TierPreset("easy", (1, 1), ("None",), 60, "sop", 0.0, 0.0, 0.25, 0, 2, "text", 0, 0.0),
-    "medium": TierPreset("medium", (2, 2), ("None", "Plain"), 120, "core", 0.3, 0.5, 0.6, 3, 4, "text+image", 0, 0.15),
+    "medium": TierPreset("medium", (2, 2), ("None", "Plain"), 120, "core", 0.3, 0.5, 0.6, 3, 4, "text+image", 0, 0.15,
+                         filler_mentions=1.0),
     "hard": TierPreset("hard", (3, 4), ("None", "Plain", "Demanding"), 300, "hard", 0.75, 1.0, 2.2, 12, 8,
-                       "text+image+audio", 3, 1.0, 0.05),
+                       "text+image+audio", 3, 1.0, 0.05, filler_mentions=1.0),
 }
 
 

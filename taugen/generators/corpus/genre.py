@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from taugen.validators.findings import Finding
 
 Register = Literal["canonical", "voiced"]
-RenditionStatus = Literal["current", "superseded", "pointer", "caveat", "decoy", "route"]
-CUE_STATUSES = ("pointer", "caveat", "decoy", "route")
+RenditionStatus = Literal["current", "superseded", "pointer", "caveat", "decoy", "route", "mention"]
+CUE_STATUSES = ("pointer", "caveat", "decoy", "route", "mention")
 """Statuses of sentences that talk about a fact without owning it (see :class:`Rendition`)."""
 
 
@@ -47,6 +47,8 @@ class Rendition:
             replaced by a newer fact as of the world's now. Superseded is not "old on the record's date":
             the planner dates such a rendition before its successor took effect, when it was simply the
             rule in force, so genres frame it as history only when :func:`shown_as_history` says so.
+            The cue statuses (:data:`CUE_STATUSES`) mark sentences that own nothing: ``pointer``,
+            ``caveat``, ``route``, ``decoy`` and ``mention`` (the subject named in passing, no value).
         date: the in-world date on which the artifact states it.
     """
 

@@ -60,7 +60,7 @@ from taugen.authoring.values import (
     find_surface_form,
 )
 from taugen.generators.corpus.genre import CUE_STATUSES, ArtifactPlan, Genre, Rendition, stable_seed
-from taugen.generators.corpus.renditions import canonical_text, cue_text, decoy_text, voiced_text
+from taugen.generators.corpus.renditions import canonical_text, cue_text, decoy_text, mention_texts, voiced_text
 from taugen.generators.tiers import MODALITIES, Surface, TierPreset
 
 POLICY_DOCUMENT = "policy_document"
@@ -462,6 +462,11 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
         routes = _plan_routes(pack, preset, cue_rng, drafts, owner_of, hosts, genres_all,
                               excluded=set(client_held) | set(contested))
 
+    if preset.filler_mentions > 0 and not policy_owns:
+        _plan_mentions(pack, preset, random.Random(stable_seed(seed, preset.name, "mentions")), hosts,
+                       owner_of, excluded=set(client_held) | set(contested)
+                       | {route["fact_id"] for route in routes})
+
     # ---- ids, times, plans ------------------------------------------------------------------------------
     counters: dict[str, int] = {}
     plans: list[ArtifactPlan] = []
@@ -569,6 +574,58 @@ class _Hosts:
     def add(draft: _Draft, rendition: Rendition, fact: Fact) -> None:
         draft.renditions.append(rendition)
         draft.facts.setdefault(fact.id, fact)
+
+
+def _plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: _Hosts,
+                   owner_of: dict[str, _Draft], excluded: set[str]) -> None:
+    """Give records in cue-capable genres *mentions*: rules of their topic named in passing (subject only).
+
+    A filler (with probability ``preset.filler_mentions``) names as many rules as a carrier of its genre
+    owns (a seeded draw from that genre's carriers); a carrier with room names one more with half that
+    probability. A mentioned fact is current, owned by another record, dated on or before the record,
+    not in ``excluded`` (client-held, contested, route facts), not in the same supersession arc as a
+    fact the record holds, and its value is in none of the record's sentences. Facts mentioned least so
+    far come first, and no sentence is used twice in a genre, so the mentions spread and never repeat.
+    """
+    by_topic: dict[str, list[Fact]] = {}
+    for fact_id in sorted(owner_of):
+        fact = pack.facts[fact_id]
+        if fact_id not in excluded and fact.subject and pack.is_current(fact_id):
+            by_topic.setdefault(fact.section, []).append(fact)
+    owned_counts: dict[str, list[int]] = {}
+    for draft in hosts.drafts:
+        if draft.owned():
+            owned_counts.setdefault(draft.genre, []).append(len(draft.owned()))
+    times: dict[str, int] = {}
+    used: set[tuple[str, str]] = set()
+
+    def related(fact: Fact, draft: _Draft) -> bool:
+        return fact.id in draft.facts or fact.supersedes in draft.facts or any(
+            getattr(other, "supersedes", None) == fact.id for other in draft.facts.values())
+
+    for draft in hosts.drafts:
+        carrier = bool(draft.owned())
+        if carrier:
+            wanted = 1 if rng.random() < preset.filler_mentions / 2 else 0
+        else:
+            wanted = rng.choice(owned_counts.get(draft.genre) or [1]) if rng.random() < preset.filler_mentions else 0
+        wanted = min(wanted, hosts.genres[draft.genre].max_facts - len(draft.renditions))
+        pool = [f for f in by_topic.get(draft.topic, []) if f.effective_from <= draft.day and owner_of[f.id] is not draft]
+        rng.shuffle(pool)
+        pool.sort(key=lambda f: times.get(f.id, 0))
+        for fact in pool:
+            if wanted <= 0:
+                break
+            if related(fact, draft) or any(find_surface_form(fact.value, r.text) for r in draft.renditions
+                                           if fact.value is not None):
+                continue
+            text = next((t for t in mention_texts(fact, rng) if (draft.genre, t) not in used), None)
+            if text is None:
+                continue
+            used.add((draft.genre, text))
+            hosts.add(draft, Rendition(fact.id, text, "", "voiced", "mention", draft.day), fact)
+            times[fact.id] = times.get(fact.id, 0) + 1
+            wanted -= 1
 
 
 def _choose_contested(pack: Pack, preset: TierPreset, rng: random.Random, held: list[str],

@@ -8,7 +8,8 @@ wording, and when none qualifies the canonical statement is used (register ``can
 
 The module also words *cues*, sentences about a fact that do not own it: a pointer to the person who
 decides it, a caveat that it is decided case by case, a route pointer to the record that holds the
-value, and decoys (a contested fact stated with a wrong value).
+value, a mention (the rule's subject named in passing, with no value and no pointer), and decoys (a
+contested fact stated with a wrong value).
 """
 
 from __future__ import annotations
@@ -65,6 +66,26 @@ _ROUTES = (
     "{Subject} was updated. It's listed in the {title} from {date}.",
     "If you need {subject}, it's in the {title} that went round on {date}.",
     "Don't quote {subject} from memory; the {title} dated {date} has it.",
+)
+# Mentions name a rule's subject where a rule could stand and state nothing about it: no value, no
+# person to ask, no "case by case" (those are discovery cues with a meaning of their own).
+_MENTIONS = (
+    "On {subject}, I've added a note to the file so it's on record.",
+    "I've made a note about {subject} and will send the details over in writing.",
+    "{Subject} is in the terms that came with the account, and I can send a copy over.",
+    "I'll follow up on {subject} in writing so there's a record of it.",
+    "We've had a few questions about {subject} lately, so it's worth a look.",
+    "I'll put the details on {subject} in a secure message so you have them.",
+    "Let me note {subject} on the case so whoever picks it up can see it.",
+    "I've flagged {subject} on the case file so nobody has to ask again.",
+    "Thanks for raising {subject}; I've logged it with today's notes.",
+    "For {subject}, I'll send the relevant page over after this.",
+    "{Subject} came up again this week, so I've added it to the review list.",
+    "I'd like us to look at how we explain {subject} before the next refresher.",
+    "Can we make sure {subject} is covered in the next round of notes?",
+    "There's a question on {subject} in the queue; I'll pick it up this afternoon.",
+    "I've seen {subject} mentioned in a few complaints, so I'm keeping an eye on it.",
+    "The notes on {subject} are in the shared folder if anyone needs them.",
 )
 _WORD = re.compile(r"[a-z0-9$%']+")
 
@@ -158,16 +179,30 @@ def cue_text(fact: Fact, kind: str, rng: random.Random, anchor: tuple[str, str] 
     """A sentence about ``fact`` that does not state its value.
 
     Args:
-        kind: ``pointer`` (ask the operations lead), ``caveat`` (decided case by case) or ``route``
-            (the value is in the record named by ``anchor`` = (kind of record, long date)).
+        kind: ``pointer`` (ask the operations lead), ``caveat`` (decided case by case), ``mention``
+            (the subject named in passing) or ``route`` (the value is in the record named by
+            ``anchor`` = (kind of record, long date)).
     """
     subject = _subject(fact)
-    pool = {"pointer": _POINTERS, "caveat": _CAVEATS, "route": _ROUTES}[kind]
+    pool = {"pointer": _POINTERS, "caveat": _CAVEATS, "route": _ROUTES, "mention": _MENTIONS}[kind]
     title, date = anchor or ("", "")
     text = rng.choice(pool).format(subject=subject, Subject=subject[:1].upper() + subject[1:], title=title, date=date)
     if fact.value is not None and find_surface_form(fact.value, text) is not None:  # pragma: no cover - guarded above
         text = rng.choice(pool).format(subject="that one", Subject="That one", title=title, date=date)
     return text
+
+
+def mention_texts(fact: Fact, rng: random.Random) -> list[str]:
+    """Every mention of ``fact`` (its subject named in passing, no value), in a seeded order; empty when
+    the fact has no subject that can be named without its value. The subject is used as the expert
+    wrote it: a mention owns nothing, so sharing the statement's words is what a real record does."""
+    subject = (fact.subject or "").strip().rstrip(".")
+    if not subject or (fact.value is not None and find_surface_form(fact.value, subject) is not None):
+        return []
+    frames = list(_MENTIONS)
+    rng.shuffle(frames)
+    texts = [frame.format(subject=subject, Subject=subject[:1].upper() + subject[1:]) for frame in frames]
+    return [text for text in texts if fact.value is None or find_surface_form(fact.value, text) is None]
 
 
 def decoy_text(fact: Fact, value, rng: random.Random) -> tuple[str, str]:
