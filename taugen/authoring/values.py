@@ -324,6 +324,19 @@ def normalise_text(text: str) -> str:
     return _SPACE.sub(" ", text.translate(_QUOTES)).strip().lower()
 
 
+@functools.lru_cache(maxsize=16384)
+def _standalone(needle: str) -> re.Pattern[str]:
+    """``needle`` (normalised) as a pattern that does not match inside a larger number or word:
+    "$350", "twenty-five", "one hundred and sixty", "two dollars and fifty cents" (compiled once; re's
+    own cache holds 512 patterns, fewer than a pack's surface forms)."""
+    pattern = re.escape(needle)
+    if needle[0].isalnum() or needle[0] in "$€£":
+        pattern = r"(?<![\w.,$€£-])(?<!\band )" + pattern
+    if needle[-1].isalnum():
+        pattern = pattern + r"(?![\w]|[.,]\d|-\w| and [\w-]+ (?:cents?|pence|penny)\b)"
+    return re.compile(pattern)
+
+
 def find_surface_form(value: _Value, text: str, normalised: bool = False) -> str | None:
     """Return the first accepted surface form of ``value`` found in ``text``, or None.
 
@@ -335,13 +348,7 @@ def find_surface_form(value: _Value, text: str, normalised: bool = False) -> str
         needle = normalise_text(form)
         if not needle or needle not in haystack:  # the plain substring test rules most forms out cheaply
             continue
-        pattern = re.escape(needle)
-        if needle[0].isalnum() or needle[0] in "$€£":
-            # Not inside a larger number: "$350", "twenty-five", "one hundred and sixty", "two dollars and fifty cents".
-            pattern = r"(?<![\w.,$€£-])(?<!\band )" + pattern
-        if needle[-1].isalnum():
-            pattern = pattern + r"(?![\w]|[.,]\d|-\w| and [\w-]+ (?:cents?|pence|penny)\b)"
-        compiled = re.compile(pattern)
+        compiled = _standalone(needle)
         # A match starts where the needle does (the boundary tests are zero-width), so test only those
         # places; lookbehinds still see the characters before them.
         start = haystack.find(needle)

@@ -41,6 +41,7 @@ from typing import Any
 from taugen.authoring.values import PercentValue
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.findings import Finding, error
+from taugen.validators.memo import Memo, digest
 from taugen.validators.registry import validator
 
 _IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
@@ -362,16 +363,33 @@ def check_sufficiency(view: BundleView) -> list[Finding]:
     agent_knowledge = Knowledge(agent_text)
     make_session = getattr(toolkit_class, "task_session", None)
     declared = json.loads(view.files["author/task_facts.json"]) if "author/task_facts.json" in view.files else {}
+    known = view.manifest.get("facts") or {}
+    # A task's findings read the task, its declared facts, the toolkit, the clock, the database and what
+    # each actor can read; with taugen's DB replay nothing else, so they are remembered under the digest
+    # of exactly that (a domain with its own sessions reads the bundle's files: not remembered).
+    world = None if make_session else digest(f"{toolkit_class.__module__}.{toolkit_class.__qualname__}", view.now,
+                                              view.db, agent_text, client_knowledge)
     findings: list[Finding] = []
     for task in view.tasks:
-        findings += named_tool_findings(task, agent_tools, user_tools)
-        findings += actor_tool_findings(task, agent_tools, user_tools)
-        session = make_session(view, task) if make_session else _DbSession(toolkit_class, view, task)
         facts = (declared.get(str(task.get("id"))) or {}).get("facts") or []
+        key = None if world is None else digest(world, task, facts, [known.get(f) for f in facts])
+        if key is not None and key in _TASK_FINDINGS:
+            findings += _TASK_FINDINGS.get(key) or []
+            continue
+        found = named_tool_findings(task, agent_tools, user_tools) + actor_tool_findings(task, agent_tools, user_tools)
+        session = make_session(view, task) if make_session else _DbSession(toolkit_class, view, task)
         equivalents = fact_equivalents(view, facts)
-        findings += argument_findings(task, session, agent_tools, user_tools, agent_knowledge, client_knowledge,
-                                      equivalents, readable_rates(view, facts, agent_knowledge))
+        found += argument_findings(task, session, agent_tools, user_tools, agent_knowledge, client_knowledge,
+                                   equivalents, readable_rates(view, facts, agent_knowledge))
+        if key is not None:
+            _TASK_FINDINGS.put(key, found)
+        findings += found
     return findings
+
+
+_TASK_FINDINGS: Memo[list[Finding]] = Memo(20_000)
+"""One task's findings by the digest of what they read (see :func:`check_sufficiency`), shared by every
+bundle view in the process: a mutation run re-checks only the tasks a mutant changed."""
 
 
 def readable_rates(view: BundleView, fact_ids: Iterable[str], library: Knowledge) -> list[float]:

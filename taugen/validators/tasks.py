@@ -25,6 +25,7 @@ from typing import Any
 from taugen.generators.environment import Toolkit, clone, deep_merge
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.findings import Finding, error
+from taugen.validators.memo import Memo, digest
 from taugen.validators.registry import validator
 
 REWARD_TYPES = {"DB", "ENV_ASSERTION", "NL_ASSERTION", "ACTION", "COMMUNICATE"}
@@ -133,11 +134,8 @@ def check_tasks(view: BundleView) -> list[Finding]:
     for task in tasks:
         task_id = task["id"]
         certificate = certificates.get(task_id)
-        key = hashlib.sha256(json.dumps([db_digest, view.manifest["environment"], view.manifest["now"], task,
-                                         certificate], sort_keys=True, default=str).encode()).hexdigest()
-        if key not in _REPLAYED:
-            _REPLAYED[key] = _replay_findings(view, toolkit_class, specs, task, certificate)
-        findings += _REPLAYED[key]
+        key = digest(db_digest, view.manifest["environment"], view.manifest["now"], task, certificate)
+        findings += _REPLAYED.compute(key, lambda: _replay_findings(view, toolkit_class, specs, task, certificate))
         actions = (task.get("evaluation_criteria") or {}).get("actions") or []
         if any(a["name"] not in specs for a in actions):
             continue
@@ -170,7 +168,7 @@ def _declared_facts_proven(view: BundleView, certificates: dict[str, Any]) -> li
     return findings
 
 
-_REPLAYED: dict[str, list[Finding]] = {}
+_REPLAYED: Memo[list[Finding]] = Memo(20_000)
 """Certificate findings per task, keyed by a digest of everything they depend on (the DB, the domain, the
 world's now, the task and its certificate). Validating many variants of one bundle (``taugen mutate``)
 replays only the tasks that differ."""
@@ -180,8 +178,6 @@ def _replay_findings(view: BundleView, toolkit_class: type[Toolkit], specs: dict
                      certificate: dict[str, Any] | None) -> list[Finding]:
     """The certificate findings of one task: certified, gold runs without tool errors, reaches the
     certified state, changes the DB, and needs every write."""
-    if len(_REPLAYED) > 20_000:  # bound the memo in long-lived processes
-        _REPLAYED.clear()
     findings: list[Finding] = []
     task_id = task["id"]
     if certificate is None or not certificate.get("ok"):

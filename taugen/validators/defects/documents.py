@@ -23,6 +23,7 @@ from taugen.validators.bundle_view import BundleView
 from taugen.validators.defects.base import Defect, TaskSet, dates_in, to_findings
 from taugen.validators.defects.sources import taskset_for_view
 from taugen.validators.findings import Finding
+from taugen.validators.memo import Memo, digest
 from taugen.validators.registry import validator
 
 CHECK = "defect_documents"
@@ -248,4 +249,15 @@ def check_documents(view: BundleView) -> list[Finding]:
     taskset = taskset_for_view(view)
     records = {artifact_id: view.text(artifact_id) for artifact_id, entry in sorted(view.manifest["artifacts"].items())
                if entry["genre"] != "policy_document"}
-    return to_findings(CHECK, document_defects(taskset, records, view.manifest.get("contested")), taskset.tasks)
+    contested = view.manifest.get("contested")
+    # the documents, the facts' table, the records and the clock are all it reads (no task)
+    table = getattr(taskset.facts, "facts", None)
+    if not isinstance(table, dict):
+        return to_findings(CHECK, document_defects(taskset, records, contested), taskset.tasks)
+    key = digest(taskset.taugen, taskset.documents, table, records, contested, taskset.now)
+    defects = _DEFECTS.compute(key, lambda: document_defects(taskset, records, contested))
+    return to_findings(CHECK, defects, taskset.tasks)
+
+
+_DEFECTS: Memo[list[Defect]] = Memo(64)
+"""K13 defects of a bundle's documents by the digest of what they read; only read."""

@@ -32,8 +32,9 @@ from taugen.validators.bundle_view import BundleView
 from taugen.validators.defects.base import (
     Defect, TaskSet, actions, looks_like_id, mentions, scenario_text, task_id, to_findings, user_text,
 )
-from taugen.validators.defects.sources import taskset_for_view, taugen_start
+from taugen.validators.defects.sources import taskset_for_view, taugen_start, world
 from taugen.validators.findings import Finding
+from taugen.validators.memo import Memo, digest
 from taugen.validators.registry import validator
 
 CHECK = "defect_policy"
@@ -287,16 +288,35 @@ def check_consistency(taskset: TaskSet, points: dict[str, list[tuple[str, str, s
     return defects
 
 
+def policy_key(taskset: TaskSet) -> str | None:
+    """Digest of what a task's replay through the policy reads besides the task: the world (database,
+    clock, toolkit), the facts and the domain's rules; None when the facts are not a manifest's table
+    (a fact source whose content the digest cannot name: its work is not remembered)."""
+    if "policy_key" not in taskset.cache:
+        table = getattr(taskset.facts, "facts", None)
+        taskset.cache["policy_key"] = digest(world(taskset), table, [id(rule) for rule in taskset.rules]) \
+            if isinstance(table, dict) else None
+    return taskset.cache["policy_key"]
+
+
 def policy_defects(taskset: TaskSet) -> list[Defect]:
     """Every policy-family defect of a task set (empty without rules or facts)."""
     if not taskset.rules or taskset.facts is None or taskset.toolkit_class is None or taskset.replayer is None:
         return []
     defects: list[Defect] = []
     points = {}
+    shared = policy_key(taskset)
     for task in taskset.tasks:
-        found, points[task_id(task)] = task_pass(taskset, task)
+        if shared is None:
+            found, points[task_id(task)] = task_pass(taskset, task)
+        else:
+            found, points[task_id(task)] = _PASSES.compute(digest(shared, task), lambda: task_pass(taskset, task))
         defects += found
     return defects + check_consistency(taskset, points)
+
+
+_PASSES: Memo[tuple[list[Defect], list[tuple[str, str, str, str]]]] = Memo(20_000)
+"""Each task's policy pass by the digest of what it reads (:func:`policy_defects`); only read."""
 
 
 @validator(CHECK)

@@ -59,6 +59,7 @@ from taugen.validators.defects.base import (
 )
 from taugen.validators.defects.sources import taskset_for_view
 from taugen.validators.findings import Finding
+from taugen.validators.memo import Memo, digest
 from taugen.validators.sufficiency import named_tools
 from taugen.validators.registry import validator
 
@@ -652,9 +653,22 @@ def _policy_view(taskset: TaskSet, task: dict[str, Any]) -> Any:
     """``(omitted tools, compliant candidates, forbidden tools)`` after replaying the gold through the
     policy rules (taugen bundles only; None elsewhere): the tools of writes the policy requires but
     the gold lacks, the candidate writes (``rule.candidates``) the policy and the tools accept on the
-    state the gold leaves, and the tools whose every candidate the policy forbids on that state."""
+    state the gold leaves, and the tools whose every candidate the policy forbids on that state.
+    Remembered per task under :func:`~taugen.validators.defects.policy.policy_key` (results are only read)."""
     if not taskset.rules or taskset.facts is None or taskset.toolkit_class is None:
         return None
+    from taugen.validators.defects.policy import policy_key
+
+    shared = policy_key(taskset)
+    if shared is None:
+        return _replayed_policy_view(taskset, task)
+    return _POLICY_VIEWS.compute(digest(shared, task), lambda: _replayed_policy_view(taskset, task))
+
+
+_POLICY_VIEWS: Memo[Any] = Memo(20_000)
+
+
+def _replayed_policy_view(taskset: TaskSet, task: dict[str, Any]) -> Any:
     from taugen.generators.environment import clone
     from taugen.generators.policy import PolicyContext, candidates, evaluate
     from taugen.validators.defects.policy import _customer, run_policy

@@ -28,6 +28,7 @@ from typing import Any, Iterator
 
 from taugen.errors import InputError
 from taugen.validators.defects.base import Replay, Step, TaskSet, ToolInfo, leaves
+from taugen.validators.memo import Memo, digest
 
 _NOW = re.compile(r"current (?:time|date)[^0-9]{0,20}(\d{4}-\d{2}-\d{2})(?:[ T](\d{1,2}:\d{2})(?::\d{2})?)?", re.I)
 
@@ -102,14 +103,18 @@ def taugen_start(taskset: TaskSet, task: dict[str, Any]):
     key = ("initial", id(task))
     if key not in taskset.cache:
         patch = (((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data"))
-        try:
-            taskset.cache[key] = taskset.toolkit_class.db_model.model_validate(merged(taskset.db, patch or {}))
-        except Exception as exc:  # noqa: BLE001 - a patch that breaks the DB model is a finding, not a crash
-            taskset.cache[key] = exc
+        taskset.cache[key] = _STARTS.compute(digest(world(taskset), patch), lambda: _validated(taskset, patch))
     model = taskset.cache[key]
     if isinstance(model, Exception):
         return None
     return taskset.toolkit_class(clone(model), taskset.now)
+
+
+def _validated(taskset: TaskSet, patch: dict[str, Any] | None) -> Any:
+    try:
+        return taskset.toolkit_class.db_model.model_validate(merged(taskset.db, patch or {}))
+    except Exception as exc:  # noqa: BLE001 - a patch that breaks the DB model is a finding, not a crash
+        return exc
 
 
 def _jsonable(value: Any) -> Any:
@@ -133,11 +138,37 @@ def merged(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+_STARTS: Memo[Any] = Memo(256)
+"""Validated initial databases (or the validation error) by the digest of the world and the task's
+``agent_data`` patch; tasks without a patch share one. Only cloned, never changed."""
+_REPLAYS: Memo[Replay] = Memo(50_000)
+"""Replays by the digest of everything they read (:func:`taugen_replayer`), shared by every bundle view in
+this process. A mutation run validates dozens of bundles that differ from the clean one in a task or
+two; the other tasks' replays are the same and are not run again. Replays are only read."""
+
+
+def world(taskset: TaskSet) -> str:
+    """Digest of what every replay of ``taskset`` reads besides the task: the toolkit class, the clock and
+    the database (cached on the task set)."""
+    if "world" not in taskset.cache:
+        toolkit_class = taskset.toolkit_class
+        taskset.cache["world"] = digest(f"{toolkit_class.__module__}.{toolkit_class.__qualname__}", taskset.now,
+                                        taskset.db)
+    return taskset.cache["world"]
+
+
 def taugen_replayer(taskset: TaskSet):
     """A replayer over a taugen toolkit: the task's initial state (:func:`taugen_start`), then the
-    actions in order, as tau2's gold environment runs them."""
+    actions in order, as tau2's gold environment runs them.
 
+    A replay reads the database, the toolkit class, the clock, the task's ``initial_state`` and the
+    actions, and nothing else (the toolkit is built from the database and the clock alone), so it is
+    remembered under the digest of exactly those (:data:`_REPLAYS`)."""
     def run(task: dict[str, Any], actions: list[dict[str, Any]]) -> Replay:
+        key = digest(world(taskset), task.get("initial_state"), actions)
+        remembered = _REPLAYS.get(key)
+        if remembered is not None:
+            return remembered
         toolkit = taugen_start(taskset, task)
         if toolkit is None:
             return Replay(init_error=f"the initial state does not validate: {taskset.cache[('initial', id(task))]}")
@@ -147,7 +178,7 @@ def taugen_replayer(taskset: TaskSet):
             # per-step changes are not measured: unneeded writes are the certificate's check on bundles
             replay.steps.append(Step(index=index, action=action, output=_jsonable(result.output), error=result.error))
         replay.final_hash = toolkit.db_hash()
-        return replay
+        return _REPLAYS.put(key, replay)
 
     return run
 
