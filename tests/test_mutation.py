@@ -171,3 +171,43 @@ def test_operators_that_need_banking_parts_do_not_apply_to_a_telecom_bundle(buil
     assert report.clean_errors == [] and "K3-stop_payment_fee_off" not in applied  # no db.json, no banking problem
     assert {"K19-task_copied_under_new_id", "K12-reward_basis_emptied"} <= applied  # domain-agnostic edits apply
     assert [r.operator.mutant_id for r in report.results if r.applicable and not r.killed] == []
+
+
+def test_remembered_validation_finds_what_a_cold_one_finds(easy):
+    """The validators' memos (taugen/validators/memo.py) reuse work keyed by what it reads: a mutant
+    validated after the clean bundle (memos warm) gets exactly the findings of a cold validation."""
+    from taugen.validators.bundle_view import BundleView
+    from taugen.validators.memo import clear_all
+    from taugen.validators.registry import run_validators
+
+    def content(files):
+        return {p: d for p, d in files.items() if not p.startswith("author/validation.") and p != "SHA256SUMS"}
+
+    files = read_bundle(easy)
+    clean = run_validators(BundleView(content(files), source="clean"))
+    planted = [m for m in (plant(files, op) for op in operators() if op.kind in ("K1", "K6", "K13"))
+               if m is not None][:3]
+    assert len(planted) == 3
+    for mutant in planted:
+        warm = run_validators(BundleView(content(mutant.files), source=mutant.mutant_id))
+        clear_all()
+        cold = run_validators(BundleView(content(mutant.files), source=mutant.mutant_id))
+        assert [f.model_dump() for f in warm] == [f.model_dump() for f in cold]
+        assert {(f.check, f.code, f.subject) for f in warm if f.severity == "error"} - {
+            (f.check, f.code, f.subject) for f in clean if f.severity == "error"}  # the mutant is caught
+        run_validators(BundleView(content(files), source="clean"))  # warm the memos on the clean bundle again
+
+
+def test_memo_computes_once_and_stays_bounded():
+    from taugen.validators.memo import Memo, clear_all, digest
+
+    calls = []
+    memo: Memo[int] = Memo(limit=2)
+    assert memo.compute(digest("a", 1), lambda: calls.append(1) or 10) == 10
+    assert memo.compute(digest("a", 1), lambda: calls.append(1) or 11) == 10
+    assert calls == [1] and digest("a", 1) != digest("a", 2) and digest({"x": 1, "y": 2}) == digest({"y": 2, "x": 1})
+    memo.put(digest("b"), 2)
+    memo.put(digest("c"), 3)  # full: cleared first, then kept
+    assert len(memo) == 1 and memo.get(digest("c")) == 3 and memo.get(digest("a", 1)) is None
+    clear_all()
+    assert len(memo) == 0

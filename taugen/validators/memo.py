@@ -10,11 +10,13 @@ shared between callers and must be treated as read-only.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable, Generic, TypeVar
 
 from taugen.generators.environment import dict_hash
 
 T = TypeVar("T")
+_MEMOS: "weakref.WeakSet[Memo[Any]]" = weakref.WeakSet()
 
 
 def digest(*parts: Any) -> str:
@@ -34,6 +36,7 @@ class Memo(Generic[T]):
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self._entries: dict[str, T] = {}
+        _MEMOS.add(self)
 
     def __contains__(self, key: str) -> bool:
         return key in self._entries
@@ -58,3 +61,9 @@ class Memo(Generic[T]):
 
     def clear(self) -> None:
         self._entries.clear()
+
+
+def clear_all() -> None:
+    """Forget every memo's entries (the next validation computes everything cold)."""
+    for memo in list(_MEMOS):
+        memo.clear()

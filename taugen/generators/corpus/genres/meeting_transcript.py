@@ -367,7 +367,9 @@ class MeetingTranscriptGenre(Genre):
 
         # One item per rule in force; a rule shown as history is recalled in its successor's item.
         owned = [r for r in plan.renditions if r.status not in CUE_STATUSES]
-        remarks = [r for r in plan.renditions if r.status in CUE_STATUSES]  # said in passing, decide nothing
+        remarks = [r for r in plan.renditions if r.status in CUE_STATUSES and r.status != "mention"]  # in passing
+        # a mention (a rule named, nothing stated) is an agenda item like a rule's, settled without a value
+        mentioned = {subject_phrase(plan, r): r for r in plan.renditions if r.status == "mention"}
         history = {r.fact_id: r for r in owned if shown_as_history(plan, r, day)}
         items: list[tuple[str, list[Rendition]]] = []
         for rendition in sorted(owned, key=lambda r: (r.date, r.fact_id)):
@@ -378,6 +380,9 @@ class MeetingTranscriptGenre(Genre):
             items.append((subject_phrase(plan, rendition), older + [rendition]))
         placed = {r.fact_id for _item, group in items for r in group}
         items += [(subject_phrase(plan, r), [r]) for r in history.values() if r.fact_id not in placed]
+        mentioned = {item: r for item, r in mentioned.items() if item not in {i for i, _ in items}}
+        for item in mentioned:
+            items.insert(rng.randint(0, len(items)), (item, []))
         fillers = list(_FILLER_ITEMS)
         rng.shuffle(fillers)
         wanted = rng.randint(2, 5) - shrink  # agenda items, with or without rules
@@ -394,7 +399,7 @@ class MeetingTranscriptGenre(Genre):
             local = dict(values, S=item)
             intro = rng.choice(_ITEM_INTRO if index else _FIRST_INTRO).format(**local)
             say(host, intro, rng.choice(_ITEM_CONTEXT) if rng.random() < 0.6 else "")
-            filler = filler_by_item.get(item)
+            filler = filler_by_item.get(item) if item not in mentioned else None
             if filler is not None:
                 proposal, rejection, final = (part.format(**values) for part in filler[1:])
             else:
@@ -403,7 +408,9 @@ class MeetingTranscriptGenre(Genre):
             say(objector, rejection, decision=(index, "rejected"))
             if rng.random() < 0.5:
                 say(proposer, rng.choice(_CONCEDE))
-            if not renditions:
+            if item in mentioned:
+                say(host, rng.choice(_FINAL_LEADS), mentioned[item].text, rendition=1, decision=(index, "final"))
+            elif not renditions:
                 say(host, rng.choice(_FINAL_LEADS), final, decision=(index, "final"))
             for rendition in renditions:
                 speaker = host if rng.random() < 0.7 else rng.choice(staff)
