@@ -146,5 +146,7 @@ def pytest_collection_modifyitems(config, items):
         if not any(mark.name == "xdist_group" for mark in item.iter_markers()):
             item.add_marker(pytest.mark.xdist_group(module.__name__))
     # Long modules first (a module's ``RUN_FIRST = n``, larger first): xdist hands out groups in collection
-    # order, and the longest one started last is the run's tail (test_mutation's fixture takes ~9 minutes).
+    # order, and the longest one started last is the run's tail. That order holds only with
+    # ``--no-loadscope-reorder`` (pyproject's addopts): by default xdist 3.8 re-sorts groups by their number
+    # of tests, which sent each one-test hard-seed build to the end of the run.
     items.sort(key=lambda item: -int(getattr(getattr(item, "module", None), "RUN_FIRST", 0)))

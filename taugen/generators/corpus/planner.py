@@ -584,9 +584,14 @@ def _plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: _H
     owns (a seeded draw from that genre's carriers); a carrier with room names one more with half that
     probability. A mentioned fact is current, owned by another record, dated on or before the record,
     not in ``excluded`` (client-held, contested, route facts), not in the same supersession arc as a
-    fact the record holds, and its value is in none of the record's sentences. Facts mentioned least so
-    far come first, and no sentence is used twice in a genre, so the mentions spread and never repeat.
+    fact the record holds, and its value is in none of the record's sentences; the mention states no
+    value of a fact the record already names nor of any client-held fact, and a record with a discovery
+    cue (a pointer or caveat about a client-held fact) gets none. Facts
+    mentioned least so far come first, and no sentence is used twice in a genre, so the mentions spread
+    and never repeat.
     """
+    held_values = [pack.facts[f].value for f in sorted(excluded) if f in pack.facts and pack.facts[f].holder == "client"
+                   and pack.facts[f].value is not None]
     by_topic: dict[str, list[Fact]] = {}
     for fact_id in sorted(owner_of):
         fact = pack.facts[fact_id]
@@ -604,6 +609,8 @@ def _plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: _H
             getattr(other, "supersedes", None) == fact.id for other in draft.facts.values())
 
     for draft in hosts.drafts:
+        if any(r.status in ("pointer", "caveat") for r in draft.renditions):
+            continue  # a record that points to the client names nothing else (its words must not give the held value)
         carrier = bool(draft.owned())
         if carrier:
             wanted = 1 if rng.random() < preset.filler_mentions / 2 else 0
@@ -619,7 +626,9 @@ def _plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: _H
             if related(fact, draft) or any(find_surface_form(fact.value, r.text) for r in draft.renditions
                                            if fact.value is not None):
                 continue
-            text = next((t for t in mention_texts(fact, rng) if (draft.genre, t) not in used), None)
+            guarded = held_values + [f.value for f in draft.facts.values() if f.value is not None]
+            text = next((t for t in mention_texts(fact, rng) if (draft.genre, t) not in used
+                         and not any(find_surface_form(value, t) for value in guarded)), None)
             if text is None:
                 continue
             used.add((draft.genre, text))

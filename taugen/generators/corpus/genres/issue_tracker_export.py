@@ -161,31 +161,25 @@ class IssueTrackerExportGenre(Genre):
         asset = rng.choice(_ASSETS)
         variant = plan.variant if plan.variant in self.variants else self.variants[0]
 
-        # Issues: one per rendition (two close ones may share), plus context issues with no values. A
-        # mention (a rule named in passing) gets a rule's issue that still waits for the wording, so an
-        # export that owns nothing is built like one that does.
+        # Issues: one per rendition (two close ones may share), plus context issues with no values.
         groups: list[list[Rendition]] = []
-        remarks = [r for r in plan.renditions if r.status in CUE_STATUSES and r.status != "mention"]  # own nothing
-        mentions = [r for r in plan.renditions if r.status == "mention"]
+        remarks = [r for r in plan.renditions if r.status in CUE_STATUSES]  # plain comments, own nothing
         for rendition in sorted((r for r in plan.renditions if r.status not in CUE_STATUSES),
                                 key=lambda r: (r.date, r.fact_id)):
             if groups and len(groups[-1]) == 1 and rng.random() < 0.3:
                 groups[-1].append(rendition)
             else:
                 groups.append([rendition])
-        ruled = len(groups) + len(mentions)
-        count_context = (rng.randint(0, 1) if ruled < 4 and not shrink else 0) if ruled else \
+        count_context = (rng.randint(0, 1) if len(groups) < 4 and not shrink else 0) if groups else \
             rng.randint(2, max(2, 4 - shrink))
         issues: list[dict] = [{"renditions": g} for g in groups] + [{"renditions": []} for _ in range(count_context)]
-        issues += [{"renditions": [], "mention": m, "remarks": [m]} for m in mentions]
         rng.shuffle(issues)
         for remark in remarks:
             rng.choice(issues).setdefault("remarks", []).append(remark)
 
         # Events per issue: created, assigned, status moves, comments.
         for issue in issues:
-            issue["rule"] = issue.get("mention") or (issue["renditions"][0] if issue["renditions"] else None)
-            final = rng.choice(("Done", "Done", "In Review", "In Progress")) if issue["rule"] else \
+            final = rng.choice(("Done", "Done", "In Review", "In Progress")) if issue["renditions"] else \
                 rng.choice(STATUSES)
             moves = list(STATUSES[1:STATUSES.index(final) + 1])
             comments = rng.randint(1, max(1, 3 - shrink))
@@ -209,16 +203,16 @@ class IssueTrackerExportGenre(Genre):
             created = slots[0]
             issue_number = first_number if number == 0 else issue_number + rng.randint(1, 9)
             key = f"{project}-{issue_number}"
-            rule: Rendition | None = issue["rule"]
-            reporter = rng.choice(people[1:3]) if rule else rng.choice(people)
-            assignee = builder if rule else rng.choice(people)
+            reporter = rng.choice(people[1:3]) if issue["renditions"] else rng.choice(people)
+            assignee = builder if issue["renditions"] else rng.choice(people)
             renditions: list[Rendition] = issue["renditions"]
             # Every issue draws its summary from the same templates, whether or not it states a rule.
-            subject = subject_phrase(plan, rule) if rule else rng.choice(_GENERIC_SUBJECTS).format(T=topic)
+            subject = subject_phrase(plan, renditions[0]) if renditions else \
+                rng.choice(_GENERIC_SUBJECTS).format(T=topic)
             summary = upper_first(rng.choice(_SUMMARIES + _TOPIC_SUMMARIES).format(S=subject, A=asset, T=topic))
             where: dict[str, str] = {}
             described = [r for r in renditions if r not in issue["in_comment"]]
-            background = rng.choice(_BACKGROUND if rule else _FILLER_BACKGROUND).format(A=asset, T=topic)
+            background = rng.choice(_BACKGROUND if renditions else _FILLER_BACKGROUND).format(A=asset, T=topic)
             description = [f"Background:\n{background}"]
             if described:
                 wording = []
@@ -227,9 +221,9 @@ class IssueTrackerExportGenre(Genre):
                     wording.append(" ".join(part for part in (lead, rendition.text, tail) if part))
                     where[rendition.fact_id] = "description"
                 description.append("Approved wording:\n" + "\n".join(wording))
-            elif rule:
+            elif renditions:
                 description.append(_WAITING)
-            criteria = rng.sample(_CRITERIA if rule else _FILLER_CRITERIA, k=rng.randint(2, 3))
+            criteria = rng.sample(_CRITERIA if renditions else _FILLER_CRITERIA, k=rng.randint(2, 3))
             description.append("Acceptance criteria:\n" + "\n".join(f"* {c.format(A=asset)}" for c in criteria))
 
             # Lay the events on their slots in order.
@@ -290,7 +284,8 @@ class IssueTrackerExportGenre(Genre):
             fields = {
                 "summary": summary,
                 "description": "\n\n".join(description),
-                "issuetype": {"name": "Bug" if variant == "defect" and rule else "Task" if not rule else "Story"},
+                "issuetype": {"name": "Bug" if variant == "defect" and renditions else "Task" if not renditions
+                              else "Story"},
                 "project": {"key": project,
                             "name": f"{bank.name} {'Customer Experience' if variant == 'defect' else 'Operations'}"},
                 "priority": {"name": rng.choice(("Medium", "Medium", "High", "Low"))},
