@@ -179,12 +179,12 @@ def cue_text(fact: Fact, kind: str, rng: random.Random, anchor: tuple[str, str] 
     """A sentence about ``fact`` that does not state its value.
 
     Args:
-        kind: ``pointer`` (ask the operations lead), ``caveat`` (decided case by case), ``mention``
-            (the subject named in passing) or ``route`` (the value is in the record named by
-            ``anchor`` = (kind of record, long date)).
+        kind: ``pointer`` (ask the operations lead), ``caveat`` (decided case by case) or ``route``
+            (the value is in the record named by ``anchor`` = (kind of record, long date)). Mentions
+            are worded by :func:`mention_texts`.
     """
     subject = _subject(fact)
-    pool = {"pointer": _POINTERS, "caveat": _CAVEATS, "route": _ROUTES, "mention": _MENTIONS}[kind]
+    pool = {"pointer": _POINTERS, "caveat": _CAVEATS, "route": _ROUTES}[kind]
     title, date = anchor or ("", "")
     text = rng.choice(pool).format(subject=subject, Subject=subject[:1].upper() + subject[1:], title=title, date=date)
     if fact.value is not None and find_surface_form(fact.value, text) is not None:  # pragma: no cover - guarded above
