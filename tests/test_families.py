@@ -65,7 +65,8 @@ def test_perturbations_stay_valid_values_of_the_type(banking):
 
 
 @pytest.mark.parametrize("family, variant", [("fee", "charge"), ("limit", "under"), ("limit", "over"),
-                                             ("minimum", "below"), ("quote", "quote"), ("rate_fee", "charge")])
+                                             ("minimum", "below"), ("quote", "quote"), ("rate_fee", "charge"),
+                                             ("window", "inside"), ("window", "outside")])
 def test_family_task_is_certified_and_its_fact_decides_it(banking, family, variant):
     pack, domain, world, space = banking
     problem = _instance(space, family, variant)
@@ -78,6 +79,113 @@ def test_family_task_is_certified_and_its_fact_decides_it(banking, family, varia
     assert proof[problem.fact_id]["perturbed"] != proof[problem.fact_id]["original"]
     if variant == "over":
         assert "declined" in record.kinds and "unusual" in record.kinds
+
+
+@pytest.mark.parametrize("fact_id, unit, within", [("check_fraud_claim_window", "days", "accepted"),
+                                                   ("poa_accepted_age_ks", "years", "accepted"),
+                                                   ("identity_recent_phone_change_no_otp", "days", "refused")])
+def test_window_instances_sit_either_side_of_the_edge_and_the_fact_decides(banking, fact_id, unit, within):
+    """A deadline accepts the request just inside and refuses it just outside; a waiting period the other way
+    round. The event date is in the scenario as a caller says it, and in the gold's dated request."""
+    import datetime as dt
+
+    from taugen.generators.families import spoken_date
+    from taugen.generators.policy import within_window
+
+    pack, _, _, space = banking
+    fact = pack.facts[fact_id]
+    assert fact.value.unit == unit and fact.window.within == within
+    today = pack.now.date()
+    for variant in ("inside", "outside"):
+        problem = _instance(space, "window", variant, fact_id)
+        record = _realise(banking, (problem,))
+        assert record.certificate.ok, record.certificate.as_dict()
+        known = record.scenario["instructions"]["known_info"]
+        dated = [c for _, c in record.gold if c.name == "submit_dated_request"]
+        accepted = (variant == "inside") == (within == "accepted")
+        assert bool(dated) == accepted
+        assert ("declined" in record.kinds) == (not accepted) and "unusual" in record.kinds
+        event = next(today - dt.timedelta(days=d) for d in range(0, 4000)
+                     if spoken_date(today - dt.timedelta(days=d)) in known)
+        assert within_window(event, fact.value, today) == (variant == "inside")
+        if dated:
+            assert dated[0].arguments["event_date"] == event.isoformat()
+        proof = {row["fact"]: row for row in record.certificate.sensitivity}
+        assert proof[fact_id]["changed"] is not None
+
+
+def test_window_edges_in_each_unit():
+    """Just inside and just outside a span, for every unit a calendar counts (Monday 16 March 2026)."""
+    import datetime as dt
+
+    from taugen.authoring.values import DurationValue
+    from taugen.generators.policy import business_days_between, window_edge, within_window
+
+    today = dt.date(2026, 3, 16)
+    assert window_edge(DurationValue(amount=30, unit="days"), today, True) == dt.date(2026, 2, 15)
+    assert window_edge(DurationValue(amount=30, unit="days"), today, False) == dt.date(2026, 2, 13)
+    assert within_window(dt.date(2026, 2, 14), DurationValue(amount=30, unit="days"), today)  # the edge is inside
+    five = DurationValue(amount=5, unit="business_days")
+    inside, outside = window_edge(five, today, True), window_edge(five, today, False)
+    assert (inside, outside) == (dt.date(2026, 3, 10), dt.date(2026, 3, 6))  # a Tuesday and a Friday
+    assert business_days_between(inside, today) == 4 and business_days_between(outside, today) == 6
+    three_years = DurationValue(amount=3, unit="years")
+    assert window_edge(three_years, today, True) == dt.date(2023, 3, 17)
+    assert not within_window(dt.date(2023, 3, 15), three_years, today)
+    assert window_edge(DurationValue(amount=1, unit="months"), dt.date(2026, 3, 31), False) == dt.date(2026, 2, 27)
+    with pytest.raises(ValueError):
+        within_window(today, DurationValue(amount=10, unit="minutes"), today)
+
+
+def test_a_window_on_a_value_that_is_not_a_calendar_span_is_refused(tmp_path):
+    from typer.testing import CliRunner
+
+    from taugen.cli import app
+
+    pack = tmp_path / "pack"
+    (pack / "facts").mkdir(parents=True)
+    (pack / "domain.yaml").write_text((PACKS_DIR / "banking" / "domain.yaml").read_text())
+    (pack / "facts" / "otp.yaml").write_text(
+        "section: identity_verification\nfacts:\n"
+        "  - id: otp_expiry\n    category: limit\n"
+        "    statement: A passcode expires 10 minutes after it is sent.\n"
+        "    value: {type: duration, amount: 10, unit: minutes}\n"
+        "    window: {request: have a passcode accepted, event: the passcode was sent, within: accepted}\n"
+        "    effective_from: 2024-01-01\n")
+    result = CliRunner().invoke(app, ["lint", str(pack)])
+    assert result.exit_code == 2
+    line = result.output.strip().splitlines()[-1]
+    assert "otp.yaml:3" in line and "otp_expiry" in line and "window needs a duration value" in line
+
+
+def test_policy_refuses_a_dated_request_on_the_wrong_side_of_its_window(banking):
+    """The family_window rule (K1) reads the window from the facts: a forged-check claim dated just past the
+    30-day deadline breaks it, one just inside does not."""
+    from taugen.generators.domains.banking.families import binding
+    from taugen.generators.domains.banking.policy import FAMILY_RULES
+    from taugen.generators.policy import PackFacts, PolicyContext, window_edge
+
+    pack, domain, world, _ = banking
+    rule = next(r for r in FAMILY_RULES if r.name == "family_window")
+    topic = binding(pack).topic(pack.facts["check_fraud_claim_window"])
+
+    class Facts(PackFacts):
+        def topic(self, fact_id):
+            fact = self.pack.facts[fact_id]
+            found = binding(pack).topic(fact) if fact.value is not None else None
+            return found.topic_id if found else None
+
+    account = next(a for a in world.accounts.values() if a.product in topic.products and a.status == "open")
+    context = PolicyContext(state=world, facts=Facts(pack), now=pack.now)
+    value = pack.facts["check_fraud_claim_window"].value
+    for inside, broken in ((True, False), (False, True)):
+        event = window_edge(value, pack.now.date(), inside)
+        violations = rule.check(context, "submit_dated_request", {"account_id": account.account_id,
+                                                                  "topic_id": topic.topic_id,
+                                                                  "event_date": event.isoformat()})
+        assert bool(violations) == broken
+        if broken:
+            assert violations[0].facts == ("check_fraud_claim_window",) and violations[0].code == "K1"
 
 
 def test_editing_a_fee_in_the_pack_changes_the_task_that_claims_it(banking):

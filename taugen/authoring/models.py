@@ -102,6 +102,34 @@ def _unique(ids: list[str], what: str) -> None:
 
 Holder = Literal["records", "client", "both"]
 
+DATED_UNITS = ("days", "calendar_days", "business_days", "weeks", "months", "years")
+"""Duration units a window can be counted in on a calendar (minutes and hours fall inside one day)."""
+
+
+class Window(_Strict):
+    """How a duration fact decides a dated request: a span counted back from the world's today to an event.
+
+    ``within: accepted`` is a deadline (a claim reported within 60 days after the statement is taken;
+    a later one is refused); ``within: refused`` is a waiting period (no passcode to a number changed
+    within the last 30 days; an older change is fine). The problem family ``window``
+    (:mod:`taugen.generators.families`) sets the event just inside and just outside the span and the
+    gold submits the request only where the fact allows it. Written in the user's voice, because the
+    scenario quotes them: ``request`` completes "You want to ..." and ``event`` completes
+    "... on <date>.".
+
+    Example::
+
+        window: {request: "report a forged check", event: "the statement showing the check was sent",
+                 within: accepted}
+    """
+
+    request: str = Field(min_length=3, description="What the customer asks for, completing 'You want to ...' "
+                                                   "(second person: 'reopen your closed account').")
+    event: str = Field(min_length=3, description="The event the span is counted from, completing '... on <date>.' "
+                                                 "('your mobile number was changed').")
+    within: Literal["accepted", "refused"] = Field(description="What policy does with a request whose event lies "
+                                                               "within the span before today.")
+
 
 class Fact(_Strict):
     """One atomic policy statement a task can depend on.
@@ -126,6 +154,8 @@ class Fact(_Strict):
     voiced: list[str] = Field(default_factory=list, description="Hand-written voiced renditions.")
     tags: list[str] = Field(default_factory=list)
     family: str | None = Field(default=None, description="Set when the fact was expanded from a family.")
+    window: Window | None = Field(default=None, description="For a duration that decides a dated request: what is "
+                                  "asked, the event the span runs from, and whether a request within it is accepted.")
 
     @field_validator("statement")
     @classmethod
@@ -141,6 +171,8 @@ class Fact(_Strict):
         for voiced in self.voiced:
             if self.value is not None and find_surface_form(self.value, voiced) is None:
                 raise ValueError(f"voiced rendition {voiced!r} does not state the value")
+        if self.window is not None and getattr(self.value, "unit", None) not in DATED_UNITS:
+            raise ValueError(f"window needs a duration value in one of {', '.join(DATED_UNITS)}")
         return self
 
 
@@ -163,6 +195,7 @@ class FactFamily(_Strict):
     effective_from: dt.date
     holder: Holder = "records"
     tags: list[str] = Field(default_factory=list)
+    window: dict[str, Any] | None = Field(default=None, description="A Window whose strings are row templates.")
     rows: list[dict[str, Any]] | None = None
     table: str | None = Field(default=None, description="CSV file name, relative to this YAML file.")
     skip_if: str | None = Field(default=None, description="Row column; rows where it is truthy are skipped.")

@@ -288,7 +288,8 @@ def _expand_family(data: LineDict, path: Path, default_section: str | None,
     table_source = table or path
     name = family.family
     templates = {key: _compile_tree(getattr(family, key), path, data.line_of(key), name)
-                 for key in ("id", "statement", "subject", "value", "applies_to") if getattr(family, key) is not None}
+                 for key in ("id", "statement", "subject", "value", "applies_to", "window")
+                 if getattr(family, key) is not None}
     for row, line in _family_rows(family, data, table):
         row_path = table_source
         if family.skip_if and str(row.get(family.skip_if, "")).strip().lower() in {"1", "true", "yes"}:
@@ -305,7 +306,7 @@ def _expand_family(data: LineDict, path: Path, default_section: str | None,
             "tags": list(family.tags),
             "family": name,
         }
-        for optional in ("subject", "value"):
+        for optional in ("subject", "value", "window"):
             if optional in templates:
                 fact[optional] = _render_tree(templates[optional], context, row_path, line)
         if row.get("supersedes"):

@@ -233,6 +233,8 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
             "history_omitted": (not pack.is_current(fact.id) and fact.effective_from <= pack.now.date()
                                 and fact.id not in plan.history_facts),
         }
+        if fact.window is not None:
+            facts_manifest[fact.id]["window"] = fact.window.model_dump()
         topic = binding.topic(fact) if binding is not None and fact.value is not None else None
         if topic is not None:
             facts_manifest[fact.id]["topic"] = topic.topic_id

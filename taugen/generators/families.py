@@ -13,6 +13,11 @@ family         facts it takes                              instances (variants) 
                                                            submitted; ``over``: just over is declined
 ``minimum``    money value, category ``eligibility``,      ``at``: a request at the minimum is submitted;
                statement says minimum / at least           ``below``: just under it is declined
+``window``     duration value with an authored ``window``  ``inside``: the event the span counts from lies
+               (the request it decides, the event it       just inside it; ``outside``: just outside. The
+               counts from, accepted or refused within)    dated request is submitted only where the fact
+                                                           allows it (a deadline accepts inside, a waiting
+                                                           period refuses inside)
 ``quote``      any other typed value (and free text the    ``quote``: the agent tells the value and notes it
                client holds or the records contest)        on the customer's file (graded through the DB)
 =============  ==========================================  ==================================================
@@ -28,6 +33,7 @@ are reported with the reason (:func:`unexercisable`).
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import re
 from dataclasses import dataclass
@@ -37,6 +43,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 from taugen.authoring.values import (
     BooleanValue, CapValue, CountValue, DateValue, DurationValue, EnumValue, MoneyValue, PercentValue, TextValue,
 )
+from taugen.generators.policy import window_edge, within_window
 from taugen.generators.problems import GoldCall, Problem, ProblemContext, ScenarioFragment
 
 if TYPE_CHECKING:
@@ -44,9 +51,10 @@ if TYPE_CHECKING:
     from taugen.authoring.pack import Pack
     from taugen.generators.environment import Toolkit
 
-FAMILIES = ("fee", "rate_fee", "limit", "minimum", "quote")
-EDGE_VARIANTS = ("under", "over", "at", "below")
+FAMILIES = ("fee", "rate_fee", "limit", "minimum", "window", "quote")
+EDGE_VARIANTS = ("under", "over", "at", "below", "inside", "outside")
 REFUSED_VARIANTS = ("over", "below")
+"""Variants refused whatever the fact says; a window's refused side depends on the fact (:func:`refuses`)."""
 _MINIMUM = re.compile(r"\b(minimum|at least)\b", re.I)
 _RATE_BASES = (120, 240, 480, 800, 1250, 2000)
 
@@ -75,14 +83,22 @@ class FamilyBinding(Protocol):
     def account_label(self, toolkit: "Toolkit", account_id: str) -> str:
         """How the customer names the account (``your Premier Checking account``)."""
 
-    def lookups(self, context: ProblemContext, account_id: str | None, topic: Topic, incomplete: bool) -> list[GoldCall]:
-        """The read calls an agent makes first (find the account when the user lacks its number, find the topic)."""
+    def lookups(self, context: ProblemContext, account_id: str | None, topic: Topic, incomplete: bool,
+                query: str | None = None) -> list[GoldCall]:
+        """The read calls an agent makes first (find the account when the user lacks its number, find the topic
+        by ``query``, else by its description)."""
 
     def charge(self, account_id: str, topic: Topic, fee: float) -> GoldCall: ...
 
     def request(self, account_id: str, topic: Topic, amount: float) -> GoldCall: ...
 
     def quote(self, customer_id: str, topic: Topic, value: str) -> GoldCall: ...
+
+    def dated_request(self, account_id: str, topic: Topic, event_date: str) -> GoldCall:
+        """Submit a request whose policy counts a window back from its event (``event_date``: ISO date)."""
+
+    def dated_requested(self, context: ProblemContext, account_id: str, topic: Topic) -> str | None:
+        """The event date of the dated request recorded for the topic on the account, or None."""
 
     def charged(self, context: ProblemContext, account_id: str, topic: Topic) -> float | None:
         """The fee recorded for the topic on the account, or None when the service was not provided."""
@@ -106,8 +122,9 @@ def money_step(amount: Decimal) -> Decimal:
 
 def perturbations(value: Any) -> list[Any]:
     """Other valid values of the same type, nearest first: the next fee step up and down, a window ±1
-    and ±2 units, a count ±1, the other boolean, every other enum member, a date ±1 day, a changed key
-    phrase. Used by the fact-sensitivity proof (:func:`taugen.generators.tasks.certify`)."""
+    and ±2 units (-2 last: a waiting period's request just inside it is refused, and only a period two
+    units shorter lets it through), a count ±1, the other boolean, every other enum member, a date ±1
+    day, a changed key phrase. Used by the fact-sensitivity proof (:func:`taugen.generators.tasks.certify`)."""
     if isinstance(value, MoneyValue):
         step = money_step(value.amount)
         return [value.model_copy(update={"amount": a}) for a in (value.amount + step, value.amount - step) if a >= 0]
@@ -118,8 +135,8 @@ def perturbations(value: Any) -> list[Any]:
         return [value.model_copy(update={"value": v}) for v in (value.value + Decimal("0.5"), value.value - Decimal("0.5"))
                 if v >= 0]
     if isinstance(value, DurationValue):
-        return [value.model_copy(update={"amount": a}) for a in (value.amount + 1, value.amount - 1, value.amount + 2)
-                if a >= 0]
+        return [value.model_copy(update={"amount": a})
+                for a in (value.amount + 1, value.amount - 1, value.amount + 2, value.amount - 2) if a >= 0]
     if isinstance(value, CountValue):
         return [value.model_copy(update={"value": v}) for v in (value.value + 1, value.value - 1) if v >= 0]
     if isinstance(value, BooleanValue):
@@ -127,8 +144,6 @@ def perturbations(value: Any) -> list[Any]:
     if isinstance(value, EnumValue):
         return [value.model_copy(update={"value": option}) for option in value.options if option != value.value]
     if isinstance(value, DateValue):
-        import datetime as dt
-
         return [value.model_copy(update={"value": value.value + dt.timedelta(days=d)}) for d in (1, -1)]
     if isinstance(value, TextValue):
         return [value.model_copy(update={"key_terms": [f"{value.key_terms[0]} (revised)", *value.key_terms[1:]]})]
@@ -164,6 +179,8 @@ def family_of(fact: "Fact", special: bool) -> str | None:
     if isinstance(value, MoneyValue) and fact.category == "eligibility" and _MINIMUM.search(fact.statement) \
             and value.amount > 1:
         return "minimum"
+    if isinstance(value, DurationValue) and fact.window is not None and value.amount >= 1:
+        return "window"
     if isinstance(value, TextValue) and not special:
         return None
     return "quote"
@@ -172,7 +189,42 @@ def family_of(fact: "Fact", special: bool) -> str | None:
 def variants(family: str) -> tuple[str, ...]:
     """The instances a family makes per fact."""
     return {"fee": ("charge",), "rate_fee": ("charge",), "limit": ("under", "over"), "minimum": ("at", "below"),
-            "quote": ("quote",)}[family]
+            "window": ("inside", "outside"), "quote": ("quote",)}[family]
+
+
+def refuses(family: str, variant: str, within: str | None = None) -> bool:
+    """Whether policy refuses an instance: over a cap, below a minimum, or on the side of a window where its
+    fact says no (outside a deadline, inside a waiting period; ``within`` is the fact's ``window.within``)."""
+    if family == "window":
+        return (variant == "inside") == (within == "refused")
+    return variant in REFUSED_VARIANTS
+
+
+_FUNCTION_WORDS = frozenset("a an and as at by for from in into of on or the to with your you".split())
+
+
+def search_phrase(request: str, description: str) -> str | None:
+    """The longest run of words a window's ``request`` (what the user says) shares with its topic's
+    ``description`` (what the catalogue search matches), not starting or ending on a function word, in the
+    description's wording; None when they share no such word (the agent could not find the topic from what
+    the user asks). Ties go to the run that comes first in the description."""
+    said = re.findall(r"[\w'-]+", request.lower())
+    words = re.findall(r"[\w'-]+", description)
+    lowered = [w.lower() for w in words]
+    best: tuple[int, int] = (0, 0)
+    for start in range(len(lowered)):
+        for end in range(start + best[1] - best[0] + 1, len(lowered) + 1):
+            run = lowered[start:end]
+            if run[0] in _FUNCTION_WORDS or run[-1] in _FUNCTION_WORDS:
+                continue
+            if any(said[i:i + len(run)] == run for i in range(len(said) - len(run) + 1)):
+                best = (start, end)
+    return " ".join(words[best[0]:best[1]]) or None
+
+
+def spoken_date(day: "dt.date") -> str:
+    """A date as a caller says it and a reader parses it: ``March 2, 2026`` (no zero padding)."""
+    return f"{day:%B} {day.day}, {day.year}"
 
 
 def unexercisable(fact: "Fact", pack: "Pack", special: bool, bound: bool) -> str | None:
@@ -214,8 +266,9 @@ class FamilyProblem(Problem):
     """A problem instantiated from one fact by a family (class attributes set by :func:`instantiate`).
 
     Class attributes (besides :class:`Problem`'s): ``family``, ``variant``, ``fact_id``, ``topic``,
-    ``binding``, ``incomplete`` (the user does not know the account number: the agent must look it up)
-    and ``changing`` (the user first asks for a refused amount, then changes the request).
+    ``binding``, ``incomplete`` (the user does not know the account number: the agent must look it up),
+    ``changing`` (the user first asks for a refused amount, then changes the request) and ``window`` (the
+    fact's authored :class:`~taugen.authoring.models.Window`, for the ``window`` family).
     """
 
     family: ClassVar[str]
@@ -225,6 +278,7 @@ class FamilyProblem(Problem):
     binding: ClassVar[FamilyBinding]
     incomplete: ClassVar[bool] = False
     changing: ClassVar[bool] = False
+    window: ClassVar[Any] = None
 
     def applicable(self, toolkit, customer_id):
         if self.family == "quote":
@@ -287,6 +341,15 @@ class FamilyProblem(Problem):
                                 f"your mind: you want {said} instead. Ask for that amount only."]
             return ScenarioFragment(reason_for_call=f"You want to go ahead with {description}{where}.",
                                     known_info=known, unknown_info=unknown, task_instructions=instructions)
+        if self.family == "window":
+            event = window_edge(context.value(self.fact_id), context.pack.now.date(), self.variant == "inside")
+            context.state["event_date"] = event.isoformat()
+            request, happened = self.window.request, self.window.event
+            known.append(f"{happened[:1].upper()}{happened[1:]} on {spoken_date(event)}.")
+            return ScenarioFragment(
+                reason_for_call=f"You want to {request}.", known_info=known, unknown_info=unknown,
+                task_instructions=[f"Ask to {request}, and give the date when {happened} if the agent asks. If the "
+                                   "agent says policy does not allow it, accept that and do not insist."])
         return ScenarioFragment(
             reason_for_call=f"You have a question about {description}.",
             known_info=known,
@@ -294,20 +357,28 @@ class FamilyProblem(Problem):
                                "the answer on your file."])
 
     def _decides(self, context: ProblemContext) -> bool:
-        """Whether policy allows the request: the amount set up (``state``) against the fact's value now, so
-        a changed limit changes the decision in the same world."""
+        """Whether policy allows the request: the amount (or event date) set up (``state``) against the fact's
+        value now, so a changed limit or window changes the decision in the same world."""
+        if self.family == "window":
+            inside = within_window(dt.date.fromisoformat(context.state["event_date"]), context.value(self.fact_id),
+                                   context.pack.now.date())
+            return inside == (self.window.within == "accepted")
         amount = Decimal(str(context.state["amount"]))
         limit = context.value(self.fact_id).amount  # type: ignore[attr-defined]
         return amount <= limit if self.family == "limit" else amount >= limit
 
     def solve(self, context: ProblemContext) -> list[GoldCall]:
         account_id = context.state.get("account_id")
-        calls = self.binding.lookups(context, account_id, self.topic, self.incomplete)
+        query = search_phrase(self.window.request, self.topic.description) if self.family == "window" else None
+        calls = self.binding.lookups(context, account_id, self.topic, self.incomplete, query)
         if self.family in ("fee", "rate_fee"):
             calls.append(self.binding.charge(account_id, self.topic, self._fee(context)))
         elif self.family in ("limit", "minimum"):
             if self._decides(context):
                 calls.append(self.binding.request(account_id, self.topic, context.state["amount"]))
+        elif self.family == "window":
+            if self._decides(context):
+                calls.append(self.binding.dated_request(account_id, self.topic, context.state["event_date"]))
         else:
             calls.append(self.binding.quote(context.customer_id, self.topic, quote_text(context.value(self.fact_id))))
         return calls
@@ -316,6 +387,8 @@ class FamilyProblem(Problem):
         """The tempting write a declined request must not make: submitting it anyway."""
         if self.family in ("limit", "minimum") and self.variant in REFUSED_VARIANTS:
             return [self.binding.request(context.state["account_id"], self.topic, context.state["amount"])]
+        if self.family == "window" and not self._decides(context):
+            return [self.binding.dated_request(context.state["account_id"], self.topic, context.state["event_date"])]
         return []
 
     def check(self, context: ProblemContext) -> list[str]:
@@ -334,6 +407,14 @@ class FamilyProblem(Problem):
             if requested is None:
                 return [f"the request for {self.topic.description} was not submitted"]
             return [] if abs(requested - expected) < 0.005 else [f"request for {requested} instead of {expected}"]
+        if self.family == "window":
+            dated = self.binding.dated_requested(context, account_id, self.topic)
+            if not self._decides(context):
+                return [] if dated is None else [f"a request policy does not allow was submitted (event {dated})"]
+            if dated is None:
+                return [f"the request to {self.window.request} was not submitted"]
+            expected = context.state["event_date"]
+            return [] if dated == expected else [f"request dated {dated} instead of {expected}"]
         quoted = self.binding.quoted(context, self.topic)
         expected = self.binding.normalise_quote(quote_text(context.value(self.fact_id)))
         if quoted is None:
@@ -346,7 +427,7 @@ class FamilyProblem(Problem):
         kinds = set()
         if cls.variant in EDGE_VARIANTS:
             kinds.add("unusual")
-        if cls.variant in REFUSED_VARIANTS:
+        if refuses(cls.family, cls.variant, getattr(cls.window, "within", None)):
             kinds.add("declined")
         if cls.incomplete:
             kinds.add("incomplete")
@@ -386,6 +467,10 @@ def instantiate(pack: "Pack", binding: FamilyBinding, special: set[str] = frozen
         if family is None:
             reasons[fact.id] = reason or "no family takes this value type and category"
             continue
+        if family == "window" and search_phrase(fact.window.request, topic.description) is None:
+            reasons[fact.id] = (f"its window's request shares no word with its catalogue topic "
+                                f"({topic.description!r}): an agent could not find the topic from what the user asks")
+            continue
         if topic.topic_id in topics:  # product rows of one service share a topic: merge their products
             known = topics[topic.topic_id]
             products = tuple(sorted(set(known.products) | set(topic.products))) if known.products and topic.products \
@@ -398,10 +483,11 @@ def instantiate(pack: "Pack", binding: FamilyBinding, special: set[str] = frozen
             attributes = {
                 "name": name, "slot": f"family:{name}", "facts": (fact.id,), "family": family, "variant": variant,
                 "fact_id": fact.id, "topic": binding.topic(fact), "binding": binding,
-                "outcome": "refuse" if variant in REFUSED_VARIANTS else "resolve",
+                "outcome": "refuse" if refuses(family, variant, getattr(fact.window, "within", None)) else "resolve",
                 "summary": f"{family} family ({variant}): {fact.subject or fact.statement}",
                 "incomplete": family != "quote" and digest % 5 == 0,
                 "changing": variant == "under" and digest % 2 == 0,
+                "window": fact.window,
                 "__module__": __name__,
             }
             problems.append(type(f"Family_{name}", (FamilyProblem,), attributes))
@@ -415,7 +501,8 @@ def family_rules(binding_account_product, normalise: "Any") -> tuple:
     The rules read the topic of every fact from the fact source (``facts.topic(fact_id)``, which the bundle
     manifest records) and check, before each family write: the fee charged for a topic on an account is the
     money value of the topic's fact for the account's product (K3); a request's amount is within a cap or at
-    least a minimum (K1); a quoted value is the fact's value (K3).
+    least a minimum (K1); a dated request's event lies on the side of its window the fact accepts (K1); a quoted
+    value is the fact's value (K3).
 
     Args:
         binding_account_product: ``(state, account_id) -> product id | None``.
@@ -469,6 +556,25 @@ def family_rules(binding_account_product, normalise: "Any") -> tuple:
                                             f"minimum of {value.amount}"))
         return violations
 
+    def dated(context, tool, arguments):
+        product = binding_account_product(context.state, arguments.get("account_id"))
+        window_of = getattr(context.facts, "window", None)
+        try:
+            event = dt.date.fromisoformat(str(arguments.get("event_date")))
+        except ValueError:
+            return []  # a malformed date is the tool's business
+        violations = []
+        for fact_id in topic_facts(context, arguments.get("topic_id", ""), product):
+            value, window = context.value(fact_id), window_of(fact_id) if window_of is not None else None
+            if window is None or not isinstance(value, DurationValue):
+                continue
+            inside = within_window(event, value, context.today)
+            if inside != (window["within"] == "accepted"):
+                side = "within" if inside else "outside"
+                violations.append(Violation("family_window", (fact_id,), f"the request's event on {event} lies {side} "
+                                            f"the {value.canonical()} window before today, where the policy refuses it"))
+        return violations
+
     def quote(context, tool, arguments):
         facts = topic_facts(context, arguments.get("topic_id", ""), None)
         if len(facts) != 1:
@@ -499,6 +605,9 @@ def family_rules(binding_account_product, normalise: "Any") -> tuple:
         PolicyRule(name="family_request_limits", facts=(), facts_from=bound(CapValue, MoneyValue),
                    tools=("submit_service_request",), check=request,
                    description="A request is submitted only within its cap and at or above its minimum."),
+        PolicyRule(name="family_window", facts=(), facts_from=bound(DurationValue), tools=("submit_dated_request",),
+                   check=dated, description="A dated request is submitted only on the side of its window that the "
+                                            "fact accepts (within a deadline, after a waiting period)."),
         PolicyRule(name="family_quote", facts=(), facts_from=bound(), tools=("record_quote",), check=quote,
                    description="A quote noted on file states the value its fact sets."),
     )

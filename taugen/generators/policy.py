@@ -76,6 +76,11 @@ class PackFacts:
         fact = self.pack.facts.get(fact_id)
         return list(fact.applies_to) if fact is not None else None
 
+    def window(self, fact_id: str) -> dict[str, Any] | None:
+        """The fact's authored window (``request``, ``event``, ``within``) as a dict, or None."""
+        fact = self.pack.facts.get(fact_id)
+        return fact.window.model_dump() if fact is not None and fact.window is not None else None
+
 
 class ManifestFacts:
     """:class:`FactSource` over a bundle manifest's ``facts`` table (``author/manifest.json``)."""
@@ -115,6 +120,10 @@ class ManifestFacts:
     def topic_products(self, fact_id: str) -> list[str]:
         """The account products the family binding lets the fact's topic act on (empty: any)."""
         return list((self.facts.get(fact_id) or {}).get("topic_products") or [])
+
+    def window(self, fact_id: str) -> dict[str, Any] | None:
+        """The fact's authored window (``request``, ``event``, ``within``), or None."""
+        return (self.facts.get(fact_id) or {}).get("window")
 
 
 @dataclass(frozen=True)
@@ -310,6 +319,76 @@ def business_days_between(start: dt.date, end: dt.date) -> int:
         if day.weekday() < 5:
             count += 1
     return count
+
+
+def business_days_before(day: dt.date, count: int) -> dt.date:
+    """The latest business day ``d`` with ``business_days_between(d, day) == count`` (``count`` >= 0)."""
+    start, found = day, 0
+    while found < count:
+        if start.weekday() < 5:
+            found += 1
+        start -= dt.timedelta(days=1)
+    while start.weekday() >= 5:  # a weekend start adds no business day to the span: the Friday before
+        start -= dt.timedelta(days=1)
+    return start
+
+
+def window_start(value: Any, today: dt.date) -> dt.date | None:
+    """The earliest event date a span ``value`` (a duration fact) reaches back to from ``today``: an event on
+    or after it lies within the window. Business days count Monday to Friday (no bank holidays, as
+    :func:`business_days_between`); months and years are calendar months. None for a non-duration or a
+    span shorter than a day."""
+    unit, amount = getattr(value, "unit", None), getattr(value, "amount", None)
+    if amount is None:
+        return None
+    amount = int(amount)
+    if unit in ("days", "calendar_days"):
+        return today - dt.timedelta(days=amount)
+    if unit == "weeks":
+        return today - dt.timedelta(days=7 * amount)
+    if unit == "business_days":
+        return business_days_before(today, amount)
+    if unit == "months":
+        return months_before(today, amount)
+    if unit == "years":
+        return months_before(today, 12 * amount)
+    return None
+
+
+def within_window(event: dt.date, value: Any, today: dt.date) -> bool:
+    """Whether ``event`` lies within the span ``value`` counted back from ``today`` (ends included: an event
+    exactly 60 days ago is within "60 days"; in business days, within when at most ``amount`` business
+    days follow it up to today).
+
+    Raises:
+        ValueError: ``value`` is not a duration a calendar can count (minutes, hours, not a duration).
+    """
+    start = window_start(value, today)
+    if start is None:
+        raise ValueError(f"{value!r} is not a span of days, weeks, months or years")
+    if getattr(value, "unit", None) == "business_days":
+        return business_days_between(event, today) <= int(value.amount)
+    return event >= start
+
+
+def window_edge(value: Any, today: dt.date, inside: bool) -> dt.date:
+    """An event date just inside (``inside``) or just outside the span ``value`` before ``today``: one unit of
+    the count nearer or farther than the edge (a day for spans in days, weeks, months and years; a business
+    day for business days, landing on a business day). Both sides are unambiguous whether the edge day
+    itself is read as inside or not.
+
+    Raises:
+        ValueError: as :func:`within_window`; also for a span of 0 days, which has no inside.
+    """
+    unit, amount = getattr(value, "unit", None), int(getattr(value, "amount", 0) or 0)
+    if amount < 1:
+        raise ValueError("a window of 0 has no inside")
+    if unit == "business_days":
+        return business_days_before(today, amount - 1 if inside else amount + 1)
+    start = window_start(value, today)
+    if start is None:
+        raise ValueError(f"{value!r} is not a span of days, weeks, months or years")
+    return start + dt.timedelta(days=1 if inside else -1)
 
 
 def months_before(day: dt.date, months: int) -> dt.date:

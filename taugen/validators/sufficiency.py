@@ -14,7 +14,8 @@
   make on the state before the step: a read with no required argument, or with one required argument
   taken from a token the scenario states (an id, a phone number) or an id an earlier step returned.
   Booleans and empty values are not checked; numbers (and strings of digits) match in their usual
-  written forms (digits, or spelt out as a voiced record says them); an amount
+  written forms (digits, or spelt out as a voiced record says them), ISO dates as written out in full
+  (``2026-03-02`` is stated by "March 2, 2026"); an amount
   that is a stated rate (``3%``) of a dollar amount the scenario states counts as derived. A
   *verification* step (a tool named ``verify_…`` / ``authenticate_…`` or described as verifying the
   caller) compares what the caller says with the record, so its non-id arguments count as available
@@ -80,6 +81,19 @@ def _number_forms(value: float) -> list[str]:
 
 
 _NUMERIC = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def date_forms(iso: str) -> list[str]:
+    """How people write the ISO date ``iso`` in full: ``March 2, 2026``, ``2 March 2026`` (month names in
+    English; [] when ``iso`` is not a real date). A date without its year is not the same value."""
+    import datetime as dt
+
+    try:
+        day = dt.date.fromisoformat(iso)
+    except ValueError:
+        return []
+    return [f"{day:%B} {day.day}, {day.year}", f"{day.day} {day:%B} {day.year}"]
 
 
 def stated(value: Any, text: str, lowered: str | None = None) -> bool:
@@ -88,6 +102,8 @@ def stated(value: Any, text: str, lowered: str | None = None) -> bool:
     plain substring test rule a value out before any regular expression runs."""
     if isinstance(value, bool) or value is None or value == "":
         return True
+    if isinstance(value, str) and _ISO_DATE.fullmatch(value) and not stated_text(value, text, lowered):
+        return any(stated_text(form, text, lowered) for form in date_forms(value))
     if isinstance(value, str) and _NUMERIC.fullmatch(value) and not stated_text(value, text, lowered):
         value = float(value)  # a number written as a string ("6725" for "$6,725.00"); ids keep their zeros
     if isinstance(value, (int, float)) and float(value).is_integer() and 0 < value < 10**7:

@@ -164,6 +164,16 @@ class ServiceRequest(_Record):
     requested_on: str
 
 
+class DatedRequest(_Record):
+    """A request whose policy counts a window back from an event (a claim, a document's signing)."""
+
+    request_id: str
+    account_id: str
+    topic_id: str
+    event_date: str = Field(description="ISO date of the event the policy's window is counted from.")
+    requested_on: str
+
+
 class PolicyQuote(_Record):
     quote_id: str
     customer_id: str
@@ -192,6 +202,7 @@ class BankDB(_Record):
     service_topics: dict[str, ServiceTopic] = Field(default_factory=dict)
     service_charges: dict[str, ServiceCharge] = Field(default_factory=dict)
     service_requests: dict[str, ServiceRequest] = Field(default_factory=dict)
+    dated_requests: dict[str, DatedRequest] = Field(default_factory=dict)
     quotes: dict[str, PolicyQuote] = Field(default_factory=dict)
 
 

@@ -4,7 +4,7 @@ It says how Cedar Ridge Bank's world realises a family step: a catalogued servic
 fact's subject without the product, so the product rows of one fee share a topic and the agent must pick
 the row for the customer's product), which open account a topic acts on, and the tool calls: provide a
 service and charge its fee (``charge_service_fee``), submit a request for an amount
-(``submit_service_request``), note a quoted value on the customer's file (``record_quote``).
+(``submit_service_request``) or one dated by the event a window counts from (``submit_dated_request``), note a quoted value on the customer's file (``record_quote``).
 """
 
 from __future__ import annotations
@@ -108,13 +108,14 @@ class BankingBinding:
         account = toolkit.db.accounts[account_id]
         return f"your {self.labels.get(account.product, account.product.replace('_', ' '))} account"
 
-    def lookups(self, context: ProblemContext, account_id: str | None, topic: Topic, incomplete: bool) -> list[GoldCall]:
+    def lookups(self, context: ProblemContext, account_id: str | None, topic: Topic, incomplete: bool,
+                query: str | None = None) -> list[GoldCall]:
         calls = []
         if incomplete:
             calls.append(GoldCall("get_customer", {"customer_id": context.customer_id}))
         if account_id is not None:
             calls.append(GoldCall("get_account", {"account_id": account_id}))
-        calls.append(GoldCall("find_service_topics", {"query": topic.description}))
+        calls.append(GoldCall("find_service_topics", {"query": query or topic.description}))
         return calls
 
     def charge(self, account_id: str, topic: Topic, fee: float) -> GoldCall:
@@ -127,6 +128,10 @@ class BankingBinding:
     def quote(self, customer_id: str, topic: Topic, value: str) -> GoldCall:
         return GoldCall("record_quote", {"customer_id": customer_id, "topic_id": topic.topic_id, "value": value})
 
+    def dated_request(self, account_id: str, topic: Topic, event_date: str) -> GoldCall:
+        return GoldCall("submit_dated_request", {"account_id": account_id, "topic_id": topic.topic_id,
+                                                 "event_date": event_date})
+
     def charged(self, context: ProblemContext, account_id: str, topic: Topic) -> float | None:
         charge = context.toolkit.db.service_charges.get(derived_id("SC", account_id, topic.topic_id))
         return charge.fee if charge is not None else None
@@ -134,6 +139,10 @@ class BankingBinding:
     def requested(self, context: ProblemContext, account_id: str, topic: Topic) -> float | None:
         request = context.toolkit.db.service_requests.get(derived_id("SR", account_id, topic.topic_id))
         return request.amount if request is not None else None
+
+    def dated_requested(self, context: ProblemContext, account_id: str, topic: Topic) -> str | None:
+        request = context.toolkit.db.dated_requests.get(derived_id("DR", account_id, topic.topic_id))
+        return request.event_date if request is not None else None
 
     def quoted(self, context: ProblemContext, topic: Topic) -> str | None:
         quote = context.toolkit.db.quotes.get(derived_id("QT", context.customer_id, topic.topic_id))

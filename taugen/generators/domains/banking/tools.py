@@ -9,6 +9,8 @@ is visible in the database hash.
 
 from __future__ import annotations
 
+import datetime as dt
+
 import functools
 import hashlib
 import re
@@ -19,7 +21,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from taugen.generators.domains.banking.db import (
-    Account, BankDB, Card, Department, Dispute, DisputeReason, FeeRefund, HumanTransfer, PolicyQuote, RefundReason,
+    Account, BankDB, Card, DatedRequest, Department, Dispute, DisputeReason, FeeRefund, HumanTransfer, PolicyQuote, RefundReason,
     ServiceCharge, ServiceRequest, Shipping, StatementDelivery, StopPayment, Transaction, Verification, Wire,
 )
 from taugen.generators.environment import Toolkit, ToolError, clone, tool
@@ -54,6 +56,9 @@ TopicQuery = Annotated[str, Field(description="Words to look for in topic descri
                                               "(case-insensitive; empty lists every topic).")]
 RequestAmount = Annotated[float, Field(description="What the customer asks for: US dollars as a number (e.g. "
                                                    "500.0), or a count for counted topics (e.g. 3).")]
+EventDate = Annotated[str, Field(description="The date of the event the topic's policy counts its window from (the "
+                                            "statement date, the day a document was signed ...), as YYYY-MM-DD.",
+                                pattern=r"^\d{4}-\d{2}-\d{2}$")]
 QuotedValue = Annotated[str, Field(description="The value you told the customer: the policy's number in digits "
                                                "(3.75 for 3.75%, 25 for $25.00, 10 for 10 business days), a clock "
                                                "time or date as written, or yes / no for a yes-or-no rule.")]
@@ -136,7 +141,7 @@ class BankingTools(Toolkit):
         accounts = {k: a for k, a in db.accounts.items() if a.customer_id == customer_id}
         by_account = {name: {k: r for k, r in getattr(db, name).items() if r.account_id in accounts}
                       for name in ("transactions", "fee_refunds", "disputes", "stop_payments", "wires",
-                                   "service_charges", "service_requests")}
+                                   "service_charges", "service_requests", "dated_requests")}
         by_customer = {name: {k: r for k, r in getattr(db, name).items() if r.customer_id == customer_id}
                        for name in ("verifications", "human_transfers", "quotes")}
         part = BankDB.model_construct(
@@ -276,8 +281,8 @@ class BankingTools(Toolkit):
     def find_service_topics(self, query: TopicQuery) -> list[dict[str, Any]]:
         """Search the bank's service catalogue. Returns the topics (``topic_id``, description, products it
         is offered on) whose description contains every word of ``query`` (case-insensitive; an empty
-        query lists every topic). Use a topic id with charge_service_fee, submit_service_request or
-        record_quote. The catalogue never states fees, limits or windows: those are in the policy."""
+        query lists every topic). Use a topic id with charge_service_fee, submit_service_request,
+        submit_dated_request or record_quote. The catalogue never states fees, limits or windows: those are in the policy."""
         words = [w for w in re.split(r"\W+", query.lower()) if w]
         index = _topic_index(self.db.service_topics)
         ids = set(self.db.service_topics) if not words else set.intersection(*(index.get(w, set()) for w in words))
@@ -531,6 +536,30 @@ class BankingTools(Toolkit):
                                                               topic_id=topic_id, amount=_cents(amount),
                                                               requested_on=self._today())
         return {"request_id": request_id}
+
+    @tool("write")
+    def submit_dated_request(self, account_id: AccountId, topic_id: TopicId, event_date: EventDate) -> dict[str, Any]:
+        """Submit a customer's request on a catalogued topic whose policy counts time from an event (a
+        claim after a statement, a document signed some years ago, a change made recently). ``event_date``
+        is the day of that event. The tool records the request as asked; whether policy allows it on that
+        date is for the agent to decide before calling."""
+        account = self._account(account_id)
+        self._require_verified(account.customer_id)
+        self._require_open(account)
+        self._topic(topic_id)
+        try:
+            event = dt.date.fromisoformat(event_date)
+        except (TypeError, ValueError):
+            raise ToolError("event_date must be a date written YYYY-MM-DD") from None
+        if event.isoformat() > self._today():
+            raise ToolError("event_date is after today")
+        request_id = derived_id("DR", account_id, topic_id)
+        if request_id in self.db.dated_requests:
+            raise ToolError(f"a {topic_id} request was already submitted on {account_id} today")
+        self.db.dated_requests[request_id] = DatedRequest(request_id=request_id, account_id=account_id,
+                                                          topic_id=topic_id, event_date=event.isoformat(),
+                                                          requested_on=self._today())
+        return {"request_id": request_id, "event_date": event.isoformat()}
 
     @tool("write")
     def record_quote(self, customer_id: CustomerId, topic_id: TopicId, value: QuotedValue) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 * K1 — the gold makes a write the policy forbids: the tempting write a forbidden problem refuses
   (a second courtesy refund, a card mailed to a just-changed address, a late Regulation E dispute, a wire
-  over the daily limit, provisional credit before it is due);
+  over the daily limit, provisional credit before it is due, a dated request past its window's edge);
 * K3 — an amount in a gold argument differs from what the facts compute (stop payment, wire, card
   replacement and early closure fees);
 * K9 — the scenario no longer pins one option, so several policy-compliant end states exist (shipping
@@ -444,4 +444,36 @@ def quote_off_by_one_unit(bundle: MutableBundle) -> str | None:
                 if match:
                     call["arguments"]["value"] = value[:match.start()] + str(int(match.group()) + 1) + value[match.end():]
                     return task["id"]
+    return None
+
+
+@mutation("K1", "window_request_past_its_edge_submitted",
+          "a dated request whose event lies just past its window's edge is submitted anyway, the scenario dated "
+          "to match (the author counted the deadline off by two units)")
+def window_request_past_its_edge_submitted(bundle: MutableBundle) -> str | None:
+    from pydantic import TypeAdapter
+
+    from taugen.authoring.values import FactValue
+    from taugen.generators.families import spoken_date
+    from taugen.generators.policy import window_edge
+
+    rows = _topic_rows(bundle)
+    today = dt.datetime.fromisoformat(bundle.manifest["now"]).date()
+    for task in sorted(bundle.tasks, key=lambda t: t["id"]):
+        for call in gold(task):
+            if call["name"] != "submit_dated_request":
+                continue
+            windows = [(f["value"], f["window"]) for _, f in rows.get(call["arguments"]["topic_id"], [])
+                       if f.get("window") and (f.get("value") or {}).get("type") == "duration"]
+            if len(windows) != 1:
+                continue
+            value, window = TypeAdapter(FactValue).validate_python(windows[0][0]), windows[0][1]
+            old = dt.date.fromisoformat(call["arguments"]["event_date"])
+            new = window_edge(value, today, inside=window["within"] == "refused")
+            text = instructions(task)
+            if spoken_date(old) not in (text.get("known_info") or ""):
+                continue
+            text["known_info"] = text["known_info"].replace(spoken_date(old), spoken_date(new))
+            call["arguments"]["event_date"] = new.isoformat()
+            return task["id"]
     return None
