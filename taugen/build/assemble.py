@@ -235,6 +235,8 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
         }
         if fact.window is not None:
             facts_manifest[fact.id]["window"] = fact.window.model_dump()
+        if fact.family is not None:  # the fact table it was expanded from: its rows are siblings
+            facts_manifest[fact.id]["family"] = fact.family
         topic = binding.topic(fact) if binding is not None and fact.value is not None else None
         if topic is not None:
             facts_manifest[fact.id]["topic"] = topic.topic_id

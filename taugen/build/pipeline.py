@@ -368,7 +368,10 @@ def load_pack_only(directory: str | Path) -> tuple[Pack, list[str]]:
     if definition.families is not None:
         from taugen.generators.families import instantiate
 
-        problems += instantiate(pack, definition.families(pack))[0]
+        instances, _, reasons = instantiate(pack, definition.families(pack))
+        problems += instances
+        notes += [f"{fact_id}: its window is not compiled into tasks: {reason}" for fact_id, reason in
+                  sorted(reasons.items()) if pack.facts[fact_id].window is not None and pack.is_current(fact_id)]
     unused = set(pack.facts) - {f for p in problems for f in p.facts}
     notes.append(f"{len(pack.facts) - len(unused)} facts decide problems (hand-written or family instances), "
                  f"{len(unused)} are corpus-only")

@@ -150,22 +150,49 @@ def check_tasks(view: BundleView) -> list[Finding]:
     return findings
 
 
+PROOF_CHANGES = ("same_world", "gold_writes", "db_hash", "not_realisable")
+"""What a passing fact-sensitivity row may say changed (:func:`taugen.generators.tasks.sensitivity`)."""
+
+
 def _declared_facts_proven(view: BundleView, certificates: dict[str, Any]) -> list[Finding]:
     """Every fact ``author/task_facts.json`` says a task exercises has a passing row in the task's
-    fact-sensitivity proof (a dependency declared but never proven is an error naming fact and task)."""
+    fact-sensitivity proof, made for the fact's value in this bundle (its ``original`` is the manifest's
+    canonical value) with another value of it. A dependency declared but not proven inflates the fact load
+    and coverage the bundle reports: the task claims to grade a fact its gold does not turn on, so the
+    finding's code is K12 (the grader checks fewer things than claimed), naming fact and task."""
     raw = view.files.get("author/task_facts.json")
     if raw is None:
         return []
+    values = _canonical_values(view.manifest.get("facts") or {})
     findings = []
+    rule = "fact-sensitivity proof: every declared fact changes the gold outcome"
     for task_id, record in sorted(json.loads(raw).items()):
         proof = {row.get("fact"): row for row in (certificates.get(task_id) or {}).get("sensitivity") or []}
         for fact_id in record.get("facts") or []:
-            if not (proof.get(fact_id) or {}).get("changed"):
-                findings.append(error("certificate", "fact_not_decisive", task_id,
+            row = proof.get(fact_id) or {}
+            if row.get("changed") not in PROOF_CHANGES:
+                findings.append(error("certificate", "K12", task_id,
                                       f"task_facts.json declares fact {fact_id}, but the certificate proves no "
-                                      "perturbation of it changes the task's gold",
-                                      rule="fact-sensitivity proof: every declared fact changes the gold outcome"))
+                                      "perturbation of it changes the task's gold", rule=rule))
+            elif fact_id in values and (row.get("original") != values[fact_id] or row.get("perturbed") in
+                                        (None, values[fact_id])):
+                findings.append(error("certificate", "K12", task_id,
+                                      f"the proof that fact {fact_id} decides the task perturbed "
+                                      f"{row.get('original')!r} to {row.get('perturbed')!r}, but the fact's value "
+                                      f"in this bundle is {values[fact_id]!r}: nothing proves the current value "
+                                      "decides it", rule=rule))
     return findings
+
+
+def _canonical_values(facts: dict[str, Any]) -> dict[str, str]:
+    """Fact id → canonical form of its typed value (as proof rows write it), for facts with a value."""
+    from pydantic import TypeAdapter
+
+    from taugen.authoring.values import FactValue
+
+    adapter = TypeAdapter(FactValue)
+    return {fact_id: adapter.validate_python(fact["value"]).canonical() for fact_id, fact in facts.items()
+            if fact.get("value") is not None}
 
 
 _REPLAYED: Memo[list[Finding]] = Memo(20_000)

@@ -384,8 +384,8 @@ def _service_key(topic: str, products: list[str]) -> str:
 
 
 @mutation("K3", "service_fee_from_other_product_row",
-          "a family fee task charges the fee of another product's row of the same service (the author read the "
-          "wrong row of the fee matrix)")
+          "a family fee task charges the fee of another row of the same service or fee table (another product, "
+          "branch or size: the author read the wrong row of the fee matrix)")
 def service_fee_from_other_product_row(bundle: MutableBundle) -> str | None:
     rows = _topic_rows(bundle)
     by_service: dict[str, set[float]] = {}
@@ -394,6 +394,10 @@ def service_fee_from_other_product_row(bundle: MutableBundle) -> str | None:
             if (fact.get("value") or {}).get("type") == "money" and fact.get("topic_products"):
                 by_service.setdefault(_service_key(topic, fact["topic_products"]), set()).add(
                     round(float(fact["value"]["amount"]), 2))
+    by_table: dict[str, set[float]] = {}  # rows of one fee table (a fact family), e.g. box rent by branch and size
+    for fact in bundle.manifest["facts"].values():
+        if fact.get("family") and fact.get("current") and (fact.get("value") or {}).get("type") == "money":
+            by_table.setdefault(fact["family"], set()).add(round(float(fact["value"]["amount"]), 2))
     for task in sorted(bundle.tasks, key=lambda t: t["id"]):
         for call in gold(task):
             if call["name"] != "charge_service_fee":
@@ -405,6 +409,9 @@ def service_fee_from_other_product_row(bundle: MutableBundle) -> str | None:
                              if (f.get("value") or {}).get("type") == "money"} - {fee})
             if not (others and len(rows[topic]) > 1) and products:  # one row here: the same service's other rows
                 others = sorted(by_service.get(_service_key(topic, products), set()) - {fee})
+            tables = {f["family"] for _, f in rows.get(topic, []) if f.get("family")}
+            if not others and len(tables) == 1:  # else another row of the fee table the fact came from
+                others = sorted(by_table.get(tables.pop(), set()) - {fee})
             if others:
                 call["arguments"]["fee"] = others[0]
                 return task["id"]
@@ -419,8 +426,11 @@ def limit_request_just_over_submitted(bundle: MutableBundle) -> str | None:
         for index, call in enumerate(gold(task)):
             if call["name"] != "submit_service_request":
                 continue
-            caps = [f["value"] for _, f in rows.get(call["arguments"]["topic_id"], [])
-                    if (f.get("value") or {}).get("type") == "cap"]
+            caps = [f for _, f in rows.get(call["arguments"]["topic_id"], []) if (f.get("value") or {}).get("type") == "cap"]
+            if len(caps) > 1:  # product rows of one limit: the row of the account's product
+                product = (_records(bundle, task, "accounts").get(call["arguments"]["account_id"]) or {}).get("product")
+                caps = [f for f in caps if product in (f.get("applies_to") or [])]
+            caps = [f["value"] for f in caps]
             if len(caps) == 1:
                 call["arguments"]["amount"] = round(float(caps[0]["amount"]) * 1.1 + 1, 2)
                 return task["id"]

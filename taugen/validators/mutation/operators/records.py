@@ -140,6 +140,49 @@ def gold_keeps_only_lookups(bundle: MutableBundle) -> str | None:
     return task["id"]
 
 
+def _declared(bundle: MutableBundle) -> dict:
+    return bundle.json("author/task_facts.json")
+
+
+def _proven(bundle: MutableBundle) -> dict:
+    """The bundle's certificates, or {} when none carries a fact-sensitivity proof (a domain whose build does
+    not prove its declared facts, such as telecom today, has nothing for these operators to falsify)."""
+    certificates = bundle.json("author/certificates.json")
+    return certificates if any(c.get("sensitivity") for c in certificates.values()) else {}
+
+
+@mutation("K12", "dependency_declared_but_not_real",
+          "a task declares one more fact of its section that nothing in it depends on, with the proof row the "
+          "build writes for such a fact (no perturbation changed anything): its claimed fact load is inflated")
+def dependency_declared_but_not_real(bundle: MutableBundle) -> str | None:
+    facts = bundle.manifest["facts"]
+    certificates = _proven(bundle)
+    for task_id, record in sorted(_declared(bundle).items()):
+        declared = set(record.get("facts") or []) | set(record.get("context_facts") or [])
+        sections = {facts[f]["section"] for f in record.get("facts") or [] if f in facts}
+        other = next((f for f, fact in sorted(facts.items()) if fact["section"] in sections and fact.get("current")
+                      and fact.get("value") and f not in declared), None)
+        if other is None or task_id not in certificates:
+            continue
+        record["facts"] = sorted([*record["facts"], other])
+        certificates[task_id].setdefault("sensitivity", []).append(
+            {"fact": other, "original": None, "perturbed": None, "changed": None})
+        return task_id
+    return None
+
+
+@mutation("K12", "proof_row_of_an_older_value",
+          "a declared fact's sensitivity proof was made for another value of the fact than the bundle's (a "
+          "certificate reused after the fact was edited): nothing proves the current value decides the task")
+def proof_row_of_an_older_value(bundle: MutableBundle) -> str | None:
+    for task_id, certificate in sorted(_proven(bundle).items()):
+        for row in certificate.get("sensitivity") or []:
+            if row.get("changed") and row.get("perturbed") and row.get("original") != row.get("perturbed"):
+                row["original"], row["perturbed"] = row["perturbed"], row["original"]
+                return task_id
+    return None
+
+
 # ------------------------------------------------------------------------------------------ K13
 
 
