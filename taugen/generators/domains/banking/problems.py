@@ -14,6 +14,7 @@ from taugen.generators.domains.banking.db import (
     Account, BankDB, Dispute, FeeRefund, Transaction, statement_cycle_close,
 )
 from taugen.generators.domains.banking.tools import derived_id
+from taugen.generators.policy import business_days_before
 from taugen.generators.problems import GoldCall, Problem, ProblemContext, ScenarioFragment
 
 
@@ -490,7 +491,7 @@ class ProvisionalCreditOverdue(Problem):
     def setup(self, context):
         account = _account(context, kind="checking")
         deadline = context.value("reg_e_provisional_credit_deadline").amount  # type: ignore[attr-defined]
-        opened = _business_days_before(_today(context), deadline + context.rng.randint(2, 5))
+        opened = business_days_before(_today(context), deadline + context.rng.randint(2, 5))
         amount = round(context.rng.uniform(60, 390), 2)
         days_ago = (_today(context) - opened).days + 4
         transaction = _add_transaction(context, account, days_ago, "POS DEBIT METRO ELECTRONICS", -amount, "purchase",
@@ -513,15 +514,6 @@ class ProvisionalCreditOverdue(Problem):
     def check(self, context):
         dispute = _db(context).disputes[context.state["dispute_id"]]
         return [] if dispute.provisional_credit == context.state["amount"] else ["no provisional credit was issued"]
-
-
-def _business_days_before(day: dt.date, count: int) -> dt.date:
-    """The date ``count`` business days (Monday–Friday) before ``day``."""
-    while count > 0:
-        day -= dt.timedelta(days=1)
-        if day.weekday() < 5:
-            count -= 1
-    return day
 
 
 class LateRegEClaim(Problem):
