@@ -21,7 +21,9 @@ facts), and splits them into a small ``dev`` split and a sealed ``test`` split t
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
+import hashlib
 import json
 import random
 from dataclasses import asdict, dataclass, field
@@ -278,7 +280,7 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
         InputError: a problem names an unknown or superseded fact.
     """
     space = space or task_space(domain, pack, world, seed, special)
-    _WORLD_JSON.clear()
+    _WORLD_MEMO.clear()
     rng = random.Random(stable_seed(seed, preset.name, "compose"))
     low, high = preset.problems_per_task
     shared = domain.toolkit(world, pack.now)
@@ -403,7 +405,7 @@ def realise_task(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: 
         return None
     problems, contexts, toolkit, fragments, gold_by_problem = made
     # A slice holds every record of the customer, so its diff is the whole world's diff.
-    before = _world_json(world, customer_id if domain.toolkit.customer_slice(world, customer_id) is not None else None,
+    before = _world_json(world, customer_id if _world_slice(domain, world, customer_id) is not None else None,
                          domain)
     sliced = len(getattr(toolkit.db, domain.customer_table)) != len(getattr(world, domain.customer_table))
     patch = diff_patch(before, toolkit.db.model_dump(mode="json", exclude=_static(world) if sliced else None))
@@ -428,21 +430,59 @@ def realise_task(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: 
                       context_facts=context_facts)
 
 
-_WORLD_JSON: dict[int, tuple[BaseModel, dict[str, Any], dict[str, dict[str, str]]]] = {}
+@dataclass
+class _WorldMemo:
+    """What is remembered about the world :func:`compose_tasks` is composing on (never changed while it
+    composes; the memo is dropped at the start of every composition and when another world comes).
+
+    Attributes:
+        world: the world (kept, so its id is not reused while remembered).
+        json: ``world.model_dump(mode="json")``, once asked for.
+        texts: ``{table: {key: '"key": JSON text of the record'}}`` of ``world.model_dump()``, once asked for.
+        slices: customer id → the domain's slice of the world for that customer (None: the domain has no
+            slice); never handed out, only copied.
+        slice_json: customer id → the slice as JSON, static tables left out.
+        tables: the world's tables as hashable text (:func:`_table_texts`), once asked for.
+    """
+
+    world: BaseModel
+    json: dict[str, Any] | None = None
+    texts: dict[str, dict[str, str]] | None = None
+    slices: dict[str, BaseModel | None] = field(default_factory=dict)
+    slice_json: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tables: dict[str, _TableText] | None = None
+
+
+_WORLD_MEMO: list[_WorldMemo] = []
+"""The memo of the world being composed on (at most one)."""
+
+
+def _memo(world: BaseModel) -> _WorldMemo:
+    """The memo of ``world``, a fresh one when the memo held is another world's."""
+    if not _WORLD_MEMO or _WORLD_MEMO[0].world is not world:
+        _WORLD_MEMO[:] = [_WorldMemo(world)]
+    return _WORLD_MEMO[0]
 
 
 def _world_dumps(world: BaseModel) -> tuple[dict[str, Any], dict[str, dict[str, str]]]:
     """``(model_dump(mode="json"), {table: {key: '"key": JSON text of the record'}})`` of the world
     :func:`compose_tasks` is composing on, remembered (cleared at the start of every composition)."""
-    cached = _WORLD_JSON.get(id(world))
-    if cached is None or cached[0] is not world:
+    memo = _memo(world)
+    if memo.json is None or memo.texts is None:
         full = world.model_dump()
-        texts = {table: {key: f"{json.dumps(key)}: {json.dumps(row, sort_keys=True, default=str)}"
-                         for key, row in rows.items()} for table, rows in full.items()}
-        cached = (world, world.model_dump(mode="json"), texts)
-        _WORLD_JSON.clear()
-        _WORLD_JSON[id(world)] = cached
-    return cached[1], cached[2]
+        memo.texts = {table: {key: f"{json.dumps(key)}: {json.dumps(row, sort_keys=True, default=str)}"
+                              for key, row in rows.items()} for table, rows in full.items()}
+        memo.json = world.model_dump(mode="json")
+    return memo.json, memo.texts
+
+
+def _world_slice(domain: DomainDefinition, world: BaseModel, customer_id: str) -> BaseModel | None:
+    """The domain's slice of ``world`` for one customer (None when the domain has no slice), remembered:
+    read it, or copy it with :func:`clone`, never change it."""
+    slices = _memo(world).slices
+    if customer_id not in slices:
+        slices[customer_id] = domain.toolkit.customer_slice(world, customer_id)
+    return slices[customer_id]
 
 
 def _static(db: BaseModel) -> set[str]:
@@ -452,36 +492,100 @@ def _static(db: BaseModel) -> set[str]:
 def _world_json(world: BaseModel, customer_id: str | None = None,
                 domain: DomainDefinition | None = None) -> dict[str, Any]:
     """The world as JSON, or only the customer's slice of it (what a sliced set-up starts from; static
-    tables left out: no set-up changes them)."""
+    tables left out: no set-up changes them). Remembered: read it, never change it."""
     if customer_id is None or domain is None:
         return _world_dumps(world)[0]
-    return domain.toolkit.customer_slice(world, customer_id).model_dump(mode="json", exclude=_static(world))
+    slice_json = _memo(world).slice_json
+    if customer_id not in slice_json:
+        slice_json[customer_id] = _world_slice(domain, world, customer_id).model_dump(mode="json",
+                                                                                       exclude=_static(world))
+    return slice_json[customer_id]
 
 
 def _copy_for(domain: DomainDefinition, world: BaseModel, customer_id: str) -> BaseModel:
     """A copy of the world to set one customer's task up on: the customer's slice when the domain has one."""
-    part = domain.toolkit.customer_slice(world, customer_id)
-    return part if part is not None else clone(world)
+    part = _world_slice(domain, world, customer_id)
+    return clone(part) if part is not None else clone(world)
+
+
+@dataclass
+class _TableText:
+    """One table of the world as the JSON text tau2's hash reads, with what a merge needs to splice in
+    changed or new records without joining every record again.
+
+    Attributes:
+        keys: the record keys, sorted (the order ``json.dumps(..., sort_keys=True)`` writes them in).
+        index: key → its position in ``keys``.
+        body: the records' texts (``'"key": {...}'``) in key order, joined with ``", "``.
+        starts / ends: where each record's text starts and ends in ``body`` (character offsets).
+        text: the whole table, ``'"name": {body}'``.
+    """
+
+    keys: list[str]
+    index: dict[str, int]
+    body: str
+    starts: list[int]
+    ends: list[int]
+    text: str
+
+    @classmethod
+    def of(cls, name: str, rows: dict[str, str]) -> _TableText:
+        """The table ``name`` from ``{key: record text}``."""
+        keys = sorted(rows)
+        starts, ends, offset = [], [], 0
+        for key in keys:
+            starts.append(offset)
+            offset += len(rows[key])
+            ends.append(offset)
+            offset += 2  # the ", " between records
+        body = ", ".join([rows[key] for key in keys])
+        return cls(keys, {key: i for i, key in enumerate(keys)}, body, starts, ends, f"{json.dumps(name)}: {{{body}}}")
+
+    def merged(self, name: str, records: dict[str, str]) -> str:
+        """The table's text with ``records`` (key → record text) in place: a key the table has is replaced,
+        a new one inserted in key order. Byte for byte the text of the merged table's sorted records."""
+        edits = []  # (position in keys, 0 for an insertion before it / 1 for a replacement of it, key, text)
+        for key, text in records.items():
+            position = self.index.get(key)
+            edits.append((position, 1, key, text) if position is not None
+                         else (bisect.bisect_left(self.keys, key), 0, key, text))
+        edits.sort()
+        pieces, cursor = [], 0  # cursor: the first record of the table not yet written
+        for position, replaces, _, text in edits:
+            if position > cursor:
+                pieces.append(self.body[self.starts[cursor]:self.ends[position - 1]])
+            pieces.append(text)
+            cursor = max(cursor, position + replaces)
+        if cursor < len(self.keys):
+            pieces.append(self.body[self.starts[cursor]:])
+        return f"{json.dumps(name)}: {{{', '.join(pieces)}}}"
+
+
+def _table_texts(world: BaseModel) -> dict[str, _TableText]:
+    """The world's tables as :class:`_TableText`, by name in sorted order, remembered like the world's JSON."""
+    memo = _memo(world)
+    if memo.tables is None:
+        _, texts = _world_dumps(world)
+        memo.tables = {name: _TableText.of(name, texts[name]) for name in sorted(texts)}
+    return memo.tables
 
 
 def _full_hash(domain: DomainDefinition, world: BaseModel, toolkit: Toolkit) -> str:
     """tau2's DB hash of the whole world with ``toolkit``'s records in place: for a slice, the world's records
     with the slice's (every record of the customer, changed or new) merged over them. The JSON text hashed is
-    byte for byte ``json.dumps(merged, sort_keys=True, default=str)``, assembled from per-record texts."""
+    byte for byte ``json.dumps(merged, sort_keys=True, default=str)``, assembled from per-record texts (the
+    world's remembered, the slice's spliced in)."""
     if len(getattr(toolkit.db, domain.customer_table)) == len(getattr(world, domain.customer_table)):  # not a slice
         return toolkit.db_hash()
-    _, texts = _world_dumps(world)
     part = toolkit.db.model_dump(exclude=_static(toolkit.db))
     tables = []
-    for table in sorted(texts):
-        rows = texts[table]
-        if part.get(table):
-            rows = {**rows, **{key: f"{json.dumps(key)}: {json.dumps(row, sort_keys=True, default=str)}"
-                               for key, row in part[table].items()}}
-        body = ", ".join([rows[key] for key in sorted(rows)])
-        tables.append(f"{json.dumps(table)}: {{{body}}}")
-    import hashlib
-
+    for name, table in _table_texts(world).items():
+        rows = part.get(name)
+        if rows:
+            tables.append(table.merged(name, {key: f"{json.dumps(key)}: {json.dumps(row, sort_keys=True, default=str)}"
+                                              for key, row in rows.items()}))
+        else:
+            tables.append(table.text)
     return hashlib.sha256(("{" + ", ".join(tables) + "}").encode()).hexdigest()
 
 
@@ -568,12 +672,10 @@ def _unmet(problems: list[Problem], contexts: list[ProblemContext], toolkit: Too
     return unmet
 
 
-def _run(domain: DomainDefinition, initial: BaseModel, calls: list[GoldCall], now: dt.datetime,
-         customer_id: str | None = None) -> tuple[Toolkit, list[str]]:
-    """Replay ``calls`` on a copy of ``initial`` (only the customer's slice of it when ``customer_id`` is given
-    and the domain can slice)."""
-    part = domain.toolkit.customer_slice(initial, customer_id) if customer_id is not None else None
-    toolkit = domain.toolkit(part if part is not None else clone(initial), now)
+def _run(domain: DomainDefinition, source: BaseModel, calls: list[GoldCall],
+         now: dt.datetime) -> tuple[Toolkit, list[str]]:
+    """Replay ``calls`` on a copy of ``source``: ``(toolkit after the calls, error messages of failed calls)``."""
+    toolkit = domain.toolkit(clone(source), now)
     errors = []
     for call in calls:
         result = toolkit.call(call.name, **call.arguments)
@@ -594,10 +696,14 @@ def certify(domain: DomainDefinition, problems: list[Problem], contexts: list[Pr
     calls = [call for _, call in gold]
     final, gold_errors = _run(domain, initial, calls, now)
     unmet_after_gold = _unmet(problems, contexts, final)
+    # The variants replay on the customer's slice of the set-up state when the domain can slice (taken once:
+    # nothing below changes the set-up state, every replay works on its own copy).
+    part = domain.toolkit.customer_slice(initial, customer_id) if customer_id is not None else None
+    variant_source = part if part is not None else initial
     unnecessary = []
     writes = [index for index, call in enumerate(calls) if specs.get(call.name) and specs[call.name].kind != "read"]
     for index in writes:
-        reduced, _ = _run(domain, initial, calls[:index] + calls[index + 1:], now, customer_id)
+        reduced, _ = _run(domain, variant_source, calls[:index] + calls[index + 1:], now)
         if not _unmet(problems, contexts, reduced):
             unnecessary.append(gold[index][0])
     not_caught = []
@@ -606,7 +712,7 @@ def certify(domain: DomainDefinition, problems: list[Problem], contexts: list[Pr
         if forbidden is None:
             continue
         for call in forbidden(context):
-            tempted, errors = _run(domain, initial, calls + [call], now, customer_id)
+            tempted, errors = _run(domain, variant_source, calls + [call], now)
             if not errors and not _unmet(problems, contexts, tempted):
                 not_caught.append(f"{problem.name}: {call.name}")
     for problem, context in zip(problems, contexts):
