@@ -672,38 +672,77 @@ def _unmet(problems: list[Problem], contexts: list[ProblemContext], toolkit: Too
     return unmet
 
 
-def _run(domain: DomainDefinition, source: BaseModel, calls: list[GoldCall],
-         now: dt.datetime) -> tuple[Toolkit, list[str]]:
-    """Replay ``calls`` on a copy of ``source``: ``(toolkit after the calls, error messages of failed calls)``."""
+def _run(domain: DomainDefinition, source: BaseModel, calls: list[GoldCall], now: dt.datetime,
+         snapshots_before: frozenset[int] = frozenset()) -> tuple[Toolkit, list[str], dict[int, tuple[Toolkit, list[str]]]]:
+    """Replay ``calls`` on a copy of ``source``.
+
+    Returns:
+        ``(toolkit after the calls, error messages of failed calls, snapshots)``: for each index in
+        ``snapshots_before``, a toolkit on a copy of the state just before that call (its call log copied too)
+        and the errors up to it, for :func:`_resume`.
+    """
     toolkit = domain.toolkit(clone(source), now)
-    errors = []
+    errors: list[str] = []
+    snapshots: dict[int, tuple[Toolkit, list[str]]] = {}
+    for index, call in enumerate(calls):
+        if index in snapshots_before:
+            snapshots[index] = (_fork(toolkit), list(errors))
+        _call(toolkit, call, errors)
+    return toolkit, errors, snapshots
+
+
+def _fork(toolkit: Toolkit) -> Toolkit:
+    """A toolkit on a copy of ``toolkit``'s database, with a copy of its call log: replaying on one leaves the
+    other as it was."""
+    fork = type(toolkit)(clone(toolkit.db), toolkit.now)
+    fork.calls = list(toolkit.calls)
+    return fork
+
+
+def _call(toolkit: Toolkit, call: GoldCall, errors: list[str]) -> None:
+    """Make one call; a failed call's error message is appended to ``errors``."""
+    result = toolkit.call(call.name, **call.arguments)
+    if not result.ok:
+        errors.append(f"{call.name}: {result.error}")
+
+
+def _resume(toolkit: Toolkit, errors: list[str], calls: list[GoldCall]) -> tuple[Toolkit, list[str]]:
+    """Carry on a replay (a snapshot of :func:`_run`, used once) with ``calls``: the toolkit after them and every
+    error since the replay began."""
     for call in calls:
-        result = toolkit.call(call.name, **call.arguments)
-        if not result.ok:
-            errors.append(f"{call.name}: {result.error}")
+        _call(toolkit, call, errors)
     return toolkit, errors
 
 
 def certify(domain: DomainDefinition, problems: list[Problem], contexts: list[ProblemContext], initial: BaseModel,
             gold: list[tuple[str, GoldCall]], task_id: str, pack: Pack,
             hash_of: Any = None) -> Certificate:
-    """Replay the gold actions and their variants on the set-up state (see module docstring)."""
+    """Replay the gold actions and their variants on the set-up state (see module docstring).
+
+    Tools are deterministic (their result and the state after them follow from the state before and the
+    arguments), so a variant that shares its first calls with the gold actions resumes from a copy of the state
+    the gold replay had there instead of replaying them again: dropping write ``i`` resumes from the state before
+    call ``i`` with the calls after it, and a forbidden write resumes from the state after every gold call. The
+    states, and so the findings, are those of replaying each variant from the set-up state. Problem checks only
+    read the state (as for the set-up state, which every replay copies).
+    """
     now = pack.now
     specs = domain.toolkit.tool_specs()
     customer_id = contexts[0].customer_id if contexts else None
     start = domain.toolkit(initial, now)  # read only: the replays below work on copies
     unmet_after_setup = _unmet(problems, contexts, start)
     calls = [call for _, call in gold]
-    final, gold_errors = _run(domain, initial, calls, now)
+    final, gold_errors, _ = _run(domain, initial, calls, now)
     unmet_after_gold = _unmet(problems, contexts, final)
+    writes = [index for index, call in enumerate(calls) if specs.get(call.name) and specs[call.name].kind != "read"]
     # The variants replay on the customer's slice of the set-up state when the domain can slice (taken once:
     # nothing below changes the set-up state, every replay works on its own copy).
     part = domain.toolkit.customer_slice(initial, customer_id) if customer_id is not None else None
-    variant_source = part if part is not None else initial
+    variant_gold, variant_errors, before_write = _run(domain, part if part is not None else initial, calls, now,
+                                                      frozenset(writes))
     unnecessary = []
-    writes = [index for index, call in enumerate(calls) if specs.get(call.name) and specs[call.name].kind != "read"]
     for index in writes:
-        reduced, _ = _run(domain, variant_source, calls[:index] + calls[index + 1:], now)
+        reduced, _ = _resume(*before_write[index], calls[index + 1:])
         if not _unmet(problems, contexts, reduced):
             unnecessary.append(gold[index][0])
     not_caught = []
@@ -712,7 +751,7 @@ def certify(domain: DomainDefinition, problems: list[Problem], contexts: list[Pr
         if forbidden is None:
             continue
         for call in forbidden(context):
-            tempted, errors = _run(domain, variant_source, calls + [call], now)
+            tempted, errors = _resume(_fork(variant_gold), list(variant_errors), [call])
             if not errors and not _unmet(problems, contexts, tempted):
                 not_caught.append(f"{problem.name}: {call.name}")
     for problem, context in zip(problems, contexts):
