@@ -672,16 +672,15 @@ def _unmet(problems: list[Problem], contexts: list[ProblemContext], toolkit: Too
     return unmet
 
 
-def _run(domain: DomainDefinition, source: BaseModel, calls: list[GoldCall], now: dt.datetime,
-         snapshots_before: frozenset[int] = frozenset()) -> tuple[Toolkit, list[str], dict[int, tuple[Toolkit, list[str]]]]:
-    """Replay ``calls`` on a copy of ``source``.
+def _run(toolkit: Toolkit, calls: list[GoldCall], snapshots_before: frozenset[int] = frozenset()
+         ) -> tuple[Toolkit, list[str], dict[int, tuple[Toolkit, list[str]]]]:
+    """Replay ``calls`` on ``toolkit`` (which they change).
 
     Returns:
-        ``(toolkit after the calls, error messages of failed calls, snapshots)``: for each index in
-        ``snapshots_before``, a toolkit on a copy of the state just before that call (its call log copied too)
-        and the errors up to it, for :func:`_resume`.
+        ``(toolkit, error messages of failed calls, snapshots)``: for each index in ``snapshots_before``, a
+        toolkit on a copy of the state just before that call (its call log copied too) and the errors up to it,
+        for :func:`_resume`.
     """
-    toolkit = domain.toolkit(clone(source), now)
     errors: list[str] = []
     snapshots: dict[int, tuple[Toolkit, list[str]]] = {}
     for index, call in enumerate(calls):
@@ -689,6 +688,20 @@ def _run(domain: DomainDefinition, source: BaseModel, calls: list[GoldCall], now
             snapshots[index] = (_fork(toolkit), list(errors))
         _call(toolkit, call, errors)
     return toolkit, errors, snapshots
+
+
+def _same_records(part: BaseModel, whole: BaseModel) -> bool:
+    """Whether ``part``, a slice of ``whole`` (:meth:`Toolkit.customer_slice`: deep copies of some of its
+    records), kept every record: every table a dict with the same keys in the same order, or the same object."""
+    if type(part) is not type(whole):
+        return False
+    for name in type(whole).model_fields:
+        mine, theirs = part.__dict__.get(name), whole.__dict__.get(name)
+        if mine is theirs:
+            continue
+        if type(mine) is not dict or type(theirs) is not dict or list(mine) != list(theirs):
+            return False
+    return True
 
 
 def _fork(toolkit: Toolkit) -> Toolkit:
@@ -724,7 +737,8 @@ def certify(domain: DomainDefinition, problems: list[Problem], contexts: list[Pr
     the gold replay had there instead of replaying them again: dropping write ``i`` resumes from the state before
     call ``i`` with the calls after it, and a forbidden write resumes from the state after every gold call. The
     states, and so the findings, are those of replaying each variant from the set-up state. Problem checks only
-    read the state (as for the set-up state, which every replay copies).
+    read the state (as for the set-up state, which every replay copies), so the states after the gold calls can
+    be checked and then copied.
     """
     now = pack.now
     specs = domain.toolkit.tool_specs()
@@ -732,14 +746,19 @@ def certify(domain: DomainDefinition, problems: list[Problem], contexts: list[Pr
     start = domain.toolkit(initial, now)  # read only: the replays below work on copies
     unmet_after_setup = _unmet(problems, contexts, start)
     calls = [call for _, call in gold]
-    final, gold_errors, _ = _run(domain, initial, calls, now)
-    unmet_after_gold = _unmet(problems, contexts, final)
     writes = [index for index, call in enumerate(calls) if specs.get(call.name) and specs[call.name].kind != "read"]
     # The variants replay on the customer's slice of the set-up state when the domain can slice (taken once:
-    # nothing below changes the set-up state, every replay works on its own copy).
+    # nothing below changes the set-up state, every replay works on its own copy). A slice that kept every
+    # record is a copy of the set-up state: the gold replay runs on it and serves the variants as well.
     part = domain.toolkit.customer_slice(initial, customer_id) if customer_id is not None else None
-    variant_gold, variant_errors, before_write = _run(domain, part if part is not None else initial, calls, now,
-                                                      frozenset(writes))
+    if part is None or _same_records(part, initial):
+        final, gold_errors, before_write = _run(domain.toolkit(part if part is not None else clone(initial), now),
+                                                calls, frozenset(writes))
+        variant_gold, variant_errors = final, gold_errors
+    else:
+        final, gold_errors, _ = _run(domain.toolkit(clone(initial), now), calls)
+        variant_gold, variant_errors, before_write = _run(domain.toolkit(part, now), calls, frozenset(writes))
+    unmet_after_gold = _unmet(problems, contexts, final)
     unnecessary = []
     for index in writes:
         reduced, _ = _resume(*before_write[index], calls[index + 1:])
