@@ -594,6 +594,25 @@ def _writes(calls: list[GoldCall], specs: dict[str, Any]) -> str:
                       sort_keys=True, default=str)
 
 
+class _PerturbedPacks:
+    """The packs of one fact's perturbations, in order, each made the first time it is iterated to (a pack copy
+    holds every fact; most facts are proven by their first perturbation)."""
+
+    def __init__(self, pack: Pack, fact_id: str, candidates: list[Any]) -> None:
+        self.pack, self.fact_id, self.candidates = pack, fact_id, candidates
+        self.made: list[Pack] = []
+
+    def __iter__(self):
+        for index, candidate in enumerate(self.candidates):
+            if index == len(self.made):
+                from dataclasses import replace
+
+                fact = self.pack.facts[self.fact_id]
+                self.made.append(replace(self.pack, facts={**self.pack.facts,
+                                                           self.fact_id: fact.model_copy(update={"value": candidate})}))
+            yield self.made[index]
+
+
 def sensitivity(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: tuple[type[Problem], ...],
                 customer_id: str, seed: int, task_id: str, facts: list[str], gold: list[tuple[str, GoldCall]],
                 gold_hash: str, problems: list[Problem] | None = None,
@@ -624,8 +643,7 @@ def sensitivity(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: t
         fact = pack.facts[fact_id]
         proven = None
         candidates = perturbations(fact.value) if fact.value is not None else []
-        perturbed_packs = [replace(pack, facts={**pack.facts, fact_id: fact.model_copy(update={"value": candidate})})
-                           for candidate in candidates]
+        perturbed_packs = _PerturbedPacks(pack, fact_id, candidates)  # made when first tried: most facts need one
         if problems is not None and contexts is not None:
             for candidate, perturbed in zip(candidates, perturbed_packs):
                 try:
@@ -636,23 +654,22 @@ def sensitivity(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: t
                 if _writes(calls, specs) != original:
                     proven = (candidate, "same_world")
                     break
-        for candidate, perturbed in zip(candidates, perturbed_packs):
-            if proven is not None:
-                break
-            made = _set_up(domain, perturbed, world, combo, customer_id, seed, task_id)
-            if made is None:
-                proven = (candidate, "not_realisable")
-                break
-            _, _, toolkit, _, gold_by_problem = made
-            calls = [call for calls in gold_by_problem for call in calls]
-            if _writes(calls, specs) != original:
-                proven = (candidate, "gold_writes")
-                break
-            for call in calls:
-                toolkit.call(call.name, **call.arguments)
-            if _full_hash(domain, world, toolkit) != gold_hash:
-                proven = (candidate, "db_hash")
-                break
+        if proven is None:  # not proven in the same world: recompose
+            for candidate, perturbed in zip(candidates, perturbed_packs):
+                made = _set_up(domain, perturbed, world, combo, customer_id, seed, task_id)
+                if made is None:
+                    proven = (candidate, "not_realisable")
+                    break
+                _, _, toolkit, _, gold_by_problem = made
+                calls = [call for calls in gold_by_problem for call in calls]
+                if _writes(calls, specs) != original:
+                    proven = (candidate, "gold_writes")
+                    break
+                for call in calls:
+                    toolkit.call(call.name, **call.arguments)
+                if _full_hash(domain, world, toolkit) != gold_hash:
+                    proven = (candidate, "db_hash")
+                    break
         if proven is None:
             insensitive.append(fact_id)
             rows.append({"fact": fact_id, "original": fact.value.canonical() if fact.value else None,
