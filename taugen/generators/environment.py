@@ -322,12 +322,12 @@ def _copied(value: Any, memo: dict[int, Any], shared: frozenset[str] = frozenset
     already copied to its copy, so an object reached twice is copied once, as pickle does; ``shared``
     names fields of ``value`` (a model) that the copy takes over without copying."""
     kind = type(value)
-    if kind in _IMMUTABLE_TYPES:
+    immutable = _IMMUTABLE_TYPES
+    if kind in immutable:
         return value
     done = memo.get(id(value))
     if done is not None:
         return done
-    immutable = _IMMUTABLE_TYPES
     if kind is dict:
         result: Any = {}
         memo[id(value)] = result
@@ -337,22 +337,25 @@ def _copied(value: Any, memo: dict[int, Any], shared: frozenset[str] = frozenset
         result = []
         memo[id(value)] = result
         result.extend([item if type(item) in immutable else _copied(item, memo) for item in value])
-    elif _plain_model(kind):
+    elif _PLAIN_MODELS.get(kind) or _plain_model(kind):
         result = kind.__new__(kind)
         memo[id(value)] = result
         state = value.__dict__
-        fields = {}
-        for key, item in state.items():
-            fields[key] = item if type(item) in immutable or key in shared else _copied(item, memo)
-        object.__setattr__(result, "__dict__", fields)
+        if not shared and immutable.issuperset(map(type, state.values())):  # a record of plain values
+            fields = state.copy()
+        else:
+            fields = {key: item if type(item) in immutable or key in shared else _copied(item, memo)
+                      for key, item in state.items()}
+        set_slot = object.__setattr__
+        set_slot(result, "__dict__", fields)
         extra, private = value.__pydantic_extra__, value.__pydantic_private__
         if private:  # as BaseModel.__getstate__: unset private attributes are left out
             private = {key: _copied(item, memo) for key, item in private.items() if item is not PydanticUndefined}
         elif private is not None:
             private = {}
-        object.__setattr__(result, "__pydantic_extra__", None if extra is None else _copied(extra, memo))
-        object.__setattr__(result, "__pydantic_fields_set__", set(value.__pydantic_fields_set__))
-        object.__setattr__(result, "__pydantic_private__", private)
+        set_slot(result, "__pydantic_extra__", None if extra is None else _copied(extra, memo))
+        set_slot(result, "__pydantic_fields_set__", set(value.__pydantic_fields_set__))
+        set_slot(result, "__pydantic_private__", private)
     else:
         result = copy.deepcopy(value, memo)
         memo[id(value)] = result

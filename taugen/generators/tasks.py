@@ -442,7 +442,7 @@ class _WorldMemo:
         slices: customer id → the domain's slice of the world for that customer (None: the domain has no
             slice); never handed out, only copied.
         slice_json: customer id → the slice as JSON, static tables left out.
-        tables: the world's tables as hashable text (:func:`_table_texts`), once asked for.
+        text: the world as hashable text (:func:`_world_text`), once asked for.
     """
 
     world: BaseModel
@@ -450,7 +450,7 @@ class _WorldMemo:
     texts: dict[str, dict[str, str]] | None = None
     slices: dict[str, BaseModel | None] = field(default_factory=dict)
     slice_json: dict[str, dict[str, Any]] = field(default_factory=dict)
-    tables: dict[str, _TableText] | None = None
+    text: _WorldText | None = None
 
 
 _WORLD_MEMO: list[_WorldMemo] = []
@@ -470,8 +470,7 @@ def _world_dumps(world: BaseModel) -> tuple[dict[str, Any], dict[str, dict[str, 
     memo = _memo(world)
     if memo.json is None or memo.texts is None:
         full = world.model_dump()
-        memo.texts = {table: {key: f"{json.dumps(key)}: {json.dumps(row, sort_keys=True, default=str)}"
-                              for key, row in rows.items()} for table, rows in full.items()}
+        memo.texts = {table: {key: _record_text(key, row) for key, row in rows.items()} for table, rows in full.items()}
         memo.json = world.model_dump(mode="json")
     return memo.json, memo.texts
 
@@ -508,25 +507,42 @@ def _copy_for(domain: DomainDefinition, world: BaseModel, customer_id: str) -> B
     return clone(part) if part is not None else clone(world)
 
 
+_JSON = json.JSONEncoder(sort_keys=True, default=str)
+"""``_JSON.encode(x)`` is ``json.dumps(x, sort_keys=True, default=str)`` (tau2's hash text), without making an
+encoder for every record."""
+
+
+def _record_text(key: str, row: Any) -> str:
+    """One record as it stands in the hashed JSON text: ``'"key": {...}'``."""
+    return f"{json.dumps(key)}: {_JSON.encode(row)}"
+
+
 @dataclass
 class _TableText:
     """One table of the world as the JSON text tau2's hash reads, with what a merge needs to splice in
-    changed or new records without joining every record again.
+    changed or new records without joining every record again, and the hash states inside it.
 
     Attributes:
         keys: the record keys, sorted (the order ``json.dumps(..., sort_keys=True)`` writes them in).
         index: key → its position in ``keys``.
-        body: the records' texts (``'"key": {...}'``) in key order, joined with ``", "``.
+        texts: key → the record's text (``'"key": {...}'``).
+        body: the records' texts in key order, joined with ``", "``.
         starts / ends: where each record's text starts and ends in ``body`` (character offsets).
-        text: the whole table, ``'"name": {body}'``.
+        text: the whole table, ``'"name": {body}'``, and ``encoded``: the same as ASCII bytes.
+        states: sha256 states of the whole world's text up to the start of each record's text, and ``end``:
+            up to the end of ``body`` (set by :func:`_world_text`).
     """
 
     keys: list[str]
     index: dict[str, int]
+    texts: dict[str, str]
     body: str
     starts: list[int]
     ends: list[int]
     text: str
+    encoded: bytes
+    states: list[Any] = field(default_factory=list)
+    end: Any = None
 
     @classmethod
     def of(cls, name: str, rows: dict[str, str]) -> _TableText:
@@ -539,11 +555,36 @@ class _TableText:
             ends.append(offset)
             offset += 2  # the ", " between records
         body = ", ".join([rows[key] for key in keys])
-        return cls(keys, {key: i for i, key in enumerate(keys)}, body, starts, ends, f"{json.dumps(name)}: {{{body}}}")
+        text = f"{json.dumps(name)}: {{{body}}}"
+        return cls(keys, {key: i for i, key in enumerate(keys)}, dict(rows), body, starts, ends, text,
+                   text.encode())
 
-    def merged(self, name: str, records: dict[str, str]) -> str:
-        """The table's text with ``records`` (key → record text) in place: a key the table has is replaced,
-        a new one inserted in key order. Byte for byte the text of the merged table's sorted records."""
+    def first_change(self, records: dict[str, str]) -> int | None:
+        """Where, in ``body``, the text of the table with ``records`` (key → record text) in place first differs
+        from the world's: the start of the first record replaced by another text or of the record a new one
+        goes before, or the end of ``body`` for a new last record. None: the same text."""
+        change = None
+        for key, text in records.items():
+            position = self.index.get(key)
+            if position is not None:
+                if self.texts[key] == text:
+                    continue
+                offset = self.starts[position]
+            else:
+                position = bisect.bisect_left(self.keys, key)
+                offset = self.starts[position] if position < len(self.keys) else len(self.body)
+            change = offset if change is None else min(change, offset)
+        return change
+
+    def state_at(self, offset: int) -> Any:
+        """A copy of the hash state at ``offset`` of ``body`` (a record's start or the end of ``body``)."""
+        if offset == len(self.body):
+            return self.end.copy()
+        return self.states[bisect.bisect_left(self.starts, offset)].copy()
+
+    def merged(self, records: dict[str, str]) -> str:
+        """The table's ``body`` with ``records`` (key → record text) in place: a key the table has is replaced,
+        a new one inserted in key order. Byte for byte the body of the merged table's sorted records."""
         edits = []  # (position in keys, 0 for an insertion before it / 1 for a replacement of it, key, text)
         for key, text in records.items():
             position = self.index.get(key)
@@ -558,35 +599,75 @@ class _TableText:
             cursor = max(cursor, position + replaces)
         if cursor < len(self.keys):
             pieces.append(self.body[self.starts[cursor]:])
-        return f"{json.dumps(name)}: {{{', '.join(pieces)}}}"
+        return ", ".join(pieces)
 
 
-def _table_texts(world: BaseModel) -> dict[str, _TableText]:
-    """The world's tables as :class:`_TableText`, by name in sorted order, remembered like the world's JSON."""
+@dataclass
+class _WorldText:
+    """The world as the JSON text tau2's hash reads (``{"table": {records}, ...}``, tables in name order).
+
+    Attributes:
+        tables: name → :class:`_TableText`, in name order.
+        digest: tau2's hash of the world itself.
+    """
+
+    tables: dict[str, _TableText]
+    digest: str
+
+
+def _world_text(world: BaseModel) -> _WorldText:
+    """The world's :class:`_WorldText`, with the hash state at every record boundary, remembered like the
+    world's JSON."""
     memo = _memo(world)
-    if memo.tables is None:
+    if memo.text is None:
         _, texts = _world_dumps(world)
-        memo.tables = {name: _TableText.of(name, texts[name]) for name in sorted(texts)}
-    return memo.tables
+        tables = {name: _TableText.of(name, texts[name]) for name in sorted(texts)}
+        digest = hashlib.sha256(b"{")
+        for number, (name, table) in enumerate(tables.items()):
+            digest.update(f"{', ' if number else ''}{json.dumps(name)}: {{".encode())
+            for position, key in enumerate(table.keys):
+                if position:
+                    digest.update(b", ")
+                table.states.append(digest.copy())
+                digest.update(table.texts[key].encode())
+            table.end = digest.copy()
+            digest.update(b"}")
+        digest.update(b"}")
+        memo.text = _WorldText(tables, digest.hexdigest())
+    return memo.text
 
 
 def _full_hash(domain: DomainDefinition, world: BaseModel, toolkit: Toolkit) -> str:
     """tau2's DB hash of the whole world with ``toolkit``'s records in place: for a slice, the world's records
-    with the slice's (every record of the customer, changed or new) merged over them. The JSON text hashed is
-    byte for byte ``json.dumps(merged, sort_keys=True, default=str)``, assembled from per-record texts (the
-    world's remembered, the slice's spliced in)."""
+    with the slice's (every record of the customer, changed or new) merged over them. The bytes hashed are
+    byte for byte ``json.dumps(merged, sort_keys=True, default=str)``: the hash resumes from the world's hash
+    state where the merged text first differs from the world's (the world's own hash when it never does) and
+    reads the rest, the slice's records spliced into the world's remembered table texts."""
     if len(getattr(toolkit.db, domain.customer_table)) == len(getattr(world, domain.customer_table)):  # not a slice
         return toolkit.db_hash()
+    world_text = _world_text(world)
     part = toolkit.db.model_dump(exclude=_static(toolkit.db))
-    tables = []
-    for name, table in _table_texts(world).items():
+    digest = None
+    for number, (name, table) in enumerate(world_text.tables.items()):
         rows = part.get(name)
-        if rows:
-            tables.append(table.merged(name, {key: f"{json.dumps(key)}: {json.dumps(row, sort_keys=True, default=str)}"
-                                              for key, row in rows.items()}))
+        records = {key: _record_text(key, row) for key, row in rows.items()} if rows else None
+        if digest is None:  # the text so far is the world's
+            change = table.first_change(records) if records else None
+            if change is None:
+                continue
+            digest = table.state_at(change)
+            digest.update(table.merged(records)[change:].encode())
+            digest.update(b"}")
+            continue
+        digest.update(b", ")
+        if records and table.first_change(records) is not None:
+            digest.update(f"{json.dumps(name)}: {{{table.merged(records)}}}".encode())
         else:
-            tables.append(table.text)
-    return hashlib.sha256(("{" + ", ".join(tables) + "}").encode()).hexdigest()
+            digest.update(table.encoded)
+    if digest is None:
+        return world_text.digest
+    digest.update(b"}")
+    return digest.hexdigest()
 
 
 def _writes(calls: list[GoldCall], specs: dict[str, Any]) -> str:
