@@ -141,6 +141,11 @@ class ToolResult:
         return self.error is None
 
 
+_CHECKED_ARGUMENTS: set[tuple[type, str, tuple[tuple[str, type, Any], ...]]] = set()
+"""Calls whose arguments passed :meth:`Toolkit.check_arguments`: ``(toolkit class, tool, ((name, type, value),
+...))`` with plain values only (strings, numbers, booleans, None), so an equal key is an identical call."""
+
+
 class Toolkit:
     """Base class of a domain environment.
 
@@ -195,6 +200,12 @@ class Toolkit:
             ToolError: an unknown tool, an unknown or missing argument, a wrong type or a value outside
                 the parameter's enum; the message names the argument, what it must be and what was given.
         """
+        try:  # arguments of plain values checked before pass again (the check depends on nothing else)
+            known = (cls, name, tuple([(key, type(value), value) for key, value in arguments.items()]))
+            if known in _CHECKED_ARGUMENTS:
+                return
+        except TypeError:  # an unhashable value: checked every time
+            known = None
         specs = cls.tool_specs()
         if name not in specs:
             raise ToolError(f"unknown tool '{name}'; the tools are: {', '.join(specs)}")
@@ -213,6 +224,10 @@ class Toolkit:
             spec.model.model_validate(arguments, strict=True)
         except ValidationError as exc:
             raise ToolError("; ".join(_argument_error(name, spec, error) for error in exc.errors())) from None
+        if known is not None and all(type(value) in _IMMUTABLE_TYPES for value in arguments.values()):
+            if len(_CHECKED_ARGUMENTS) >= 65536:
+                _CHECKED_ARGUMENTS.clear()
+            _CHECKED_ARGUMENTS.add(known)
 
     @classmethod
     def customer_slice(cls, db: BaseModel, customer_id: str) -> BaseModel | None:

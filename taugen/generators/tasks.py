@@ -281,6 +281,7 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
     """
     space = space or task_space(domain, pack, world, seed, special)
     _WORLD_MEMO.clear()
+    _PERTURBED.clear()
     rng = random.Random(stable_seed(seed, preset.name, "compose"))
     low, high = preset.problems_per_task
     shared = domain.toolkit(world, pack.now)
@@ -676,11 +677,16 @@ def _writes(calls: list[GoldCall], specs: dict[str, Any]) -> str:
 
 
 class _PerturbedPacks:
-    """The packs of one fact's perturbations, in order, each made the first time it is iterated to (a pack copy
-    holds every fact; most facts are proven by their first perturbation)."""
+    """The perturbations of one fact's value (:func:`taugen.generators.families.perturbations`, ``candidates``)
+    and, iterated over, the packs that hold them, in order, each made the first time it is iterated to (a pack
+    copy holds every fact; most facts are proven by their first perturbation)."""
 
-    def __init__(self, pack: Pack, fact_id: str, candidates: list[Any]) -> None:
-        self.pack, self.fact_id, self.candidates = pack, fact_id, candidates
+    def __init__(self, pack: Pack, fact_id: str) -> None:
+        from taugen.generators.families import perturbations
+
+        value = pack.facts[fact_id].value
+        self.pack, self.fact_id = pack, fact_id
+        self.candidates: list[Any] = perturbations(value) if value is not None else []
         self.made: list[Pack] = []
 
     def __iter__(self):
@@ -692,6 +698,21 @@ class _PerturbedPacks:
                 self.made.append(replace(self.pack, facts={**self.pack.facts,
                                                            self.fact_id: fact.model_copy(update={"value": candidate})}))
             yield self.made[index]
+
+
+_PERTURBED: list[tuple[Pack, dict[str, _PerturbedPacks]]] = []
+"""The :class:`_PerturbedPacks` of the facts of the pack being composed with (one pack at a time; dropped at the
+start of every composition). A fact's perturbations and their packs depend on the pack only, and are only read."""
+
+
+def _perturbed_packs(pack: Pack, fact_id: str) -> _PerturbedPacks:
+    """The :class:`_PerturbedPacks` of one fact of ``pack``, remembered."""
+    if not _PERTURBED or _PERTURBED[0][0] is not pack:
+        _PERTURBED[:] = [(pack, {})]
+    by_fact = _PERTURBED[0][1]
+    if fact_id not in by_fact:
+        by_fact[fact_id] = _PerturbedPacks(pack, fact_id)
+    return by_fact[fact_id]
 
 
 def sensitivity(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: tuple[type[Problem], ...],
@@ -714,8 +735,6 @@ def sensitivity(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: t
     """
     from dataclasses import replace
 
-    from taugen.generators.families import perturbations
-
     specs = domain.toolkit.tool_specs()
     original = _writes([call for _, call in gold], specs)
     rows: list[dict[str, Any]] = []
@@ -723,8 +742,8 @@ def sensitivity(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: t
     for fact_id in facts:
         fact = pack.facts[fact_id]
         proven = None
-        candidates = perturbations(fact.value) if fact.value is not None else []
-        perturbed_packs = _PerturbedPacks(pack, fact_id, candidates)  # made when first tried: most facts need one
+        perturbed_packs = _perturbed_packs(pack, fact_id)
+        candidates = perturbed_packs.candidates
         if problems is not None and contexts is not None:
             for candidate, perturbed in zip(candidates, perturbed_packs):
                 try:
