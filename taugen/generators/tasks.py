@@ -204,6 +204,7 @@ def task_space(domain: DomainDefinition, pack: Pack, world: BaseModel, seed: int
         taken = {f for p in domain.problems for f in p.facts}
         instances, topics, reasons = instantiate(pack, binding, special, taken)
         binding.prepare_world(world, topics)
+        _WORLD_MEMO.clear()  # the world changed: what was remembered about it is stale
         problems += instances
     exercised = {f for p in problems for f in p.facts}
     reasons = {f: r for f, r in reasons.items() if f not in exercised}
