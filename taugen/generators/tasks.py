@@ -22,11 +22,11 @@ facts), and splits them into a small ``dev`` split and a sealed ``test`` split t
 from __future__ import annotations
 
 import bisect
-import datetime as dt
 import hashlib
 import json
 import random
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from pydantic import BaseModel
@@ -530,7 +530,7 @@ class _TableText:
         texts: key → the record's text (``'"key": {...}'``).
         body: the records' texts in key order, joined with ``", "``.
         starts / ends: where each record's text starts and ends in ``body`` (character offsets).
-        text: the whole table, ``'"name": {body}'``, and ``encoded``: the same as ASCII bytes.
+        encoded: the whole table, ``'"name": {body}'``, as UTF-8 bytes.
         states: sha256 states of the whole world's text up to the start of each record's text, and ``end``:
             up to the end of ``body`` (set by :func:`_world_text`).
     """
@@ -541,7 +541,6 @@ class _TableText:
     body: str
     starts: list[int]
     ends: list[int]
-    text: str
     encoded: bytes
     states: list[Any] = field(default_factory=list)
     end: Any = None
@@ -557,9 +556,8 @@ class _TableText:
             ends.append(offset)
             offset += 2  # the ", " between records
         body = ", ".join([rows[key] for key in keys])
-        text = f"{json.dumps(name)}: {{{body}}}"
-        return cls(keys, {key: i for i, key in enumerate(keys)}, dict(rows), body, starts, ends, text,
-                   text.encode())
+        return cls(keys, {key: i for i, key in enumerate(keys)}, dict(rows), body, starts, ends,
+                   f"{json.dumps(name)}: {{{body}}}".encode())
 
     def first_change(self, records: dict[str, str]) -> int | None:
         """Where, in ``body``, the text of the table with ``records`` (key → record text) in place first differs
@@ -690,11 +688,9 @@ class _PerturbedPacks:
         self.candidates: list[Any] = perturbations(value) if value is not None else []
         self.made: list[Pack] = []
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Pack]:
         for index, candidate in enumerate(self.candidates):
             if index == len(self.made):
-                from dataclasses import replace
-
                 fact = self.pack.facts[self.fact_id]
                 self.made.append(replace(self.pack, facts={**self.pack.facts,
                                                            self.fact_id: fact.model_copy(update={"value": candidate})}))
@@ -734,8 +730,6 @@ def sensitivity(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: t
         ``(proof rows, insensitive fact ids)``; a row holds the fact, the original and perturbed canonical
         values and what changed (``gold_writes``, ``db_hash``, ``not_realisable``).
     """
-    from dataclasses import replace
-
     specs = domain.toolkit.tool_specs()
     original = _writes([call for _, call in gold], specs)
     rows: list[dict[str, Any]] = []
