@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Literal
 
 from pydantic import BaseModel, ValidationError, create_model
+from pydantic_core import PydanticUndefined
 
 ToolKind = Literal["read", "write", "generic"]
 
@@ -140,6 +141,11 @@ class ToolResult:
         return self.error is None
 
 
+_CHECKED_ARGUMENTS: set[tuple[type, str, tuple[tuple[str, type, Any], ...]]] = set()
+"""Calls whose arguments passed :meth:`Toolkit.check_arguments`: ``(toolkit class, tool, ((name, type, value),
+...))`` with plain values only (strings, numbers, booleans, None), so an equal key is an identical call."""
+
+
 class Toolkit:
     """Base class of a domain environment.
 
@@ -194,6 +200,12 @@ class Toolkit:
             ToolError: an unknown tool, an unknown or missing argument, a wrong type or a value outside
                 the parameter's enum; the message names the argument, what it must be and what was given.
         """
+        try:  # arguments of plain values checked before pass again (the check depends on nothing else)
+            known = (cls, name, tuple([(key, type(value), value) for key, value in arguments.items()]))
+            if known in _CHECKED_ARGUMENTS:
+                return
+        except TypeError:  # an unhashable value: checked every time
+            known = None
         specs = cls.tool_specs()
         if name not in specs:
             raise ToolError(f"unknown tool '{name}'; the tools are: {', '.join(specs)}")
@@ -212,6 +224,10 @@ class Toolkit:
             spec.model.model_validate(arguments, strict=True)
         except ValidationError as exc:
             raise ToolError("; ".join(_argument_error(name, spec, error) for error in exc.errors())) from None
+        if known is not None and all(type(value) in _IMMUTABLE_TYPES for value in arguments.values()):
+            if len(_CHECKED_ARGUMENTS) >= 65536:
+                _CHECKED_ARGUMENTS.clear()
+            _CHECKED_ARGUMENTS.add(known)
 
     @classmethod
     def customer_slice(cls, db: BaseModel, customer_id: str) -> BaseModel | None:
@@ -276,12 +292,16 @@ class Toolkit:
 
 
 def clone(model: BaseModel, static: tuple[str, ...] | None = None) -> BaseModel:
-    """A deep copy of a pydantic model; a pickle round trip is about ten times faster than
-    ``model_copy(deep=True)`` on a database of thousands of records.
+    """A deep copy of a pydantic model, equal field by field to a pickle round trip (shared objects stay
+    shared within the copy) and several times faster than one: plain pydantic models, dicts and lists are
+    rebuilt directly (:func:`_copied`), any other value goes through :func:`copy.deepcopy`. A model class
+    that customises pickling or copying is copied by a pickle round trip, as before.
 
     ``static`` names top-level tables no tool ever changes (default: the model class's ``STATIC_TABLES``,
     e.g. a service catalogue): the copy shares them with the original instead of copying them."""
     static = getattr(type(model), "STATIC_TABLES", ()) if static is None else static
+    if _plain_model(type(model)):
+        return _copied(model, {}, shared=frozenset(static))
     if not static:
         return pickle.loads(pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL))
     kept = {name: model.__dict__[name] for name in static}
@@ -293,6 +313,68 @@ def clone(model: BaseModel, static: tuple[str, ...] | None = None) -> BaseModel:
         model.__dict__.update(kept)
     copy_.__dict__.update(kept)
     return copy_
+
+
+_IMMUTABLE_TYPES = frozenset({str, int, float, bool, type(None), bytes, complex, dt.date, dt.datetime})
+"""Types whose values a copy may share: nothing can change them in place."""
+_PLAIN_MODELS: dict[type, bool] = {}
+
+
+def _plain_model(kind: type) -> bool:
+    """Whether instances of ``kind`` are pydantic models whose state is exactly what pydantic's pickling
+    carries (``__dict__``, extra, fields set, private attributes): no override of pickling or copying."""
+    plain = _PLAIN_MODELS.get(kind)
+    if plain is None:
+        plain = issubclass(kind, BaseModel) and all(
+            getattr(kind, name) is getattr(BaseModel, name)
+            for name in ("__getstate__", "__setstate__", "__copy__", "__deepcopy__", "__reduce__", "__reduce_ex__"))
+        _PLAIN_MODELS[kind] = plain
+    return plain
+
+
+def _copied(value: Any, memo: dict[int, Any], shared: frozenset[str] = frozenset()) -> Any:
+    """A deep copy of ``value`` (a database or a part of one). ``memo`` maps the id of every container
+    already copied to its copy, so an object reached twice is copied once, as pickle does; ``shared``
+    names fields of ``value`` (a model) that the copy takes over without copying."""
+    kind = type(value)
+    immutable = _IMMUTABLE_TYPES
+    if kind in immutable:
+        return value
+    done = memo.get(id(value))
+    if done is not None:
+        return done
+    if kind is dict:
+        result: Any = {}
+        memo[id(value)] = result
+        for key, item in value.items():
+            result[key] = item if type(item) in immutable else _copied(item, memo)
+    elif kind is list:
+        result = []
+        memo[id(value)] = result
+        result.extend([item if type(item) in immutable else _copied(item, memo) for item in value])
+    elif _PLAIN_MODELS.get(kind) or _plain_model(kind):
+        result = kind.__new__(kind)
+        memo[id(value)] = result
+        state = value.__dict__
+        if not shared and immutable.issuperset(map(type, state.values())):  # a record of plain values
+            fields = state.copy()
+        else:
+            fields = {key: item if type(item) in immutable or key in shared else _copied(item, memo)
+                      for key, item in state.items()}
+        set_slot = object.__setattr__
+        set_slot(result, "__dict__", fields)
+        extra, private = value.__pydantic_extra__, value.__pydantic_private__
+        if private:  # as BaseModel.__getstate__: unset private attributes are left out
+            private = {key: _copied(item, memo) for key, item in private.items() if item is not PydanticUndefined}
+        elif private is not None:
+            private = {}
+        set_slot(result, "__pydantic_extra__", None if extra is None else _copied(extra, memo))
+        set_slot(result, "__pydantic_fields_set__", set(value.__pydantic_fields_set__))
+        set_slot(result, "__pydantic_private__", private)
+    else:
+        result = copy.deepcopy(value, memo)
+        memo[id(value)] = result
+    return result
 
 
 _STATIC_JSON: dict[int, tuple[Any, str]] = {}

@@ -21,10 +21,14 @@ facts), and splits them into a small ``dev`` split and a sealed ``test`` split t
 
 from __future__ import annotations
 
-import datetime as dt
+import bisect
+import functools
+import gc
+import hashlib
 import json
 import random
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from pydantic import BaseModel
@@ -202,6 +206,7 @@ def task_space(domain: DomainDefinition, pack: Pack, world: BaseModel, seed: int
         taken = {f for p in domain.problems for f in p.facts}
         instances, topics, reasons = instantiate(pack, binding, special, taken)
         binding.prepare_world(world, topics)
+        _WORLD_MEMO.clear()  # the world changed: what was remembered about it is stale
         problems += instances
     exercised = {f for p in problems for f in p.facts}
     reasons = {f: r for f, r in reasons.items() if f not in exercised}
@@ -251,6 +256,28 @@ def _compatible(problem: type[Problem], chosen: list[type[Problem]]) -> bool:
                                 for other in chosen)
 
 
+def _old_objects_left_uncollected(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Run ``function`` with the objects that exist when it starts (the pack, the world, loaded modules) frozen
+    out of Python's cyclic garbage collection (:func:`gc.freeze`), and thaw them when it returns or raises.
+
+    Composing allocates many short-lived records, so the collector runs often; without the freeze each full
+    collection also walks every long-lived object. Collection never changes what is composed. When objects are
+    frozen already (someone else's :func:`gc.freeze`), nothing is frozen or thawed here."""
+
+    @functools.wraps(function)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        if gc.get_freeze_count():
+            return function(*args, **kwargs)
+        gc.freeze()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            gc.unfreeze()
+
+    return run
+
+
+@_old_objects_left_uncollected
 def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset: TierPreset, seed: int,
                   special: set[str] = frozenset(), space: TaskSpace | None = None) -> list[TaskRecord]:
     """Compose, set up and certify ``preset.tasks`` tasks from the task space.
@@ -278,7 +305,8 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
         InputError: a problem names an unknown or superseded fact.
     """
     space = space or task_space(domain, pack, world, seed, special)
-    _WORLD_JSON.clear()
+    _WORLD_MEMO.clear()
+    _PERTURBED.clear()
     rng = random.Random(stable_seed(seed, preset.name, "compose"))
     low, high = preset.problems_per_task
     shared = domain.toolkit(world, pack.now)
@@ -403,7 +431,7 @@ def realise_task(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: 
         return None
     problems, contexts, toolkit, fragments, gold_by_problem = made
     # A slice holds every record of the customer, so its diff is the whole world's diff.
-    before = _world_json(world, customer_id if domain.toolkit.customer_slice(world, customer_id) is not None else None,
+    before = _world_json(world, customer_id if _world_slice(domain, world, customer_id) is not None else None,
                          domain)
     sliced = len(getattr(toolkit.db, domain.customer_table)) != len(getattr(world, domain.customer_table))
     patch = diff_patch(before, toolkit.db.model_dump(mode="json", exclude=_static(world) if sliced else None))
@@ -428,21 +456,58 @@ def realise_task(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: 
                       context_facts=context_facts)
 
 
-_WORLD_JSON: dict[int, tuple[BaseModel, dict[str, Any], dict[str, dict[str, str]]]] = {}
+@dataclass
+class _WorldMemo:
+    """What is remembered about the world :func:`compose_tasks` is composing on (never changed while it
+    composes; the memo is dropped at the start of every composition and when another world comes).
+
+    Attributes:
+        world: the world (kept, so its id is not reused while remembered).
+        json: ``world.model_dump(mode="json")``, once asked for.
+        texts: ``{table: {key: '"key": JSON text of the record'}}`` of ``world.model_dump()``, once asked for.
+        slices: customer id → the domain's slice of the world for that customer (None: the domain has no
+            slice); never handed out, only copied.
+        slice_json: customer id → the slice as JSON, static tables left out.
+        text: the world as hashable text (:func:`_world_text`), once asked for.
+    """
+
+    world: BaseModel
+    json: dict[str, Any] | None = None
+    texts: dict[str, dict[str, str]] | None = None
+    slices: dict[str, BaseModel | None] = field(default_factory=dict)
+    slice_json: dict[str, dict[str, Any]] = field(default_factory=dict)
+    text: _WorldText | None = None
+
+
+_WORLD_MEMO: list[_WorldMemo] = []
+"""The memo of the world being composed on (at most one)."""
+
+
+def _memo(world: BaseModel) -> _WorldMemo:
+    """The memo of ``world``, a fresh one when the memo held is another world's."""
+    if not _WORLD_MEMO or _WORLD_MEMO[0].world is not world:
+        _WORLD_MEMO[:] = [_WorldMemo(world)]
+    return _WORLD_MEMO[0]
 
 
 def _world_dumps(world: BaseModel) -> tuple[dict[str, Any], dict[str, dict[str, str]]]:
     """``(model_dump(mode="json"), {table: {key: '"key": JSON text of the record'}})`` of the world
     :func:`compose_tasks` is composing on, remembered (cleared at the start of every composition)."""
-    cached = _WORLD_JSON.get(id(world))
-    if cached is None or cached[0] is not world:
+    memo = _memo(world)
+    if memo.json is None or memo.texts is None:
         full = world.model_dump()
-        texts = {table: {key: f"{json.dumps(key)}: {json.dumps(row, sort_keys=True, default=str)}"
-                         for key, row in rows.items()} for table, rows in full.items()}
-        cached = (world, world.model_dump(mode="json"), texts)
-        _WORLD_JSON.clear()
-        _WORLD_JSON[id(world)] = cached
-    return cached[1], cached[2]
+        memo.texts = {table: {key: _record_text(key, row) for key, row in rows.items()} for table, rows in full.items()}
+        memo.json = world.model_dump(mode="json")
+    return memo.json, memo.texts
+
+
+def _world_slice(domain: DomainDefinition, world: BaseModel, customer_id: str) -> BaseModel | None:
+    """The domain's slice of ``world`` for one customer (None when the domain has no slice), remembered:
+    read it, or copy it with :func:`clone`, never change it."""
+    slices = _memo(world).slices
+    if customer_id not in slices:
+        slices[customer_id] = domain.toolkit.customer_slice(world, customer_id)
+    return slices[customer_id]
 
 
 def _static(db: BaseModel) -> set[str]:
@@ -452,42 +517,223 @@ def _static(db: BaseModel) -> set[str]:
 def _world_json(world: BaseModel, customer_id: str | None = None,
                 domain: DomainDefinition | None = None) -> dict[str, Any]:
     """The world as JSON, or only the customer's slice of it (what a sliced set-up starts from; static
-    tables left out: no set-up changes them)."""
+    tables left out: no set-up changes them). Remembered: read it, never change it."""
     if customer_id is None or domain is None:
         return _world_dumps(world)[0]
-    return domain.toolkit.customer_slice(world, customer_id).model_dump(mode="json", exclude=_static(world))
+    slice_json = _memo(world).slice_json
+    if customer_id not in slice_json:
+        slice_json[customer_id] = _world_slice(domain, world, customer_id).model_dump(mode="json",
+                                                                                       exclude=_static(world))
+    return slice_json[customer_id]
 
 
 def _copy_for(domain: DomainDefinition, world: BaseModel, customer_id: str) -> BaseModel:
     """A copy of the world to set one customer's task up on: the customer's slice when the domain has one."""
-    part = domain.toolkit.customer_slice(world, customer_id)
-    return part if part is not None else clone(world)
+    part = _world_slice(domain, world, customer_id)
+    return clone(part) if part is not None else clone(world)
+
+
+_JSON = json.JSONEncoder(sort_keys=True, default=str)
+"""``_JSON.encode(x)`` is ``json.dumps(x, sort_keys=True, default=str)`` (tau2's hash text), without making an
+encoder for every record."""
+
+
+def _record_text(key: str, row: Any) -> str:
+    """One record as it stands in the hashed JSON text: ``'"key": {...}'``."""
+    return f"{json.dumps(key)}: {_JSON.encode(row)}"
+
+
+@dataclass
+class _TableText:
+    """One table of the world as the JSON text tau2's hash reads, with what a merge needs to splice in
+    changed or new records without joining every record again, and the hash states inside it.
+
+    Attributes:
+        keys: the record keys, sorted (the order ``json.dumps(..., sort_keys=True)`` writes them in).
+        index: key → its position in ``keys``.
+        texts: key → the record's text (``'"key": {...}'``).
+        body: the records' texts in key order, joined with ``", "``.
+        starts / ends: where each record's text starts and ends in ``body`` (character offsets).
+        encoded: the whole table, ``'"name": {body}'``, as UTF-8 bytes.
+        states: sha256 states of the whole world's text up to the start of each record's text, and ``end``:
+            up to the end of ``body`` (set by :func:`_world_text`).
+    """
+
+    keys: list[str]
+    index: dict[str, int]
+    texts: dict[str, str]
+    body: str
+    starts: list[int]
+    ends: list[int]
+    encoded: bytes
+    states: list[Any] = field(default_factory=list)
+    end: Any = None
+
+    @classmethod
+    def of(cls, name: str, rows: dict[str, str]) -> _TableText:
+        """The table ``name`` from ``{key: record text}``."""
+        keys = sorted(rows)
+        starts, ends, offset = [], [], 0
+        for key in keys:
+            starts.append(offset)
+            offset += len(rows[key])
+            ends.append(offset)
+            offset += 2  # the ", " between records
+        body = ", ".join([rows[key] for key in keys])
+        return cls(keys, {key: i for i, key in enumerate(keys)}, dict(rows), body, starts, ends,
+                   f"{json.dumps(name)}: {{{body}}}".encode())
+
+    def first_change(self, records: dict[str, str]) -> int | None:
+        """Where, in ``body``, the text of the table with ``records`` (key → record text) in place first differs
+        from the world's: the start of the first record replaced by another text or of the record a new one
+        goes before, or the end of ``body`` for a new last record. None: the same text."""
+        change = None
+        for key, text in records.items():
+            position = self.index.get(key)
+            if position is not None:
+                if self.texts[key] == text:
+                    continue
+                offset = self.starts[position]
+            else:
+                position = bisect.bisect_left(self.keys, key)
+                offset = self.starts[position] if position < len(self.keys) else len(self.body)
+            change = offset if change is None else min(change, offset)
+        return change
+
+    def state_at(self, offset: int) -> Any:
+        """A copy of the hash state at ``offset`` of ``body`` (a record's start or the end of ``body``)."""
+        if offset == len(self.body):
+            return self.end.copy()
+        return self.states[bisect.bisect_left(self.starts, offset)].copy()
+
+    def merged(self, records: dict[str, str]) -> str:
+        """The table's ``body`` with ``records`` (key → record text) in place: a key the table has is replaced,
+        a new one inserted in key order. Byte for byte the body of the merged table's sorted records."""
+        edits = []  # (position in keys, 0 for an insertion before it / 1 for a replacement of it, key, text)
+        for key, text in records.items():
+            position = self.index.get(key)
+            edits.append((position, 1, key, text) if position is not None
+                         else (bisect.bisect_left(self.keys, key), 0, key, text))
+        edits.sort()
+        pieces, cursor = [], 0  # cursor: the first record of the table not yet written
+        for position, replaces, _, text in edits:
+            if position > cursor:
+                pieces.append(self.body[self.starts[cursor]:self.ends[position - 1]])
+            pieces.append(text)
+            cursor = max(cursor, position + replaces)
+        if cursor < len(self.keys):
+            pieces.append(self.body[self.starts[cursor]:])
+        return ", ".join(pieces)
+
+
+@dataclass
+class _WorldText:
+    """The world as the JSON text tau2's hash reads (``{"table": {records}, ...}``, tables in name order).
+
+    Attributes:
+        tables: name → :class:`_TableText`, in name order.
+        digest: tau2's hash of the world itself.
+    """
+
+    tables: dict[str, _TableText]
+    digest: str
+
+
+def _world_text(world: BaseModel) -> _WorldText:
+    """The world's :class:`_WorldText`, with the hash state at every record boundary, remembered like the
+    world's JSON."""
+    memo = _memo(world)
+    if memo.text is None:
+        _, texts = _world_dumps(world)
+        tables = {name: _TableText.of(name, texts[name]) for name in sorted(texts)}
+        digest = hashlib.sha256(b"{")
+        for number, (name, table) in enumerate(tables.items()):
+            digest.update(f"{', ' if number else ''}{json.dumps(name)}: {{".encode())
+            for position, key in enumerate(table.keys):
+                if position:
+                    digest.update(b", ")
+                table.states.append(digest.copy())
+                digest.update(table.texts[key].encode())
+            table.end = digest.copy()
+            digest.update(b"}")
+        digest.update(b"}")
+        memo.text = _WorldText(tables, digest.hexdigest())
+    return memo.text
 
 
 def _full_hash(domain: DomainDefinition, world: BaseModel, toolkit: Toolkit) -> str:
     """tau2's DB hash of the whole world with ``toolkit``'s records in place: for a slice, the world's records
-    with the slice's (every record of the customer, changed or new) merged over them. The JSON text hashed is
-    byte for byte ``json.dumps(merged, sort_keys=True, default=str)``, assembled from per-record texts."""
+    with the slice's (every record of the customer, changed or new) merged over them. The bytes hashed are
+    byte for byte ``json.dumps(merged, sort_keys=True, default=str)``: the hash resumes from the world's hash
+    state where the merged text first differs from the world's (the world's own hash when it never does) and
+    reads the rest, the slice's records spliced into the world's remembered table texts."""
     if len(getattr(toolkit.db, domain.customer_table)) == len(getattr(world, domain.customer_table)):  # not a slice
         return toolkit.db_hash()
-    _, texts = _world_dumps(world)
+    world_text = _world_text(world)
     part = toolkit.db.model_dump(exclude=_static(toolkit.db))
-    tables = []
-    for table in sorted(texts):
-        rows = texts[table]
-        if part.get(table):
-            rows = {**rows, **{key: f"{json.dumps(key)}: {json.dumps(row, sort_keys=True, default=str)}"
-                               for key, row in part[table].items()}}
-        body = ", ".join([rows[key] for key in sorted(rows)])
-        tables.append(f"{json.dumps(table)}: {{{body}}}")
-    import hashlib
-
-    return hashlib.sha256(("{" + ", ".join(tables) + "}").encode()).hexdigest()
+    digest = None
+    for number, (name, table) in enumerate(world_text.tables.items()):
+        rows = part.get(name)
+        records = {key: _record_text(key, row) for key, row in rows.items()} if rows else None
+        if digest is None:  # the text so far is the world's
+            change = table.first_change(records) if records else None
+            if change is None:
+                continue
+            digest = table.state_at(change)
+            digest.update(table.merged(records)[change:].encode())
+            digest.update(b"}")
+            continue
+        digest.update(b", ")
+        if records and table.first_change(records) is not None:
+            digest.update(f"{json.dumps(name)}: {{{table.merged(records)}}}".encode())
+        else:
+            digest.update(table.encoded)
+    if digest is None:
+        return world_text.digest
+    digest.update(b"}")
+    return digest.hexdigest()
 
 
 def _writes(calls: list[GoldCall], specs: dict[str, Any]) -> str:
     return json.dumps([(c.name, c.arguments) for c in calls if specs.get(c.name) and specs[c.name].kind != "read"],
                       sort_keys=True, default=str)
+
+
+class _PerturbedPacks:
+    """The perturbations of one fact's value (:func:`taugen.generators.families.perturbations`, ``candidates``)
+    and, iterated over, the packs that hold them, in order, each made the first time it is iterated to (a pack
+    copy holds every fact; most facts are proven by their first perturbation)."""
+
+    def __init__(self, pack: Pack, fact_id: str) -> None:
+        from taugen.generators.families import perturbations
+
+        value = pack.facts[fact_id].value
+        self.pack, self.fact_id = pack, fact_id
+        self.candidates: list[Any] = perturbations(value) if value is not None else []
+        self.made: list[Pack] = []
+
+    def __iter__(self) -> Iterator[Pack]:
+        for index, candidate in enumerate(self.candidates):
+            if index == len(self.made):
+                fact = self.pack.facts[self.fact_id]
+                self.made.append(replace(self.pack, facts={**self.pack.facts,
+                                                           self.fact_id: fact.model_copy(update={"value": candidate})}))
+            yield self.made[index]
+
+
+_PERTURBED: list[tuple[Pack, dict[str, _PerturbedPacks]]] = []
+"""The :class:`_PerturbedPacks` of the facts of the pack being composed with (one pack at a time; dropped at the
+start of every composition). A fact's perturbations and their packs depend on the pack only, and are only read."""
+
+
+def _perturbed_packs(pack: Pack, fact_id: str) -> _PerturbedPacks:
+    """The :class:`_PerturbedPacks` of one fact of ``pack``, remembered."""
+    if not _PERTURBED or _PERTURBED[0][0] is not pack:
+        _PERTURBED[:] = [(pack, {})]
+    by_fact = _PERTURBED[0][1]
+    if fact_id not in by_fact:
+        by_fact[fact_id] = _PerturbedPacks(pack, fact_id)
+    return by_fact[fact_id]
 
 
 def sensitivity(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: tuple[type[Problem], ...],
@@ -508,10 +754,6 @@ def sensitivity(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: t
         ``(proof rows, insensitive fact ids)``; a row holds the fact, the original and perturbed canonical
         values and what changed (``gold_writes``, ``db_hash``, ``not_realisable``).
     """
-    from dataclasses import replace
-
-    from taugen.generators.families import perturbations
-
     specs = domain.toolkit.tool_specs()
     original = _writes([call for _, call in gold], specs)
     rows: list[dict[str, Any]] = []
@@ -519,9 +761,8 @@ def sensitivity(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: t
     for fact_id in facts:
         fact = pack.facts[fact_id]
         proven = None
-        candidates = perturbations(fact.value) if fact.value is not None else []
-        perturbed_packs = [replace(pack, facts={**pack.facts, fact_id: fact.model_copy(update={"value": candidate})})
-                           for candidate in candidates]
+        perturbed_packs = _perturbed_packs(pack, fact_id)
+        candidates = perturbed_packs.candidates
         if problems is not None and contexts is not None:
             for candidate, perturbed in zip(candidates, perturbed_packs):
                 try:
@@ -532,23 +773,22 @@ def sensitivity(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: t
                 if _writes(calls, specs) != original:
                     proven = (candidate, "same_world")
                     break
-        for candidate, perturbed in zip(candidates, perturbed_packs):
-            if proven is not None:
-                break
-            made = _set_up(domain, perturbed, world, combo, customer_id, seed, task_id)
-            if made is None:
-                proven = (candidate, "not_realisable")
-                break
-            _, _, toolkit, _, gold_by_problem = made
-            calls = [call for calls in gold_by_problem for call in calls]
-            if _writes(calls, specs) != original:
-                proven = (candidate, "gold_writes")
-                break
-            for call in calls:
-                toolkit.call(call.name, **call.arguments)
-            if _full_hash(domain, world, toolkit) != gold_hash:
-                proven = (candidate, "db_hash")
-                break
+        if proven is None:  # not proven in the same world: recompose
+            for candidate, perturbed in zip(candidates, perturbed_packs):
+                made = _set_up(domain, perturbed, world, combo, customer_id, seed, task_id)
+                if made is None:
+                    proven = (candidate, "not_realisable")
+                    break
+                _, _, toolkit, _, gold_by_problem = made
+                calls = [call for calls in gold_by_problem for call in calls]
+                if _writes(calls, specs) != original:
+                    proven = (candidate, "gold_writes")
+                    break
+                for call in calls:
+                    toolkit.call(call.name, **call.arguments)
+                if _full_hash(domain, world, toolkit) != gold_hash:
+                    proven = (candidate, "db_hash")
+                    break
         if proven is None:
             insensitive.append(fact_id)
             rows.append({"fact": fact_id, "original": fact.value.canonical() if fact.value else None,
@@ -568,36 +808,96 @@ def _unmet(problems: list[Problem], contexts: list[ProblemContext], toolkit: Too
     return unmet
 
 
-def _run(domain: DomainDefinition, initial: BaseModel, calls: list[GoldCall], now: dt.datetime,
-         customer_id: str | None = None) -> tuple[Toolkit, list[str]]:
-    """Replay ``calls`` on a copy of ``initial`` (only the customer's slice of it when ``customer_id`` is given
-    and the domain can slice)."""
-    part = domain.toolkit.customer_slice(initial, customer_id) if customer_id is not None else None
-    toolkit = domain.toolkit(part if part is not None else clone(initial), now)
-    errors = []
+def _run(toolkit: Toolkit, calls: list[GoldCall], snapshots_before: frozenset[int] = frozenset()
+         ) -> tuple[Toolkit, list[str], dict[int, tuple[Toolkit, list[str]]]]:
+    """Replay ``calls`` on ``toolkit`` (which they change).
+
+    Returns:
+        ``(toolkit, error messages of failed calls, snapshots)``: for each index in ``snapshots_before``, a
+        toolkit on a copy of the state just before that call (its call log copied too) and the errors up to it,
+        for :func:`_resume`.
+    """
+    errors: list[str] = []
+    snapshots: dict[int, tuple[Toolkit, list[str]]] = {}
+    for index, call in enumerate(calls):
+        if index in snapshots_before:
+            snapshots[index] = (_fork(toolkit), list(errors))
+        _call(toolkit, call, errors)
+    return toolkit, errors, snapshots
+
+
+def _same_records(part: BaseModel, whole: BaseModel) -> bool:
+    """Whether ``part``, a slice of ``whole`` (:meth:`Toolkit.customer_slice`: deep copies of some of its
+    records), kept every record: every table a dict with the same keys in the same order, or the same object."""
+    if type(part) is not type(whole):
+        return False
+    for name in type(whole).model_fields:
+        mine, theirs = part.__dict__.get(name), whole.__dict__.get(name)
+        if mine is theirs:
+            continue
+        if type(mine) is not dict or type(theirs) is not dict or list(mine) != list(theirs):
+            return False
+    return True
+
+
+def _fork(toolkit: Toolkit) -> Toolkit:
+    """A toolkit on a copy of ``toolkit``'s database, with a copy of its call log: replaying on one leaves the
+    other as it was."""
+    fork = type(toolkit)(clone(toolkit.db), toolkit.now)
+    fork.calls = list(toolkit.calls)
+    return fork
+
+
+def _call(toolkit: Toolkit, call: GoldCall, errors: list[str]) -> None:
+    """Make one call; a failed call's error message is appended to ``errors``."""
+    result = toolkit.call(call.name, **call.arguments)
+    if not result.ok:
+        errors.append(f"{call.name}: {result.error}")
+
+
+def _resume(toolkit: Toolkit, errors: list[str], calls: list[GoldCall]) -> tuple[Toolkit, list[str]]:
+    """Carry on a replay (a snapshot of :func:`_run`, used once) with ``calls``: the toolkit after them and every
+    error since the replay began."""
     for call in calls:
-        result = toolkit.call(call.name, **call.arguments)
-        if not result.ok:
-            errors.append(f"{call.name}: {result.error}")
+        _call(toolkit, call, errors)
     return toolkit, errors
 
 
 def certify(domain: DomainDefinition, problems: list[Problem], contexts: list[ProblemContext], initial: BaseModel,
             gold: list[tuple[str, GoldCall]], task_id: str, pack: Pack,
             hash_of: Any = None) -> Certificate:
-    """Replay the gold actions and their variants on the set-up state (see module docstring)."""
+    """Replay the gold actions and their variants on the set-up state (see module docstring).
+
+    Tools are deterministic (their result and the state after them follow from the state before and the
+    arguments), so a variant that shares its first calls with the gold actions resumes from a copy of the state
+    the gold replay had there instead of replaying them again: dropping write ``i`` resumes from the state before
+    call ``i`` with the calls after it, and a forbidden write resumes from the state after every gold call. The
+    states, and so the findings, are those of replaying each variant from the set-up state. Problem checks only
+    read the state (as for the set-up state, which every replay copies), so the states after the gold calls can
+    be checked and then copied.
+    """
     now = pack.now
     specs = domain.toolkit.tool_specs()
     customer_id = contexts[0].customer_id if contexts else None
     start = domain.toolkit(initial, now)  # read only: the replays below work on copies
     unmet_after_setup = _unmet(problems, contexts, start)
     calls = [call for _, call in gold]
-    final, gold_errors = _run(domain, initial, calls, now)
+    writes = [index for index, call in enumerate(calls) if specs.get(call.name) and specs[call.name].kind != "read"]
+    # The variants replay on the customer's slice of the set-up state when the domain can slice (taken once:
+    # nothing below changes the set-up state, every replay works on its own copy). A slice that kept every
+    # record is a copy of the set-up state: the gold replay runs on it and serves the variants as well.
+    part = domain.toolkit.customer_slice(initial, customer_id) if customer_id is not None else None
+    if part is None or _same_records(part, initial):
+        final, gold_errors, before_write = _run(domain.toolkit(part if part is not None else clone(initial), now),
+                                                calls, frozenset(writes))
+        variant_gold, variant_errors = final, gold_errors
+    else:
+        final, gold_errors, _ = _run(domain.toolkit(clone(initial), now), calls)
+        variant_gold, variant_errors, before_write = _run(domain.toolkit(part, now), calls, frozenset(writes))
     unmet_after_gold = _unmet(problems, contexts, final)
     unnecessary = []
-    writes = [index for index, call in enumerate(calls) if specs.get(call.name) and specs[call.name].kind != "read"]
     for index in writes:
-        reduced, _ = _run(domain, initial, calls[:index] + calls[index + 1:], now, customer_id)
+        reduced, _ = _resume(*before_write[index], calls[index + 1:])
         if not _unmet(problems, contexts, reduced):
             unnecessary.append(gold[index][0])
     not_caught = []
@@ -606,7 +906,7 @@ def certify(domain: DomainDefinition, problems: list[Problem], contexts: list[Pr
         if forbidden is None:
             continue
         for call in forbidden(context):
-            tempted, errors = _run(domain, initial, calls + [call], now, customer_id)
+            tempted, errors = _resume(_fork(variant_gold), list(variant_errors), [call])
             if not errors and not _unmet(problems, contexts, tempted):
                 not_caught.append(f"{problem.name}: {call.name}")
     for problem, context in zip(problems, contexts):

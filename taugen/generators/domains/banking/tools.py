@@ -113,7 +113,13 @@ def normalise_quote(text: str) -> str:
     ``"10 business days"`` is ``"10"``, ``"4:00 PM Central Time"``, ``"4 PM Central"`` and ``"4pm"`` are
     ``"4:00 pm"`` (a clock time always has its minutes; ``p.m.`` is ``pm``; ``"four pm"`` is ``"4:00 pm"``). A value without a number is
     lower-cased with single spaces and no trailing full stop."""
-    value = " ".join(str(text).lower().replace(",", "").replace("$", "").split()).rstrip(".")
+    return _normalised_quote(str(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _normalised_quote(text: str) -> str:
+    """:func:`normalise_quote` of a string (remembered: certificate replays record the same quotes again)."""
+    value = " ".join(text.lower().replace(",", "").replace("$", "").split()).rstrip(".")
     value = re.sub(r"\b([ap])\.m\.?", r"\1m", value)
     value = _SPOKEN_HOUR.sub(lambda m: f"{_HOURS.index(m.group(1)) + 1} {m.group(2)}", value)  # "four pm"
     value = _CLOCK.sub(lambda m: f"{int(m.group(1))}:{m.group(2) or '00'} {m.group(3)}", value)
