@@ -278,3 +278,26 @@ def stable_seed(*parts: object) -> int:
     """A 63-bit seed from any parts, stable across runs and Python versions (sha256, not hash())."""
     digest = hashlib.sha256("\x1f".join(str(part) for part in parts).encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
+
+
+def birth_date(fake: Faker, on: dt.date, minimum_age: int, maximum_age: int) -> dt.date:
+    """A seeded date of birth of someone aged ``minimum_age`` to ``maximum_age`` years on ``on``.
+
+    Faker's own ``date_of_birth`` counts ages from the machine's clock, so a build made after midnight
+    drew other birth dates (and every task that quotes one changed); this counts from a date the pack fixes
+    (the world's ``now`` or a record's date), so the same seed gives the same date on any day.
+
+    Raises:
+        ValueError: ``minimum_age`` is greater than ``maximum_age``.
+    """
+    if minimum_age > maximum_age:
+        raise ValueError(f"minimum_age {minimum_age} is greater than maximum_age {maximum_age}")
+
+    def years_before(years: int) -> dt.date:
+        try:
+            return on.replace(year=on.year - years)
+        except ValueError:  # 29 February in a year without one
+            return on.replace(year=on.year - years, day=28)
+
+    earliest = years_before(maximum_age + 1) + dt.timedelta(days=1)
+    return fake.date_between_dates(date_start=earliest, date_end=years_before(minimum_age))

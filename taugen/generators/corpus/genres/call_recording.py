@@ -25,6 +25,7 @@ kept author-side (``RenderedArtifact.author_text``) because audio has no text re
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import math
 import os
@@ -44,6 +45,7 @@ from taugen.generators.corpus.genre import (
     RenderContext,
     RenderedArtifact,
     RenderedFile,
+    birth_date,
     register_genre,
     stable_seed,
 )
@@ -262,11 +264,11 @@ def telephone_band(audio: AudioSegment, seed: int, noise_rms: float = 40.0) -> A
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")
 
 
-def _slots(rng, fake, names) -> dict[str, str]:
+def _slots(rng, fake, names, today: dt.date) -> dict[str, str]:
     """Per-call details for the step wordings: every step sentence of eight words or more names at least
     one of them, so no long sentence repeats from one recorded call to another."""
     first, last = names["customer"]
-    born = fake.date_of_birth(minimum_age=21, maximum_age=84)
+    born = birth_date(fake, today, minimum_age=21, maximum_age=84)
     return {"first": first, "last": last, "agent": names["agent"][0], "city": fake.city(),
             "company": fake.company().replace(",", ""), "street": fake.street_address(),
             "born": f"{born:%B} {born.day}, {born.year}", "digits": f"{rng.randrange(1000, 10000)}",
@@ -446,7 +448,8 @@ def extend_call(conversation: Conversation, plan: ArtifactPlan, context: RenderC
 
     rng = plan.rng("call steps")
     fake = plan.faker(context.config.locale, "call steps")
-    slots = _slots(rng, fake, {"customer": conversation.customer_name, "agent": conversation.agent_name})
+    slots = _slots(rng, fake, {"customer": conversation.customer_name, "agent": conversation.agent_name},
+                   context.config.now.date())
     turns = conversation.turns
     words = sum(len(turn.text.split()) for turn in turns)
     verified = any(turn.text.startswith(question) for turn in turns for question, _answer in _VERIFY)

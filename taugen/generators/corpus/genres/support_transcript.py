@@ -45,6 +45,7 @@ from taugen.generators.corpus.genre import (
     RenderedArtifact,
     RenderedFile,
     Rendition,
+    birth_date,
     register_genre,
     shown_as_history,
 )
@@ -702,7 +703,7 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
         question, answer = rng.choice(_VERIFY)
         say("agent", question)
         say("customer", answer.format(street=fake.street_address(), city=fake.city(),
-                                      dob=f"{fake.date_of_birth(minimum_age=21, maximum_age=80):%B} "
+                                      dob=f"{birth_date(fake, context.config.now.date(), 21, 80):%B} "
                                           f"{fake.random_int(1, 28)}", email=fake.free_email()))
         say("agent", rng.choice(_VERIFY_THANKS))
 

@@ -12,7 +12,7 @@ import random
 from faker import Faker
 
 from taugen.authoring.models import DomainConfig
-from taugen.generators.corpus.genre import stable_seed
+from taugen.generators.corpus.genre import birth_date, stable_seed
 from taugen.generators.domains.banking.db import Account, Address, BankDB, Card, Customer, Transaction
 
 CHECKING_PRODUCTS = ("everyday_checking", "premier_checking", "student_checking")
@@ -43,7 +43,7 @@ def build_world(config: DomainConfig, seed: int, customers: int = 40) -> BankDB:
     for index in range(customers):
         customer_id = f"C{10001 + index}"
         first, last = fake.first_name(), fake.last_name()
-        born = fake.date_of_birth(minimum_age=19, maximum_age=82)
+        born = birth_date(fake, today, minimum_age=19, maximum_age=82)
         since = today - dt.timedelta(days=rng.randint(400, 4000))
         customer = Customer(
             customer_id=customer_id, first_name=first, last_name=last, date_of_birth=born.isoformat(),

@@ -1,0 +1,44 @@
+"""Nothing a build makes depends on the machine's clock: the same pack and seed give the same world and
+records on any day (faker's own date helpers count from today; taugen counts from the pack's ``now``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import faker.providers.date_time
+import pytest
+from faker import Faker
+
+from taugen.authoring.pack import load_pack
+from taugen.build.pipeline import PACKS_DIR
+from taugen.generators.corpus.genre import birth_date
+from taugen.generators.domains.banking.world import build_world
+
+
+class _FourYearsLater(dt.datetime):
+    """What faker's date provider sees as the clock: 4 July 2031, whatever today is."""
+
+    @classmethod
+    def now(cls, tz=None):
+        return cls(2031, 7, 4, 12, 0, tzinfo=tz)
+
+
+def test_world_is_the_same_on_another_day(monkeypatch):
+    config = load_pack(PACKS_DIR / "banking").config
+    today = build_world(config, 3)
+    monkeypatch.setattr(faker.providers.date_time, "datetime", _FourYearsLater)
+    later = build_world(config, 3)
+    assert [c.date_of_birth for c in later.customers.values()] == [c.date_of_birth for c in today.customers.values()]
+    assert later.model_dump() == today.model_dump()
+
+
+@pytest.mark.parametrize("on", [dt.date(2026, 3, 16), dt.date(2024, 2, 29)])
+def test_birth_dates_fall_in_the_age_range_on_the_given_day(on):
+    fake = Faker("en_US")
+    fake.seed_instance(7)
+    for _ in range(300):
+        born = birth_date(fake, on, 21, 84)
+        age = on.year - born.year - ((on.month, on.day) < (born.month, born.day))
+        assert 21 <= age <= 84
+    with pytest.raises(ValueError):
+        birth_date(fake, on, 30, 20)
