@@ -113,6 +113,11 @@ def test_doubled_words_are_flagged_and_english_doubles_are_not():
     found = codes(check_realism(synthetic(bad)), "doubled_words")
     assert len(found) == 1 and found[0].severity == "error" and "the" in found[0].message
     assert codes(check_realism(synthetic(bad, tier_name="medium")), "doubled_words")[0].severity == "warning"
+    from taugen.validators.realism import doubled_words
+
+    # a switch's state in capitals beside the preposition is English (telecom's roaming fact); slips are not
+    assert doubled_words("Guide them to turn Data Roaming ON on the phone.") == []
+    assert doubled_words("The the charge. It is on on the app. ON ON.") == ["the", "on", "on"]
 
 
 def test_repetition_statistics_count_distinct_sentences_and_skeletons():

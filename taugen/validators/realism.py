@@ -138,11 +138,19 @@ _DOUBLED_WRAPPED = re.compile(r"(?<![\w'-])([a-z]+)[ \t]*\n[ \t]*\1\b(?!['-])")
 
 def doubled_words(text: str) -> list[str]:
     """Every word written twice in a row ("the the"), outside :data:`DOUBLED_ALLOWED`, lower case: in one
-    line in any case, or across a line break (a layout's wrap) in lower case on both sides, so that a
+    line in any case (but a word in capitals beside it in lower case, "Roaming ON on", is a label), or across a line break (a layout's wrap) in lower case on both sides, so that a
     label line "Verify the customer's identity" followed by "Identity verified?", or a sign-off "Curtis"
     above the signature "Curtis Lee", is not a doubled word."""
-    found = [m.group(1) for m in _DOUBLED.finditer(text)] + [m.group(1) for m in _DOUBLED_WRAPPED.finditer(text)]
+    found = [m.group(1) for m in _DOUBLED.finditer(text) if not _capitals_beside_lower(m.group(0).split())]
+    found += [m.group(1) for m in _DOUBLED_WRAPPED.finditer(text)]
     return [word.lower() for word in found if word.lower() not in DOUBLED_ALLOWED]
+
+
+def _capitals_beside_lower(pair: list[str]) -> bool:
+    """A word in capitals beside the same word in lower case is a label and a word, not a slip: "turn Data
+    Roaming ON on the phone" (a switch's state, then the preposition). "The the" and "the the" still count."""
+    first, second = pair[0], pair[-1]
+    return len(first) > 1 and (first.isupper() != second.isupper()) and (first.islower() or second.islower())
 
 
 def repetition(texts: list[str]) -> dict[str, Any]:

@@ -91,7 +91,7 @@ _PURPOSES = ("This register records what was decided about {T} during the kickof
              "the same thing.",
              "The working record of the {T} workshops: proposals, what was rejected and why, and the final "
              "positions.")
-_NOTES = ("Walked through how {S} is described in {A} today.", "Agreed the customer-facing wording must match "
+_NOTES = ("Walked through the current wording of {S} in {A}.", "Agreed the customer-facing wording must match "
           "the terms exactly.", "Compliance to confirm the sign-off route.", "Contact centre asked for one line "
           "agents can read out.", "Discussed where customers look first: the app, then the website.",
           "Reviewed complaints that mention {S}.", "The vendor will need the final wording before the next build.",
