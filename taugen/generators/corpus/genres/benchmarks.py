@@ -197,7 +197,7 @@ def peer_names(rng: random.Random, fake: Faker, context: RenderContext, count: i
     for _ in range(count * 30):
         if len(names) >= count:
             break
-        stem = fake.last_name() if rng.random() < 0.6 else fake.city().split()[0]
+        stem = fake.last_name()
         name = f"{stem} {kind}"
         if stem.lower() not in taken and name not in names and stem.isalpha():
             names.append(name)
