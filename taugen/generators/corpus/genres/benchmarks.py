@@ -86,6 +86,21 @@ def comparable_facts(context: RenderContext, topic: str, types: Iterable[str] = 
     return found
 
 
+def topic_subjects(context: RenderContext, topic: str) -> list[Fact]:
+    """Current facts of section ``topic`` that the records hold (not client-held or shared with the
+    client), one per subject, sorted by id: the subjects a record of the topic may name without a value."""
+    facts: Mapping[str, Fact] = getattr(context, "facts", None) or {}
+    seen: set[str] = set()
+    found = []
+    for fact_id in sorted(current_ids(facts)):
+        fact = facts[fact_id]
+        if fact.section != topic or not fact.subject or fact.holder != "records" or _key(fact.subject) in seen:
+            continue
+        seen.add(_key(fact.subject))
+        found.append(fact)
+    return found
+
+
 def subject_values(context: RenderContext, fact: Fact, extra: Iterable[Fact] = ()) -> set[str]:
     """Canonical forms of every value any fact on ``fact``'s subject has, had or will have (every
     version, every product), from the context's facts plus ``extra`` (a plan's own facts)."""
@@ -207,4 +222,4 @@ def peer_names(rng: random.Random, fake: Faker, context: RenderContext, count: i
 
 
 __all__ = ["COMPARABLE_CATEGORIES", "comparable_facts", "current_ids", "peer_names", "peer_value", "portable",
-           "subject_values"]
+           "subject_values", "topic_subjects"]

@@ -14,11 +14,12 @@ rule replaced on the article's date, a ``Change history``. Three kinds of articl
 and summaries from shared pools where they are about one subject:
 
 * a rule article states its rendition(s) verbatim in the main section (carriers only);
-* a peer article is about a comparable subject of the topic
-  (:func:`~taugen.generators.corpus.genres.benchmarks.comparable_facts`) and states what other
-  organisations publish for it, each figure named with its organisation and equal to no value any
-  fact on that subject ever had: as many in a filler as a carrier has rule articles, and one beside
-  the rules in about half of the carriers that have room;
+* a subject article is about another rule of the topic, titled and summarised as a rule article is,
+  and states no rule of the business: what other organisations publish for it (a comparable subject,
+  :func:`~taugen.generators.corpus.genres.benchmarks.comparable_facts`, half the time; each figure
+  named with its organisation and equal to no value any fact on that subject ever had) or how often
+  customers asked about it (figures that are none of the subject's values): as many in a filler as a
+  carrier has rule articles, and one beside the rules in about half of the carriers that have room;
 * a context article (escalation, letters, identity checks, call backs, where to find things) holds
   working notes and one figure of the team's own work (volumes, shares, dates), never a rule.
 
@@ -40,6 +41,7 @@ import datetime as dt
 import re
 from html.parser import HTMLParser
 
+from taugen.authoring.values import find_surface_form
 from taugen.generators.corpus.genre import (
     ArtifactPlan,
     Genre,
@@ -50,7 +52,14 @@ from taugen.generators.corpus.genre import (
     register_genre,
     shown_as_history,
 )
-from taugen.generators.corpus.genres.benchmarks import comparable_facts, peer_names, peer_value, subject_values
+from taugen.generators.corpus.genres.benchmarks import (
+    comparable_facts,
+    peer_names,
+    peer_value,
+    portable,
+    subject_values,
+    topic_subjects,
+)
 from taugen.generators.corpus.genres.workplace import (
     TEAMS,
     cast,
@@ -86,13 +95,18 @@ _STEPS_HEADINGS = ("What to do", "Steps")
 _STEPS = ("Verify the customer before discussing account details.", "Check which product the customer holds.",
           "Quote figures exactly as written; do not round amounts or time limits.",
           "Note the question and your answer on the customer's record.",
-          "If the customer disagrees, offer to raise a complaint.", "Escalate anything unusual to your team lead.")
+          "If the customer disagrees, offer to raise a complaint.", "Escalate anything unusual to your team lead.",
+          "Quote our own figure, never another organisation's.",
+          "If a customer quotes another organisation's figure, say that our own terms apply.")
+_VOLUME_LINES = ("In {MONTH}, {N} customers asked about {S}.",
+                 "{S} came up in {N} calls and chats in {MONTH}; {R} were answered without a transfer.",
+                 "Questions about {S} were {R} of the calls about {T} in {MONTH}.",
+                 "The team answered {N} questions about {S} between {D} and {E}.",
+                 "Customers often ask about {S} after a statement arrives; {N} did so in {MONTH}.")
 _PEER_LINES = ("{P}'s published schedule lists {V} for {S}.",
                "Customers who are also with {P} may quote {V} for {S}; that is {P}'s figure.",
                "For comparison, {P} publishes {V} for {S}.",
                "{P}'s own terms give {V} for {S}.")
-_PEER_STEPS = ("Quote our own figure, never another organisation's.",
-               "If a customer quotes another organisation's figure, say that our own terms apply.")
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December")
 _CONTEXT = (  # (title, summary, details, figure, steps): working notes; {T} topic, {N} {M} counts, {R} percent, {D} date
@@ -247,7 +261,9 @@ class KnowledgeBaseArchiveGenre(Genre):
         # articles about one subject of the topic with a peer's figure: as many in a filler as a carrier
         # has rule articles, and now and then one beside the rules of a carrier
         owned = {(fact.subject or "").lower() for fact in plan.facts.values()}
-        subjects = [f for f in comparable_facts(context, plan.topic) if (f.subject or "").lower() not in owned]
+        arcs = {fact.id for fact in plan.facts.values()} | {fact.supersedes for fact in plan.facts.values()}
+        subjects = [f for f in topic_subjects(context, plan.topic) if (f.subject or "").lower() not in owned
+                    and f.id not in arcs and f.supersedes not in arcs]
         rng.shuffle(subjects)
         if groups:
             n_peer = 1 if subjects and n_extra and rng.random() < 0.5 else 0
@@ -263,7 +279,7 @@ class KnowledgeBaseArchiveGenre(Genre):
             moment = office_time(rng, day, start, end)
             drafts.append((moment, self._carrier(rng, plan, group, moment.date())))
         for moment, fact in zip(context_times[:n_peer], subjects):
-            drafts.append((moment, self._peer(rng, plan, context, fact, peers)))
+            drafts.append((moment, self._subject(rng, plan, context, fact, peers, moment.date(), topic)))
         for moment, (title, summary, details, figure, steps) in zip(context_times[n_peer:], contexts[:n_context]):
             month = moment.date() - dt.timedelta(days=rng.randint(20, 60))
             figures = {"T": topic, "N": rng.randint(12, 480), "M": rng.randint(2, 9), "R": f"{rng.randint(61, 97)}%",
@@ -323,24 +339,41 @@ class KnowledgeBaseArchiveGenre(Genre):
         return {"title": title, "sections": sections, "facts": [r.fact_id for r in group]}
 
     @staticmethod
-    def _peer(rng, plan: ArtifactPlan, context: RenderContext, fact, peers: list[str]) -> dict:
-        """An article shaped like a rule's about ``fact``'s subject that states other organisations'
-        figures for it (each named in its sentence, none equal to a value any fact on the subject ever
-        had), never the business's own."""
+    def _subject(rng, plan: ArtifactPlan, context: RenderContext, fact, peers: list[str], day: dt.date,
+                 topic: str) -> dict:
+        """An article shaped like a rule's about ``fact``'s subject that states no rule of the business:
+        what other organisations publish for it (a comparable subject, half the time; each figure named
+        with its organisation and equal to no value any fact on the subject ever had) or how often
+        customers asked about it (figures that are none of the subject's values)."""
         subject = lower_first((fact.subject or "").strip().rstrip("."))
         values = {"S": subject, "Item": upper_first(re.sub(r"^(the|a|an)\s+", "", subject, flags=re.IGNORECASE))}
         avoid = subject_values(context, fact, plan.facts.values())
+        guarded = [other.value for other in context.facts.values() if other.value is not None
+                   and other.value.canonical() in avoid]
         lines = []
-        for peer in rng.sample(peers, k=rng.choice((1, 1, 2))):
-            value = peer_value(rng, fact, avoid)
-            avoid.add(value.canonical())
-            lines.append(upper_first(rng.choice(_PEER_LINES).format(P=peer, V=value.canonical(), S=subject)))
-        steps = rng.sample(_STEPS, k=rng.randint(1, 3)) + [rng.choice(_PEER_STEPS)]
-        rng.shuffle(steps)
+        if peers and portable(subject, context) and fact in comparable_facts(context, fact.section) \
+                and rng.random() < 0.5:
+            for peer in rng.sample(peers, k=rng.choice((1, 1, 2))):
+                value = peer_value(rng, fact, avoid)
+                avoid.add(value.canonical())
+                lines.append(upper_first(rng.choice(_PEER_LINES).format(P=peer, V=value.canonical(), S=subject)))
+        else:
+            for template in rng.sample(_VOLUME_LINES, k=rng.choice((1, 1, 2))):
+                for _ in range(20):
+                    month = day - dt.timedelta(days=rng.randint(20, 60))
+                    line = upper_first(template.format(
+                        S=subject, T=topic, N=rng.randint(6, 240), R=f"{rng.randint(4, 38)}%",
+                        MONTH=f"{_MONTHS[month.month - 1]} {month.year}", D=long_day(month),
+                        E=long_day(month + dt.timedelta(days=rng.randint(7, 19)))))
+                    if not any(find_surface_form(value, line) for value in guarded):
+                        lines.append(line)
+                        break
         sections = [{"heading": "Summary", "paragraphs": [rng.choice(_SUMMARIES).format(**values)], "bullets": [],
-                     "kind": ""},
-                    {"heading": rng.choice(_BODY), "paragraphs": lines, "bullets": [], "kind": "key"},
-                    {"heading": rng.choice(_STEPS_HEADINGS), "paragraphs": [], "bullets": steps, "kind": ""}]
+                     "kind": ""}]
+        if lines:
+            sections.append({"heading": rng.choice(_BODY), "paragraphs": lines, "bullets": [], "kind": "key"})
+        sections.append({"heading": rng.choice(_STEPS_HEADINGS), "paragraphs": [],
+                         "bullets": rng.sample(_STEPS, k=rng.randint(2, 4)), "kind": ""})
         return {"title": upper_first(rng.choice(_TITLES).format(**values)), "sections": sections, "facts": []}
 
     def extract_text(self, files: list[RenderedFile], author_text: str) -> str:
