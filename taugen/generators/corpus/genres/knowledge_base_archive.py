@@ -16,12 +16,14 @@ and summaries from shared pools where they are about one subject:
 * a rule article states its rendition(s) verbatim in the main section (carriers only);
 * a subject article is about another rule of the topic, titled and summarised as a rule article is,
   and states no rule of the business: what other organisations publish for it (a comparable subject,
-  :func:`~taugen.generators.corpus.genres.benchmarks.comparable_facts`, half the time; each figure
-  named with its organisation and equal to no value any fact on that subject ever had) or how often
-  customers asked about it (figures that are none of the subject's values): as many in a filler as a
+  :func:`~taugen.generators.corpus.genres.benchmarks.comparable_facts`, two times in five; each
+  figure named with its organisation and equal to no value any fact on that subject ever had), how
+  often customers asked about it (figures that are none of the subject's values), or working notes
+  without a figure, as many rules are written without one: as many in a filler as a
   carrier has rule articles, and one beside the rules in about half of the carriers that have room;
 * a context article (escalation, letters, identity checks, call backs, where to find things) holds
-  working notes and one figure of the team's own work (volumes, shares, dates), never a rule.
+  working notes and, half the time, one figure of the team's own work (volumes, shares, dates), never
+  a rule.
 
 An export holds three to seven articles whether or not some state rules, and fewer context articles
 when it would pass :data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens.
@@ -99,10 +101,16 @@ _STEPS = ("Verify the customer before discussing account details.", "Check which
           "Quote our own figure, never another organisation's.",
           "If a customer quotes another organisation's figure, say that our own terms apply.")
 _VOLUME_LINES = ("In {MONTH}, {N} customers asked about {S}.",
-                 "{S} came up in {N} calls and chats in {MONTH}; {R} were answered without a transfer.",
+                 "{S} came up in {N} calls and chats in {MONTH}.",
                  "Questions about {S} were {R} of the calls about {T} in {MONTH}.",
-                 "The team answered {N} questions about {S} between {D} and {E}.",
+                 "The team answered {N} questions about {S} last month.",
                  "Customers often ask about {S} after a statement arrives; {N} did so in {MONTH}.")
+_NOTE_LINES = ("Customers often ask about {S} after a statement arrives.",
+               "Most questions about {S} come in by phone; some arrive by secure message.",
+               "Questions about {S} are usually answered on the first call.",
+               "Customers sometimes confuse {S} with other questions about {T}; check what they are asking.",
+               "When a customer asks about {S}, confirm which account they mean first.")
+"""Working notes on a subject, without a figure (as many rules are stated without one)."""
 _PEER_LINES = ("{P}'s published schedule lists {V} for {S}.",
                "Customers who are also with {P} may quote {V} for {S}; that is {P}'s figure.",
                "For comparison, {P} publishes {V} for {S}.",
@@ -289,7 +297,8 @@ class KnowledgeBaseArchiveGenre(Genre):
                                     "sections": [{"heading": "Summary", "paragraphs": [summary.format(T=topic)],
                                                   "bullets": [], "kind": ""},
                                                  {"heading": rng.choice(_BODY),
-                                                  "paragraphs": [details, upper_first(figure.format(**figures))],
+                                                  "paragraphs": [details] + ([upper_first(figure.format(**figures))]
+                                                                             if rng.random() < 0.5 else []),
                                                   "bullets": [], "kind": "key"},
                                                  {"heading": rng.choice(_STEPS_HEADINGS), "paragraphs": [],
                                                   "bullets": rng.sample(steps, k=rng.randint(2, len(steps))),
@@ -342,23 +351,25 @@ class KnowledgeBaseArchiveGenre(Genre):
     def _subject(rng, plan: ArtifactPlan, context: RenderContext, fact, peers: list[str], day: dt.date,
                  topic: str) -> dict:
         """An article shaped like a rule's about ``fact``'s subject that states no rule of the business:
-        what other organisations publish for it (a comparable subject, half the time; each figure named
-        with its organisation and equal to no value any fact on the subject ever had) or how often
-        customers asked about it (figures that are none of the subject's values)."""
+        what other organisations publish for it (a comparable subject, two times in five; each figure
+        named with its organisation and equal to no value any fact on the subject ever had), how often
+        customers asked about it (a figure that is none of the subject's values), or a working note."""
         subject = lower_first((fact.subject or "").strip().rstrip("."))
         values = {"S": subject, "Item": upper_first(re.sub(r"^(the|a|an)\s+", "", subject, flags=re.IGNORECASE))}
         avoid = subject_values(context, fact, plan.facts.values())
         guarded = [other.value for other in context.facts.values() if other.value is not None
                    and other.value.canonical() in avoid]
         lines = []
-        if peers and portable(subject, context) and fact in comparable_facts(context, fact.section) \
-                and rng.random() < 0.5:
+        draw = rng.random()
+        if peers and draw < 0.4 and portable(subject, context) and fact in comparable_facts(context, fact.section):
             for peer in rng.sample(peers, k=rng.choice((1, 1, 2))):
                 value = peer_value(rng, fact, avoid)
                 avoid.add(value.canonical())
                 lines.append(upper_first(rng.choice(_PEER_LINES).format(P=peer, V=value.canonical(), S=subject)))
+        elif draw > 0.7:
+            lines.append(upper_first(rng.choice(_NOTE_LINES).format(S=subject, T=topic)))
         else:
-            for template in rng.sample(_VOLUME_LINES, k=rng.choice((1, 1, 2))):
+            for template in rng.sample(_VOLUME_LINES, k=1):
                 for _ in range(20):
                     month = day - dt.timedelta(days=rng.randint(20, 60))
                     line = upper_first(template.format(
