@@ -22,7 +22,7 @@ and summaries from shared pools where they are about one subject:
   without a figure, as many rules are written without one: as many in a filler as a
   carrier has rule articles, and one beside the rules in about half of the carriers that have room;
 * a context article (escalation, letters, identity checks, call backs, where to find things) holds
-  working notes and, half the time, one figure of the team's own work (volumes, shares, dates), never
+  working notes and, half the time, one figure of the team's own work (volumes, dates), never
   a rule.
 
 An export holds three to seven articles whether or not some state rules, and fewer context articles
@@ -102,7 +102,7 @@ _STEPS = ("Verify the customer before discussing account details.", "Check which
           "If a customer quotes another organisation's figure, say that our own terms apply.")
 _VOLUME_LINES = ("In {MONTH}, {N} customers asked about {S}.",
                  "{S} came up in {N} calls and chats in {MONTH}.",
-                 "Questions about {S} were {R} of the calls about {T} in {MONTH}.",
+                 "There were {N} calls about {S} in {MONTH}.",
                  "The team answered {N} questions about {S} last month.",
                  "Customers often ask about {S} after a statement arrives; {N} did so in {MONTH}.")
 _NOTE_LINES = ("Customers often ask about {S} after a statement arrives.",
@@ -120,7 +120,7 @@ _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augu
 _CONTEXT = (  # (title, summary, details, figure, steps): working notes; {T} topic, {N} {M} counts, {R} percent, {D} date
     ("Escalating {T} complaints", "How to route a complaint about {T} to the right team.",
      "Complaints are logged on the customer's record so that the complaints team sees the full history.",
-     "In {MONTH}, {N} complaints about {T} were logged and {R} were closed at first contact.",
+     "In {MONTH}, {N} complaints about {T} were logged.",
      ("Log the complaint on the customer's record.", "Select the complaint category that matches the issue.",
       "Tell the customer what happens next and how we will contact them.", "Pass urgent cases to the team lead.")),
     ("Where to find {T} letters and notices", "Where the approved customer letters for {T} are kept.",
@@ -130,12 +130,12 @@ _CONTEXT = (  # (title, summary, details, figure, steps): working notes; {T} top
       "Never edit a letter template; ask the content team for changes.")),
     ("Identity checks before discussing {T}", "Who may discuss {T} with us and how to confirm it.",
      "Owners and authorised users may discuss the account; anyone else is told we cannot share details.",
-     "In {MONTH}, {R} of callers asking about {T} passed verification at the first attempt.",
+     "In {MONTH}, {N} callers asking about {T} failed verification at the first attempt.",
      ("Confirm the caller is an owner or an authorised user.", "Use the standard verification questions.",
       "If verification fails, do not discuss account details.")),
     ("Recording {T} conversations", "How to note a {T} conversation on the customer's record.",
      "Good notes let the next colleague pick up the conversation without asking the customer again.",
-     "Team leads sampled {N} notes of {T} conversations in {MONTH}; {R} needed no follow-up.",
+     "Team leads sampled {N} notes of {T} conversations in {MONTH}.",
      ("Record the question in the customer's words.", "Record the answer you gave and where it came from.",
       "Link any letters you sent.", "Flag anything the customer disagreed with.")),
     ("Who owns {T} content", "Which team owns which part of the {T} guidance.",
@@ -145,7 +145,7 @@ _CONTEXT = (  # (title, summary, details, figure, steps): working notes; {T} top
       "The content team publishes and archives articles.")),
     ("Finding the right {T} article", "How to search this space when a customer asks about {T}.",
      "Article titles use the words customers use, so search with the customer's own phrasing first.",
-     "Staff searched this space {N} times in {MONTH}; {R} of searches opened an article.",
+     "Staff searched this space {N} times in {MONTH}.",
      ("Search with the customer's words.", "Check the last-updated date before quoting an article.",
       "Report an out-of-date article to its owner.")),
     ("Call backs about {T}", "When and how to offer a call back on a {T} question.",
