@@ -236,6 +236,13 @@ def test_filler_states_peer_figures_never_a_rule(genre, context, variant, seed):
             assert value not in cells, (row, value)
         peers += 1
     assert peers == len(main) - 1
+    # every day it shows is in its own window or a day the pack's rules took effect (evidence routes
+    # name a sheet by a day only it shows)
+    effective = {d for f in with_facts.facts.values() for d in (f.effective_from, f.decided_on) if d}
+    text = genre.extract_text(artifact.files, "")
+    for shown in re.findall(r"\b[A-Z][a-z]{2} \d{1,2}, \d{4}\b", text):
+        day = dt.datetime.strptime(shown, "%b %d, %Y").date()
+        assert plan.start.date() <= day <= plan.end.date() or day in effective, shown
 
 
 @pytest.mark.parametrize("variant", ["fee_schedule", "decision_table"])

@@ -680,22 +680,26 @@ class SpreadsheetGenre(Genre):
         rng.shuffle(others)
         subjects = (subjects + others)[:wanted]
         history: list[tuple[_Line, Any, dt.date]] = []
-        earliest = context.config.history_start
+        # a peer's figures take effect on the days schedules change (the pack's effective dates), so a
+        # sheet shows no other day than its own window and those: the days an evidence route names a
+        # sheet by stay unique to that sheet
+        days = sorted({d for f in context.facts.values() for d in (f.effective_from, f.decided_on)
+                       if d is not None and context.config.history_start <= d <= plan.start.date()}) \
+            or [min(context.config.history_start, plan.start.date())]
         for fact in subjects:
             avoid = subject_values(context, fact, plan.facts.values())
             for peer in rng.sample(peers, k=min(len(peers), rng.choice((1, 1, 2, 2, 3)))):
                 value = peer_value(rng, fact, avoid)
                 avoid.add(value.canonical())
-                back = rng.randint(20, 540)
-                effective = max(plan.start.date() - dt.timedelta(days=back), min(earliest, plan.start.date()))
+                effective = rng.choice(days)
                 reviewed = plan.start.date() + dt.timedelta(days=rng.randint(0, span))
                 line = _Line(fact, value, f"{peer} {rng.choice(_SOURCES)}", effective, reviewed, peer=peer)
-                if rng.random() < 0.3 and effective > earliest + dt.timedelta(days=200):
+                earlier = [day for day in days if day <= effective - dt.timedelta(days=90)]
+                if rng.random() < 0.3 and earlier:
                     previous = peer_value(rng, fact, avoid)
                     avoid.add(previous.canonical())
-                    since = effective - dt.timedelta(days=rng.randint(180, 720))
                     line.revised = True
-                    history.append((line, previous, max(since, earliest)))
+                    history.append((line, previous, rng.choice(earlier)))
                 lines.append(line)
         return lines, history
 
