@@ -16,6 +16,8 @@ import pytest
 import yaml
 
 from taugen.authoring.models import DomainConfig, Fact
+from taugen.authoring.pack import load_pack
+from taugen.build.pipeline import resolve_pack
 from taugen.authoring.values import find_surface_form, normalise_text
 from genre_contract import contract
 from taugen.generators.corpus.genre import ArtifactPlan, RenderContext, RenderedArtifact, Rendition, get_genre
@@ -72,3 +74,35 @@ def test_validate_flags_broken_archives(context):
     assert "no_doctype" in codes(with_data(artifact, html.replace("<!DOCTYPE html>", "").encode()))
     late = html.replace('<time datetime="2026-03-', '<time datetime="2027-03-', 1)
     assert "article_after_export" in codes(with_data(artifact, late.encode()))
+
+
+def _headings(html: str) -> list[str]:
+    return re.findall(r"<h3>([^<]+)</h3>", html)
+
+
+def test_carrier_and_filler_articles_share_one_shape(context):
+    """Every section heading a carrier uses also occurs in some filler; fillers state figures (peers'
+    published terms, the team's own numbers) as carriers do, in articles titled like rule articles,
+    and no value of the facts; no phrase tells a rule article from another."""
+    genre = get_genre(GENRE)
+    facts = dict(load_pack(resolve_pack("banking")).facts)
+    facts.update(FACTS)
+    with_facts = dataclasses.replace(context, facts=facts)
+    carriers = [genre.render(make_plan(index, ids=IDS), with_facts) for index in range(10)]
+    fillers = [genre.render(make_plan(index, filler=True), with_facts) for index in range(16)]
+    filler_headings = {h for artifact in fillers for h in _headings(artifact.files[0].data.decode())}
+    for artifact in carriers:
+        assert set(_headings(artifact.files[0].data.decode())) - {"Change history"} <= filler_headings
+    texts = [text_of(artifact) for artifact in fillers]
+    assert sum(bool(re.search(r"\$\d|\d%|\d+ (business )?days?|\d+ (customers|questions|calls)", text))
+               for text in texts) >= len(texts) // 2
+    peer = r"\b[A-Z][a-z]+ Bank(?:'s published schedule lists|'s own terms give| publishes| may quote) \$?\d"
+    assert any(re.search(peer, text) or re.search(r"also with [A-Z][a-z]+ Bank may quote \$?\d", text)
+               for text in texts)
+    assert any(re.search(r"\b\d+ customers asked about |\d+ questions about ", text) for text in texts)
+    assert any(re.search(r"^(About |Answering questions about )", text, re.MULTILINE) for text in texts)
+    for text in texts + [text_of(artifact) for artifact in carriers]:
+        assert "The rule" not in text and "quote the rule" not in text.lower()
+    for text in texts:
+        for fact in FACTS.values():
+            assert find_surface_form(fact.value, text) is None, (fact.id, fact.value.canonical())

@@ -15,6 +15,8 @@ import yaml
 from openpyxl import load_workbook
 
 from taugen.authoring.models import DomainConfig, Fact
+from taugen.authoring.pack import load_pack
+from taugen.build.pipeline import resolve_pack
 from taugen.authoring.values import find_surface_form, normalise_text
 from taugen.generators.corpus.genre import (
     ArtifactPlan,
@@ -169,7 +171,7 @@ def test_header_rows_and_validate_clean(genre, context):
                 assert all(isinstance(cell.value, str) for cell in sheet[1] if cell.value is not None)
     artifact = genre.render(make_plan("decision_table"), context)
     header = genre.extract_text(artifact.files, "").splitlines()[1]
-    assert header.startswith("Rule | Condition | Threshold | Applies to | Outcome")
+    assert header.startswith("Rule | Condition | Threshold | Applies to | Source | Outcome")
 
 
 def test_validate_finds_broken_workbooks(genre, context):
@@ -198,14 +200,69 @@ def test_validate_finds_broken_workbooks(genre, context):
     assert {"empty_workbook", "missing_header"} <= codes
 
 
+def pack_context(context) -> RenderContext:
+    """The test context with the banking pack's facts, plus the test's own (so fillers keep clear of them)."""
+    facts = dict(load_pack(resolve_pack("banking")).facts)
+    facts.update({fact.id: fact for fact in make_facts()})
+    return dataclasses.replace(context, facts=facts)
+
+
 @pytest.mark.parametrize("variant", ["fee_schedule", "decision_table"])
-def test_filler_states_no_policy_value(genre, context, variant):
-    artifact = genre.render(make_plan(variant, carrier=False), context)
+@pytest.mark.parametrize("seed", range(6))
+def test_filler_states_peer_figures_never_a_rule(genre, context, variant, seed):
+    """A filler is the same kind of sheet as a carrier with peer rows only: every figure it states is
+    attributed to another organisation in the Source column and equals no value any fact on that
+    subject ever had."""
+    with_facts = pack_context(context)
+    plan = dataclasses.replace(make_plan(variant, carrier=False), seed=seed, topic="wires_and_transfers")
+    artifact = genre.render(plan, with_facts)
+    assert artifact.renditions == [] and not [f for f in genre.validate(artifact) if f.severity == "error"]
+    sheets = dict(read_rows(artifact.files[0].data))
+    main = sheets[artifact.metadata["sheets"][0]]
+    assert len(main) >= 2
+    by_subject: dict[str, set[str]] = {}
+    for fact in with_facts.facts.values():
+        if fact.value is not None and fact.subject:
+            key = re.sub(r"^(the|a|an)\s+", "", fact.subject, flags=re.IGNORECASE).lower()
+            by_subject.setdefault(key, set()).add(fact.value.canonical())
+    peers = 0
+    for _number, row in main[1:]:
+        cells = row.split(" | ")
+        item = cells[1] if variant == "decision_table" else cells[0]
+        source = next(cell for cell in cells if re.search(r"\b(schedule|terms|sheet|disclosure|page)$", cell))
+        assert re.match(r"^[A-Z][a-z]+ Bank ", source), row  # another bank, named in the row
+        assert "Cedar Ridge" not in row
+        for value in by_subject.get(item.lower(), set()):
+            assert value not in cells, (row, value)
+        peers += 1
+    assert peers == len(main) - 1
+    # every day it shows is in its own window or a day the pack's rules took effect (evidence routes
+    # name a sheet by a day only it shows)
+    effective = {d for f in with_facts.facts.values() for d in (f.effective_from, f.decided_on) if d}
     text = genre.extract_text(artifact.files, "")
-    assert artifact.renditions == []
-    assert "$" not in text and "%" not in text
-    assert not re.search(r"\b\d+\s+(business |calendar )?days?\b", text)
-    assert len(text.splitlines()) >= 5
+    for shown in re.findall(r"\b[A-Z][a-z]{2} \d{1,2}, \d{4}\b", text):
+        day = dt.datetime.strptime(shown, "%b %d, %Y").date()
+        assert plan.start.date() <= day <= plan.end.date() or day in effective, shown
+
+
+@pytest.mark.parametrize("variant", ["fee_schedule", "decision_table"])
+def test_carriers_and_fillers_share_every_sheet_and_header(genre, context, variant):
+    """Every sheet name and header row a carrier of the variant uses also occurs in some filler of it,
+    and fillers state figures (amounts, percents or spans) as carriers do."""
+    with_facts = pack_context(context)
+
+    def headers(carrier: bool, seed: int) -> tuple[set[str], str]:
+        plan = dataclasses.replace(make_plan(variant, carrier), seed=seed)
+        artifact = genre.render(plan, with_facts)
+        sheets = read_rows(artifact.files[0].data)
+        return {f"{title}: {rows[0][1]}" for title, rows in sheets}, genre.extract_text(artifact.files, "")
+
+    carriers = [headers(True, seed) for seed in range(8)]
+    fillers = [headers(False, seed) for seed in range(8)]
+    in_fillers = set().union(*(found for found, _text in fillers))
+    for found, _text in carriers:
+        assert found <= in_fillers, found - in_fillers
+    assert all(re.search(r"\$\d|\d%|\d+ (business )?days?", text) for _found, text in fillers)
 
 
 def test_no_internal_words_in_delivered_file(genre, context):
@@ -279,10 +336,13 @@ def test_lone_superseded_before_its_successor_is_an_ordinary_row(genre, context,
     assert not HISTORY_WORDS.search(old.text), old.text
     assert "Sep 1, 2025" not in text and "$30.00" not in text
     sheets = dict(read_rows(artifact.files[0].data))
-    if variant == "fee_schedule":  # the schedule's own change log: only its publication entry
-        assert len(sheets[HISTORY_SHEET]) == 2 and "$25.00" not in str(sheets[HISTORY_SHEET])
-    else:
-        assert HISTORY_SHEET not in sheets
+    # the change log (always kept beside a fee schedule, beside a decision table when a figure changed)
+    # holds its publication entry and peers' changed figures, never the rule's own
+    if variant == "fee_schedule":
+        assert HISTORY_SHEET in sheets
+    for _number, row in sheets.get(HISTORY_SHEET, [])[1:]:
+        assert "$25.00" not in row and "Outgoing domestic wire" not in row and "Daily ATM" not in row, row
+        assert "Sheet published" in row or re.search(r"\b[A-Z][a-z]+ Bank ", row), row
     # laid out exactly as a current rule would be
     as_current = genre.render(dataclasses.replace(plan, renditions=[dataclasses.replace(r, status="current")
                                                                     for r in plan.renditions]), context)

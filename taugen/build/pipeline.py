@@ -157,7 +157,8 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         tasks, unexercisable, space_size = _compose(definition, pack, world, preset, seed, plan)
         composed_for = _special_facts(plan)
     templates = template_environment()
-    context = RenderContext(config=pack.config, templates=templates, build_seed=seed, tier=preset.name)
+    context = RenderContext(config=pack.config, templates=templates, build_seed=seed, tier=preset.name,
+                            facts=pack.facts)
     speakers = {name: genre.llm_speaker for name, genre in available.items() if getattr(genre, "llm_speaker", None)}
     repairs: dict[str, object] = {"corpus_redraws": 0, "artifact_redraws": []}
     llm_client = None

@@ -16,6 +16,7 @@ import datetime as dt
 import hashlib
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Literal
@@ -179,12 +180,20 @@ class RenderedArtifact:
 
 @dataclass
 class RenderContext:
-    """Everything a genre may read while rendering, shared by all artifacts of a build."""
+    """Everything a genre may read while rendering, shared by all artifacts of a build.
+
+    ``facts`` is every fact of the pack by id (current, superseded and future versions), read only. A
+    genre never states one of them unless the plan gives it a rendition; it may borrow their subjects
+    and must keep clear of their values when it fills a filler's slots with grounded figures that are
+    not the business's policy (see :mod:`taugen.generators.corpus.genres.benchmarks`). Empty when a
+    caller renders without a pack.
+    """
 
     config: "DomainConfig"
     templates: jinja2.Environment
     build_seed: int
     tier: str
+    facts: Mapping[str, "Fact"] = field(default_factory=dict)
 
 
 class Genre(ABC):

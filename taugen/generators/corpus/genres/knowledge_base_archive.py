@@ -8,11 +8,26 @@ article with an ``<h2>`` title, an owner and a ``<time datetime=...>`` last-upda
 there are no scripts, images, external links or ``url(...)`` references, so it opens offline exactly
 as delivered. Written through ``knowledge_base_archive/archive.html.j2`` with every text escaped.
 
-A carrier article states its rendition(s) verbatim in a ``The rule`` section; context articles
-(escalation, letters, identity checks, call backs, where to find things: summary, details, steps) carry
-no values. An export holds three to seven articles whether or not some state rules (a filler export
-holds only context articles), and fewer context articles when it would pass
-:data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens. A superseded rendition goes to a
+Carriers and fillers come from one process, and every article has the same shape: a ``Summary``, a main
+section (``Details``, ``Key points`` or ``In brief``), steps (``What to do`` or ``Steps``) and, for a
+rule replaced on the article's date, a ``Change history``. Three kinds of article fill it, with titles
+and summaries from shared pools where they are about one subject:
+
+* a rule article states its rendition(s) verbatim in the main section (carriers only);
+* a subject article is about another rule of the topic, titled and summarised as a rule article is,
+  and states no rule of the business: what other organisations publish for it (a comparable subject,
+  :func:`~taugen.generators.corpus.genres.benchmarks.comparable_facts`, two times in five; each
+  figure named with its organisation and equal to no value any fact on that subject ever had), how
+  often customers asked about it (figures that are none of the subject's values), or working notes
+  without a figure, as many rules are written without one: as many in a filler as a
+  carrier has rule articles, and one beside the rules in about half of the carriers that have room;
+* a context article (escalation, letters, identity checks, call backs, where to find things) holds
+  working notes and, half the time, one figure of the team's own work (volumes, dates), never
+  a rule.
+
+An export holds three to seven articles whether or not some state rules, and fewer context articles
+when it would pass :data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens.
+A superseded rendition goes to a
 ``Change history`` section with the written history lead only when
 :func:`~taugen.generators.corpus.genre.shown_as_history` holds on its article's last-updated date;
 otherwise it is the rule in force that day, stated like any other.
@@ -25,8 +40,10 @@ and returns its visible text (see :func:`~taugen.generators.corpus.genres.workpl
 from __future__ import annotations
 
 import datetime as dt
+import re
 from html.parser import HTMLParser
 
+from taugen.authoring.values import find_surface_form
 from taugen.generators.corpus.genre import (
     ArtifactPlan,
     Genre,
@@ -37,11 +54,20 @@ from taugen.generators.corpus.genre import (
     register_genre,
     shown_as_history,
 )
+from taugen.generators.corpus.genres.benchmarks import (
+    comparable_facts,
+    peer_names,
+    peer_value,
+    portable,
+    subject_values,
+    topic_subjects,
+)
 from taugen.generators.corpus.genres.workplace import (
     TEAMS,
     cast,
     item_label,
     long_day,
+    lower_first,
     office_time,
     plan_frame,
     render_within_budget,
@@ -59,46 +85,77 @@ SUFFIX = ".html"
 TEMPLATE = "knowledge_base_archive/archive.html.j2"
 _EXTERNAL = ("http:", "https:", "//", "file:", "ftp:", "data:", "javascript:")
 
-# No digits and no number words: only renditions carry values. {S} subject, {T} topic.
+# Shared by every article that is about one subject, a rule's or a peer's figure. {S} subject, {Item} label.
 _TITLES = ("{Item}: what to tell customers", "{Item} (staff guidance)", "About {S}", "Answering questions "
            "about {S}")
-_SUMMARIES = ("Use this article when a customer asks about {S}. Quote the rule as written.",
+_SUMMARIES = ("Use this article when a customer asks about {S}.",
               "Staff guidance on {S}, reviewed by the policy team.",
               "What applies to {S}, and how to explain it on a call or in a branch.")
+_BODY = ("Details", "Key points", "In brief")
+"""The heading of an article's main section, whatever it holds (a rule, a peer's figure, working notes)."""
+_STEPS_HEADINGS = ("What to do", "Steps")
 _STEPS = ("Verify the customer before discussing account details.", "Check which product the customer holds.",
-          "Quote the rule as written above; do not paraphrase amounts or time limits.",
+          "Quote figures exactly as written; do not round amounts or time limits.",
           "Note the question and your answer on the customer's record.",
-          "If the customer disagrees, offer to raise a complaint.", "Escalate anything unusual to your team lead.")
-_CONTEXT = (  # (title, summary, details, steps): articles with no values
+          "If the customer disagrees, offer to raise a complaint.", "Escalate anything unusual to your team lead.",
+          "Quote our own figure, never another organisation's.",
+          "If a customer quotes another organisation's figure, say that our own terms apply.")
+_VOLUME_LINES = ("In {MONTH}, {N} customers asked about {S}.",
+                 "{S} came up in {N} calls and chats in {MONTH}.",
+                 "There were {N} calls about {S} in {MONTH}.",
+                 "The team answered {N} questions about {S} last month.",
+                 "Customers often ask about {S} after a statement arrives; {N} did so in {MONTH}.")
+_NOTE_LINES = ("Customers often ask about {S} after a statement arrives.",
+               "Most questions about {S} come in by phone; some arrive by secure message.",
+               "Questions about {S} are usually answered on the first call.",
+               "Customers sometimes confuse {S} with other questions about {T}; check what they are asking.",
+               "When a customer asks about {S}, confirm which account they mean first.")
+"""Working notes on a subject, without a figure (as many rules are stated without one)."""
+_PEER_LINES = ("{P}'s published schedule lists {V} for {S}.",
+               "Customers who are also with {P} may quote {V} for {S}; that is {P}'s figure.",
+               "For comparison, {P} publishes {V} for {S}.",
+               "{P}'s own terms give {V} for {S}.")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+_CONTEXT = (  # (title, summary, details, figure, steps): working notes; {T} topic, {N} {M} counts, {R} percent, {D} date
     ("Escalating {T} complaints", "How to route a complaint about {T} to the right team.",
      "Complaints are logged on the customer's record so that the complaints team sees the full history.",
+     "In {MONTH}, {N} complaints about {T} were logged.",
      ("Log the complaint on the customer's record.", "Select the complaint category that matches the issue.",
       "Tell the customer what happens next and how we will contact them.", "Pass urgent cases to the team lead.")),
     ("Where to find {T} letters and notices", "Where the approved customer letters for {T} are kept.",
      "Only letters from the library are approved for use; local copies drift out of date.",
+     "The library holds {N} approved letters for {T}; it was last reorganised on {D}.",
      ("Open the letter library from the staff portal.", "Search by the letter title, not the file name.",
       "Never edit a letter template; ask the content team for changes.")),
     ("Identity checks before discussing {T}", "Who may discuss {T} with us and how to confirm it.",
      "Owners and authorised users may discuss the account; anyone else is told we cannot share details.",
+     "In {MONTH}, {N} callers asking about {T} failed verification at the first attempt.",
      ("Confirm the caller is an owner or an authorised user.", "Use the standard verification questions.",
       "If verification fails, do not discuss account details.")),
     ("Recording {T} conversations", "How to note a {T} conversation on the customer's record.",
      "Good notes let the next colleague pick up the conversation without asking the customer again.",
+     "Team leads sampled {N} notes of {T} conversations in {MONTH}.",
      ("Record the question in the customer's words.", "Record the answer you gave and where it came from.",
       "Link any letters you sent.", "Flag anything the customer disagreed with.")),
     ("Who owns {T} content", "Which team owns which part of the {T} guidance.",
      "Ownership is listed on every article; the owner approves each change before it is published.",
+     "This space holds {N} articles; {M} of them changed owner on {D}.",
      ("Customer Care owns the call guidance.", "Compliance reviews every change before it is published.",
       "The content team publishes and archives articles.")),
     ("Finding the right {T} article", "How to search this space when a customer asks about {T}.",
      "Article titles use the words customers use, so search with the customer's own phrasing first.",
+     "Staff searched this space {N} times in {MONTH}.",
      ("Search with the customer's words.", "Check the last-updated date before quoting an article.",
       "Report an out-of-date article to its owner.")),
     ("Call backs about {T}", "When and how to offer a call back on a {T} question.",
      "A call back is booked in the case system so that it is not lost at shift change.",
+     "In {MONTH}, {N} call backs about {T} were booked and {R} were made the same day.",
      ("Offer a call back when you need to check something.", "Book it in the case system.",
       "Confirm the best number to use.", "Note the outcome after the call.")),
 )
+
+
 class _Structure(HTMLParser):
     """Collect what :meth:`KnowledgeBaseArchiveGenre.validate` checks."""
 
@@ -167,6 +224,8 @@ class KnowledgeBaseArchiveGenre(Genre):
     """
 
     name = "knowledge_base_archive"
+    grounded_fillers = True
+    """Fillers' articles hold grounded figures (peers' published terms, the team's own working numbers)."""
     label = "Knowledge base archive (HTML)"
     max_facts = 6
     affinity = (("text", "", 3), ("money", "", 1), ("duration", "", 2), ("boolean", "", 2), ("enum", "", 1),
@@ -206,21 +265,42 @@ class KnowledgeBaseArchiveGenre(Genre):
         contexts = list(_CONTEXT)
         rng.shuffle(contexts)
         wanted = rng.randint(3, 7) - 2 * shrink  # articles in the export, with or without rules
-        n_context = max(wanted - len(groups), 0 if shrink else rng.randint(0, 1), 2 - len(groups))
+        n_extra = max(wanted - len(groups), 0 if shrink else rng.randint(0, 1), 2 - len(groups))
+        # articles about one subject of the topic with a peer's figure: as many in a filler as a carrier
+        # has rule articles, and now and then one beside the rules of a carrier
+        owned = {(fact.subject or "").lower() for fact in plan.facts.values()}
+        arcs = {fact.id for fact in plan.facts.values()} | {fact.supersedes for fact in plan.facts.values()}
+        subjects = [f for f in topic_subjects(context, plan.topic) if (f.subject or "").lower() not in owned
+                    and f.id not in arcs and f.supersedes not in arcs]
+        rng.shuffle(subjects)
+        if groups:
+            n_peer = 1 if subjects and n_extra and rng.random() < 0.5 else 0
+        else:
+            n_peer = min(n_extra, len(subjects), rng.choice((1, 1, 2, 2, 3, 4)))
+        n_context = n_extra - n_peer
+        peers = peer_names(rng, plan.faker(context.config.locale, "kb-peers"), context, 3) if n_peer else []
         drafts: list[tuple[dt.datetime, dict]] = []
-        context_times = working_spread(rng, n_context, start, end, min_gap=3600, max_gap=86400)
-        numbers = iter(sorted(rng.sample(range(1000, 9999), len(groups) + n_context)))
+        context_times = working_spread(rng, n_extra, start, end, min_gap=3600, max_gap=86400)
+        numbers = iter(sorted(rng.sample(range(1000, 9999), len(groups) + n_extra)))
         for group in groups:
             day = min(max(max(r.date for r in group), start.date()), end.date())
             moment = office_time(rng, day, start, end)
             drafts.append((moment, self._carrier(rng, plan, group, moment.date())))
-        for moment, (title, summary, details, steps) in zip(context_times, contexts[:n_context]):
+        for moment, fact in zip(context_times[:n_peer], subjects):
+            drafts.append((moment, self._subject(rng, plan, context, fact, peers, moment.date(), topic)))
+        for moment, (title, summary, details, figure, steps) in zip(context_times[n_peer:], contexts[:n_context]):
+            month = moment.date() - dt.timedelta(days=rng.randint(20, 60))
+            figures = {"T": topic, "N": rng.randint(12, 480), "M": rng.randint(2, 9), "R": f"{rng.randint(61, 97)}%",
+                       "MONTH": f"{_MONTHS[month.month - 1]} {month.year}",
+                       "D": long_day(moment.date() - dt.timedelta(days=rng.randint(10, 300)))}
             drafts.append((moment, {"title": upper_first(title.format(T=topic)), "facts": [],
                                     "sections": [{"heading": "Summary", "paragraphs": [summary.format(T=topic)],
                                                   "bullets": [], "kind": ""},
-                                                 {"heading": "Details", "paragraphs": [details], "bullets": [],
-                                                  "kind": ""},
-                                                 {"heading": "Steps", "paragraphs": [],
+                                                 {"heading": rng.choice(_BODY),
+                                                  "paragraphs": [details] + ([upper_first(figure.format(**figures))]
+                                                                             if rng.random() < 0.5 else []),
+                                                  "bullets": [], "kind": "key"},
+                                                 {"heading": rng.choice(_STEPS_HEADINGS), "paragraphs": [],
                                                   "bullets": rng.sample(steps, k=rng.randint(2, len(steps))),
                                                   "kind": ""}]}))
         drafts.sort(key=lambda d: (d[0], d[1]["title"]))
@@ -255,10 +335,10 @@ class KnowledgeBaseArchiveGenre(Genre):
         sections = [{"heading": "Summary", "paragraphs": [rng.choice(_SUMMARIES).format(**values)], "bullets": [],
                      "kind": ""}]
         if current:
-            sections.append({"heading": "The rule", "paragraphs": [r.text for r in current], "bullets": [],
-                             "kind": "rule"})
-        sections.append({"heading": "What to do", "paragraphs": [], "bullets": rng.sample(_STEPS, k=rng.randint(2, 4)),
-                         "kind": ""})
+            sections.append({"heading": rng.choice(_BODY), "paragraphs": [r.text for r in current], "bullets": [],
+                             "kind": "key"})
+        sections.append({"heading": rng.choice(_STEPS_HEADINGS), "paragraphs": [],
+                         "bullets": rng.sample(_STEPS, k=rng.randint(2, 4)), "kind": ""})
         if history:
             paragraphs = []
             for rendition in history:
@@ -266,6 +346,46 @@ class KnowledgeBaseArchiveGenre(Genre):
                 paragraphs.append(" ".join(part for part in (before, rendition.text, after) if part))
             sections.append({"heading": "Change history", "paragraphs": paragraphs, "bullets": [], "kind": "history"})
         return {"title": title, "sections": sections, "facts": [r.fact_id for r in group]}
+
+    @staticmethod
+    def _subject(rng, plan: ArtifactPlan, context: RenderContext, fact, peers: list[str], day: dt.date,
+                 topic: str) -> dict:
+        """An article shaped like a rule's about ``fact``'s subject that states no rule of the business:
+        what other organisations publish for it (a comparable subject, two times in five; each figure
+        named with its organisation and equal to no value any fact on the subject ever had), how often
+        customers asked about it (a figure that is none of the subject's values), or a working note."""
+        subject = lower_first((fact.subject or "").strip().rstrip("."))
+        values = {"S": subject, "Item": upper_first(re.sub(r"^(the|a|an)\s+", "", subject, flags=re.IGNORECASE))}
+        avoid = subject_values(context, fact, plan.facts.values())
+        guarded = [other.value for other in context.facts.values() if other.value is not None
+                   and other.value.canonical() in avoid]
+        lines = []
+        draw = rng.random()
+        if peers and draw < 0.4 and portable(subject, context) and fact in comparable_facts(context, fact.section):
+            for peer in rng.sample(peers, k=rng.choice((1, 1, 2))):
+                value = peer_value(rng, fact, avoid)
+                avoid.add(value.canonical())
+                lines.append(upper_first(rng.choice(_PEER_LINES).format(P=peer, V=value.canonical(), S=subject)))
+        elif draw > 0.7:
+            lines.append(upper_first(rng.choice(_NOTE_LINES).format(S=subject, T=topic)))
+        else:
+            for template in rng.sample(_VOLUME_LINES, k=1):
+                for _ in range(20):
+                    month = day - dt.timedelta(days=rng.randint(20, 60))
+                    line = upper_first(template.format(
+                        S=subject, T=topic, N=rng.randint(6, 240), R=f"{rng.randint(4, 38)}%",
+                        MONTH=f"{_MONTHS[month.month - 1]} {month.year}", D=long_day(month),
+                        E=long_day(month + dt.timedelta(days=rng.randint(7, 19)))))
+                    if not any(find_surface_form(value, line) for value in guarded):
+                        lines.append(line)
+                        break
+        sections = [{"heading": "Summary", "paragraphs": [rng.choice(_SUMMARIES).format(**values)], "bullets": [],
+                     "kind": ""}]
+        if lines:
+            sections.append({"heading": rng.choice(_BODY), "paragraphs": lines, "bullets": [], "kind": "key"})
+        sections.append({"heading": rng.choice(_STEPS_HEADINGS), "paragraphs": [],
+                         "bullets": rng.sample(_STEPS, k=rng.randint(2, 4)), "kind": ""})
+        return {"title": upper_first(rng.choice(_TITLES).format(**values)), "sections": sections, "facts": []}
 
     def extract_text(self, files: list[RenderedFile], author_text: str) -> str:
         """The visible text of each ``.html`` file, read with :mod:`html.parser` (head, style and

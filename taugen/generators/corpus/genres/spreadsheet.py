@@ -2,12 +2,22 @@
 
 Variants:
 
-* ``fee_schedule``: a ``Fee schedule`` (or ``Schedule``) sheet with one row per rule: item, product,
+* ``fee_schedule``: a ``Fee schedule`` (or ``Schedule``) sheet with one row per figure: item, product,
   the amount as a real numeric cell with a number format (currency, percent, ``0" days"``), basis,
-  effective date, notes, owner and last-reviewed date; plus a ``Revision history`` sheet (the sheet's
-  change log, opened by its publication entry).
-* ``decision_table``: a ``Decision table`` sheet (rule, condition, threshold, applies to, outcome,
-  owner, last reviewed), plus the same ``Revision history`` sheet when it lists a replaced value.
+  source, effective date, notes, owner and last-reviewed date; plus a ``Revision history`` sheet (the
+  sheet's change log, opened by its publication entry).
+* ``decision_table``: a ``Decision table`` sheet (rule, condition, threshold, applies to, source,
+  outcome, owner, last reviewed), plus the same ``Revision history`` sheet when it lists a replaced
+  figure.
+
+Carriers and fillers come from one process (:meth:`SpreadsheetGenre._lines`): the rows are the rules
+the plan owns (none in a filler) and *peer rows*, the figures other organisations publish for
+comparable subjects of the topic (see :mod:`~taugen.generators.corpus.genres.benchmarks`), which a
+pricing team keeps next to its own. A peer row names its organisation in ``Source`` (``Harper Bank
+rate sheet``; the business's own rows cite its own document without a name) and states a figure that no
+version of any fact on that subject ever had. Sheet names, headers, columns and the revision history
+(which also logs peer figures that changed) are the same for both, so no sheet, header or column is
+found only in carriers.
 
 A superseded rendition goes to the ``Revision history`` sheet, next to the value that replaced it,
 only when :func:`~taugen.generators.corpus.genre.shown_as_history` holds on the workbook's date
@@ -58,6 +68,13 @@ from taugen.generators.corpus.genre import (
     register_genre,
     shown_as_history,
 )
+from taugen.generators.corpus.genres.benchmarks import (
+    COMPARABLE_CATEGORIES,
+    comparable_facts,
+    peer_names,
+    peer_value,
+    subject_values,
+)
 from taugen.validators.findings import Finding, error, warning
 
 if TYPE_CHECKING:
@@ -69,8 +86,12 @@ FORMULA_ERRORS = frozenset({"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "
 _CURRENCY_FORMATS = {"USD": '"$"#,##0.00', "EUR": '"€"#,##0.00', "GBP": '"£"#,##0.00'}
 _TEAMS = ("Deposit Operations", "Card Services", "Payments Operations", "Retail Banking", "Compliance Office",
           "Customer Care", "Product Management")
-_NOTES = ("", "", "Quote from this schedule only", "Confirm the product before quoting", "Check for pending changes",
-          "Disclosed in the account agreement")
+_NOTES = ("", "", "", "Confirm the product before quoting", "Check for pending changes", "Checked against the source",
+          "Conditions apply, see source")
+"""Notes of any row, a rule or a peer's figure alike."""
+_SOURCES = ("published schedule", "account terms", "rate sheet", "fee disclosure", "pricing page")
+"""Where a row's figure is written: the business's own document, or a peer's (its name first)."""
+_PEER_TYPES = {"fee_schedule": ("money", "percent", "cap"), "decision_table": ("cap", "count", "duration", "money")}
 _OUTCOMES = {
     "fee": "Assess fee", "fees": "Assess fee", "limit": "Decline above threshold", "limits": "Decline above threshold",
     "deadline": "Accept if within window", "deadlines": "Accept if within window", "eligibility": "Eligible",
@@ -296,8 +317,12 @@ def read_rows(data: bytes) -> list[tuple[str, list[tuple[int, str]]]]:
 # --------------------------------------------------------------------------------------------------
 
 def _value_cell(fact: Fact) -> tuple[Any, str]:
-    """The cell value and number format that state ``fact.value``."""
-    value = fact.value
+    """The cell value and number format that state ``fact.value`` (the statement when it has none)."""
+    return _cell_of(fact.value) if fact.value is not None else (fact.statement, "@")
+
+
+def _cell_of(value: Any) -> tuple[Any, str]:
+    """The cell value and number format that state a typed value."""
     if isinstance(value, MoneyValue) or (isinstance(value, CapValue) and value.currency):
         currency = value.currency or "USD"
         fmt = _CURRENCY_FORMATS.get(currency, f'#,##0.00" {currency}"')
@@ -316,16 +341,13 @@ def _value_cell(fact: Fact) -> tuple[Any, str]:
         return value.value, (f'0" {value.unit}"' if value.unit else "0")
     if isinstance(value, DateValue):
         return value.value, "mmmm d, yyyy"
-    if value is not None:
-        return value.canonical(), "@"
-    return fact.statement, "@"
+    return value.canonical(), "@"
 
 
-def _value_header(facts: list[Fact]) -> str:
-    kinds = {type(fact.value) for fact in facts}
-    money = all(isinstance(fact.value, MoneyValue) or (isinstance(fact.value, CapValue) and fact.value.currency)
-                for fact in facts)
-    if facts and money:
+def _value_header(values: list[Any]) -> str:
+    kinds = {type(value) for value in values}
+    money = all(isinstance(value, MoneyValue) or (isinstance(value, CapValue) and value.currency) for value in values)
+    if values and money:
         return "Fee"
     if kinds == {PercentValue}:
         return "Rate"
@@ -334,9 +356,9 @@ def _value_header(facts: list[Fact]) -> str:
     return "Amount / limit"
 
 
-def _basis(fact: Fact) -> str:
-    if isinstance(fact.value, CapValue) and fact.value.per:
-        return f"per {fact.value.per}"
+def _basis(value: Any) -> str:
+    if isinstance(value, CapValue) and value.per:
+        return f"per {value.per}"
     return ""
 
 
@@ -347,6 +369,42 @@ def _item(fact: Fact) -> str:
     if fact.subject:
         subject = re.sub(r"^(the|a|an)\s+", "", subject, flags=re.IGNORECASE)
     return subject[:1].upper() + subject[1:]
+
+
+@dataclasses.dataclass
+class _Line:
+    """One row of a main sheet: a rule the plan owns (``rendition`` set) or a peer's published figure
+    for a comparable subject (``peer`` names the organisation; ``fact`` is the subject's fact, whose
+    value the row does not state)."""
+
+    fact: Fact
+    value: Any
+    source: str
+    effective: dt.date
+    reviewed: dt.date
+    peer: str = ""
+    rendition: int | None = None
+    revised: bool = False
+
+
+def _fallback_subjects(context: RenderContext, plan: ArtifactPlan, rng) -> list[Fact]:
+    """Subjects for peer rows when the topic has no comparable fact: comparable facts of any topic, or
+    (a context without facts) one money subject per product of the pack."""
+    from taugen.authoring.models import Fact as FactModel
+
+    found = [fact for section in sorted({f.section for f in context.facts.values()})
+             for fact in comparable_facts(context, section)]
+    if found:
+        return found
+    labels = [product.label for product in context.config.products] or [plan.topic_title or "Standard service"]
+    return [FactModel(id=f"peer_subject_{index}", section=plan.topic or "general", category="fee",
+                      subject=f"the standard {label} charge", statement=f"The standard {label} charge is ${amount}.00.",
+                      value={"type": "money", "amount": str(amount)}, effective_from=context.config.history_start)
+            for index, (label, amount) in enumerate(zip(labels, rng.choices((5, 8, 10, 12, 15, 25), k=len(labels))))]
+
+
+def _upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _products(fact: Fact, context: RenderContext) -> str:
@@ -427,6 +485,8 @@ class SpreadsheetGenre(Genre):
     """
 
     name = "spreadsheet"
+    grounded_fillers = True
+    """Fillers' rows hold other organisations' published figures for comparable subjects."""
     affinity = (("money", "fee_schedule", 5), ("percent", "fee_schedule", 4), ("cap", "decision_table", 3),
                 ("count", "decision_table", 2), ("duration", "decision_table", 2), ("boolean", "decision_table", 1))
     label = "Spreadsheet (fee schedule / decision table)"
@@ -443,6 +503,11 @@ class SpreadsheetGenre(Genre):
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
         """Write the workbook; return it with renditions restated as the rows ``extract_text`` yields.
 
+        Carriers and fillers are written by one process (:meth:`_lines`): the main sheet holds the
+        rules the plan owns (none for a filler) and peer rows, other organisations' published figures
+        for comparable subjects of the topic, attributed in the ``Source`` column; the revision history
+        records replaced rules and peer figures that changed.
+
         Raises:
             KeyError: a rendition names a fact missing from ``plan.facts``.
         """
@@ -454,67 +519,61 @@ class SpreadsheetGenre(Genre):
         sheet = workbook.active
         saved = plan.end.date()
         replaced = [r for r in plan.renditions if shown_as_history(plan, r, saved)]  # on the history sheet
-        current = [r for r in plan.renditions if not shown_as_history(plan, r, saved)]  # rules in force then
         placements: dict[int, tuple[str, int]] = {}  # rendition index -> (sheet title, row)
         owners: list[str] = []
         review_dates: list[dt.date] = []
         index_of = {id(r): i for i, r in enumerate(plan.renditions)}
+        lines, peer_history = self._lines(plan, context, variant, rng, review_dates)
+        revised_ids = {plan.successor(r.fact_id).id for r in replaced if plan.successor(r.fact_id) is not None}
 
-        if not plan.renditions:
-            title = self._write_filler(sheet, plan, variant, rng, review_dates)
-        elif variant == "fee_schedule":
-            facts = [plan.facts[r.fact_id] for r in current]
-            value_header = _value_header(facts)
-            sheet.title = "Fee schedule" if value_header == "Fee" else "Schedule"
+        if variant == "fee_schedule":
+            sheet.title = "Fee schedule" if _value_header([line.value for line in lines]) == "Fee" else "Schedule"
             title = f"{brand} - {plan.topic_title}"
             title += "" if "schedule" in title.lower() else " schedule"
-            headers = ["Item", "Product", value_header, "Basis", "Effective", "Notes", "Owner", "Last reviewed"]
-            sheet.append(headers)
-            ordered = sorted(current, key=lambda r: (_products(plan.facts[r.fact_id], context),
-                                                     _item(plan.facts[r.fact_id]), r.fact_id))
-            for row, rendition in enumerate(ordered, start=2):
-                fact = plan.facts[rendition.fact_id]
-                value, fmt = _value_cell(fact)
-                owner = rng.choice(_TEAMS)
-                owners.append(owner)
-                revised = any(s.fact_id == fact.supersedes for s in replaced)
-                note = "Revised, see Revision history" if revised else rng.choice(_NOTES)
-                review_dates.append(rendition.date)
-                _write_row(sheet, row, [
-                    (_item(fact), None), (_products(fact, context), None), (value, fmt), (_basis(fact), None),
-                    (fact.effective_from, _DATE_FORMAT), (note, None), (owner, None), (rendition.date, _DATE_FORMAT),
-                ])
-                placements[index_of[id(rendition)]] = (sheet.title, row)
-            _style_sheet(sheet, [34, 26, 14, 14, 14, 34, 22, 14])
+            sheet.append(["Item", "Product", _value_header([line.value for line in lines]), "Basis", "Source",
+                          "Effective", "Notes", "Owner", "Last reviewed"])
+            lines.sort(key=lambda line: (_products(line.fact, context), _item(line.fact), bool(line.peer), line.peer,
+                                         line.fact.id))
         else:
             sheet.title = "Decision table"
             title = f"{brand} - {plan.topic_title} decision table"
-            headers = ["Rule", "Condition", "Threshold", "Applies to", "Outcome", "Owner", "Last reviewed"]
-            sheet.append(headers)
-            for row, rendition in enumerate(current, start=2):
-                fact = plan.facts[rendition.fact_id]
-                value, fmt = _value_cell(fact)
-                owner = rng.choice(_TEAMS)
-                owners.append(owner)
-                review_dates.append(rendition.date)
-                outcome = _OUTCOMES.get(fact.category, "Apply rule")
-                _write_row(sheet, row, [
-                    (f"R{row - 1}", None), (_item(fact), None), (value, fmt), (_products(fact, context), None),
-                    (outcome, None), (owner, None), (rendition.date, _DATE_FORMAT),
-                ])
-                placements[index_of[id(rendition)]] = (sheet.title, row)
-            _style_sheet(sheet, [8, 40, 16, 28, 26, 22, 14])
+            sheet.append(["Rule", "Condition", "Threshold", "Applies to", "Source", "Outcome", "Owner",
+                          "Last reviewed"])
+            lines.sort(key=lambda line: (_item(line.fact), bool(line.peer), line.peer, line.fact.id))
+        for row, line in enumerate(lines, start=2):
+            value, fmt = _cell_of(line.value) if line.value is not None else (line.fact.statement, "@")
+            owner = rng.choice(_TEAMS)
+            owners.append(owner)
+            review_dates.append(line.reviewed)
+            if variant == "fee_schedule":
+                revised = line.revised or line.fact.id in revised_ids
+                note = "Revised, see Revision history" if revised else rng.choice(_NOTES)
+                cells = [(_item(line.fact), None), (_products(line.fact, context), None), (value, fmt),
+                         (_basis(line.value), None), (line.source, None), (line.effective, _DATE_FORMAT),
+                         (note, None), (owner, None), (line.reviewed, _DATE_FORMAT)]
+            else:
+                cells = [(f"R{row - 1}", None), (_item(line.fact), None), (value, fmt),
+                         (_products(line.fact, context), None), (line.source, None),
+                         (_OUTCOMES.get(line.fact.category, "Apply rule"), None), (owner, None),
+                         (line.reviewed, _DATE_FORMAT)]
+            _write_row(sheet, row, cells)
+            if line.rendition is not None:
+                placements[line.rendition] = (sheet.title, row)
+        if variant == "fee_schedule":
+            _style_sheet(sheet, [34, 26, 14, 14, 30, 14, 30, 22, 14])
+        else:
+            _style_sheet(sheet, [8, 40, 16, 28, 30, 26, 22, 14])
 
         history = None
-        if variant == "fee_schedule" or replaced:
+        if variant == "fee_schedule" or replaced or peer_history:
             history = workbook.create_sheet(HISTORY_SHEET)
         if history is not None:
             history.append(["Changed on", "Item", "Product", "Previous", "In force from", "Replaced by", "Status",
-                            "Changed by"])
+                            "Changed by", "Source"])
             entries: list[tuple[dt.date, int, list, int | None]] = [
                 (plan.start.date(), -1, [(plan.start.date(), _DATE_FORMAT), ("Sheet published", None), ("", None),
                                          ("", None), ("", None), ("", None), ("Initial version", None),
-                                         (author, None)], None)]
+                                         (author, None), ("", None)], None)]
             for rendition in replaced:  # shown as history: the successor is here and already in force
                 fact = plan.facts[rendition.fact_id]
                 newer = plan.successor(fact.id)
@@ -522,16 +581,24 @@ class SpreadsheetGenre(Genre):
                 value, fmt = _value_cell(fact)
                 new_value, new_fmt = _value_cell(newer)
                 until = newer.effective_from
+                source = next((line.source for line in lines if line.fact.id == newer.id), rng.choice(_SOURCES))
                 cells = [(until, _DATE_FORMAT), (_item(fact), None), (_products(fact, context), None), (value, fmt),
                          (fact.effective_from, _DATE_FORMAT), (new_value, new_fmt), ("Superseded", None),
-                         (rng.choice(_TEAMS), None)]
+                         (rng.choice(_TEAMS), None), (source, None)]
                 entries.append((until, len(entries), cells, index_of[id(rendition)]))
+            for line, previous, since in peer_history:  # a peer's figure that changed, kept the same way
+                value, fmt = _cell_of(previous)
+                new_value, new_fmt = _cell_of(line.value)
+                cells = [(line.effective, _DATE_FORMAT), (_item(line.fact), None), (_products(line.fact, context), None),
+                         (value, fmt), (since, _DATE_FORMAT), (new_value, new_fmt), ("Superseded", None),
+                         (rng.choice(_TEAMS), None), (line.source, None)]
+                entries.append((line.effective, len(entries), cells, None))
             for history_row, (_day, _order, cells, rendition_index) in enumerate(sorted(entries, key=lambda e: e[:2]),
                                                                                  start=2):
                 _write_row(history, history_row, cells)
                 if rendition_index is not None:
                     placements[rendition_index] = (HISTORY_SHEET, history_row)
-            _style_sheet(history, [14, 34, 26, 14, 14, 14, 20, 22])
+            _style_sheet(history, [14, 34, 26, 14, 14, 14, 20, 22, 30])
 
         modified = _naive_utc(plan.end)
         props = workbook.properties
@@ -574,51 +641,67 @@ class SpreadsheetGenre(Genre):
                                 author_text=self.extract_text([RenderedFile(SUFFIX, data)], ""),
                                 renditions=placed, timestamps=timestamps, metadata=metadata)
 
-    def _write_filler(self, sheet, plan: ArtifactPlan, variant: str, rng, review_dates: list[dt.date]) -> str:
-        """A realistic sheet on the topic that states no policy value; returns the workbook title."""
-        topic = plan.topic_title
+    def _lines(self, plan: ArtifactPlan, context: RenderContext, variant: str, rng,
+               review_dates: list[dt.date]) -> tuple[list[_Line], list[tuple[_Line, Any, dt.date]]]:
+        """The main sheet's rows, carriers and fillers alike: one per rule the plan owns in force on the
+        sheet's date (none for a filler), then peer rows, and the peer figures that changed
+        ``(line, previous value, in force from)`` for the revision history.
+
+        Peer rows state what other organisations publish for comparable subjects of the topic
+        (:func:`~taugen.generators.corpus.genres.benchmarks.comparable_facts`; a carrier's own subjects
+        come first half the time), each with the organisation's name in ``Source`` and a figure that no
+        version of a fact on that subject ever had. A filler draws as many subjects as a carrier's rules
+        plus peers; a carrier has none in one case out of five.
+        """
+        saved = plan.end.date()
+        lines: list[_Line] = []
+        for index, rendition in enumerate(plan.renditions):
+            if shown_as_history(plan, rendition, saved):
+                continue
+            fact = plan.facts[rendition.fact_id]
+            lines.append(_Line(fact, fact.value, _upper_first(rng.choice(_SOURCES)), fact.effective_from,
+                               rendition.date, rendition=index))
         span = max((plan.end.date() - plan.start.date()).days, 0)
-
-        def some_day() -> dt.date:
-            day = plan.start.date() + dt.timedelta(days=rng.randint(0, span))
-            review_dates.append(day)
-            return day
-
-        # Sheet titles follow the variant, as a carrier's do (a routing table is a decision table; a review
-        # register is a schedule), and the row count varies, so neither says whether the sheet holds a rule.
-        if variant == "decision_table":
-            sheet.title = "Decision table"
-            sheet.append(["Request", "Channel", "Route to", "Identity check", "Owner", "Last reviewed"])
-            pool = [f"General question about {topic.lower()}", "Copy of a letter or notice",
-                    "Complaint about handling", "Update contact details", "Request a call back",
-                    "Question about a recent change", "Power of attorney on file", "Name change after marriage",
-                    "Lost or stolen card", "Statement copy for a lender", "Joint owner wants access",
-                    "Change of mailing address", "Request for a branch appointment", "Bereavement notification",
-                    "Online banking locked", "Query about a returned payment"]
-            requests = rng.sample(pool, rng.randint(3, len(pool)))
-            channels = ("Phone", "Chat", "Branch", "Secure message")
-            teams = ("Customer Care", "Branch team", "Complaints team", "Specialist desk")
-            for row, request in enumerate(requests, start=2):
-                _write_row(sheet, row, [(request, None), (rng.choice(channels), None), (rng.choice(teams), None),
-                                        (rng.choice(("Yes", "Yes", "No")), None), (rng.choice(_TEAMS), None),
-                                        (some_day(), _DATE_FORMAT)])
-            _style_sheet(sheet, [40, 16, 20, 14, 22, 14])
-            return f"{topic} request routing"
-        sheet.title = rng.choice(("Schedule", "Fee schedule")) if variant == "fee_schedule" else "Schedule"
-        sheet.append(["Document", "Audience", "Owner", "Status", "Last reviewed"])
-        pool = [f"{topic}: agent quick reference", f"{topic}: customer letter templates",
-                f"{topic}: call guide", f"{topic}: complaint handling checklist",
-                f"{topic}: training notes", f"{topic}: frequently asked questions", f"{topic}: branch poster",
-                f"{topic}: website help page", f"{topic}: chat macros", f"{topic}: quality checklist",
-                f"{topic}: new starter module", f"{topic}: escalation contacts", f"{topic}: email templates",
-                f"{topic}: disclosure summary"]
-        documents = rng.sample(pool, rng.randint(3, len(pool)))
-        for row, document in enumerate(documents, start=2):
-            _write_row(sheet, row, [(document, None), (rng.choice(("Branch staff", "Contact centre", "All staff")), None),
-                                    (rng.choice(_TEAMS), None), (rng.choice(("Current", "Current", "In review")), None),
-                                    (some_day(), _DATE_FORMAT)])
-        _style_sheet(sheet, [48, 18, 22, 12, 14])
-        return f"{topic} review schedule"
+        fake = plan.faker(context.config.locale, "peers")
+        peers = peer_names(rng, fake, context, rng.randint(2, 4))
+        own = [line.fact for line in lines if line.fact.value is not None and line.fact.value.type in
+               _NUMERIC_TYPES and line.fact.category in COMPARABLE_CATEGORIES and line.fact.subject]
+        preferred = _PEER_TYPES[variant]
+        pool = comparable_facts(context, plan.topic, preferred) or comparable_facts(context, plan.topic) \
+            or _fallback_subjects(context, plan, rng)
+        if plan.is_carrier:
+            wanted = 0 if rng.random() < 0.2 else rng.choice((1, 1, 2, 2, 3, 4))
+            subjects = list(own) if own and rng.random() < 0.5 else []
+        else:
+            wanted = rng.choice((1, 2, 2, 3, 3, 4, 5, 6, 8))
+            subjects = []
+        owned = {(fact.subject or "").lower() for fact in plan.facts.values()}
+        others = [fact for fact in pool if (fact.subject or "").lower() not in owned]
+        rng.shuffle(others)
+        subjects = (subjects + others)[:wanted]
+        history: list[tuple[_Line, Any, dt.date]] = []
+        # a peer's figures take effect on the days schedules change (the pack's effective dates), so a
+        # sheet shows no other day than its own window and those: the days an evidence route names a
+        # sheet by stay unique to that sheet
+        days = sorted({d for f in context.facts.values() for d in (f.effective_from, f.decided_on)
+                       if d is not None and context.config.history_start <= d <= plan.start.date()}) \
+            or [min(context.config.history_start, plan.start.date())]
+        for fact in subjects:
+            avoid = subject_values(context, fact, plan.facts.values())
+            for peer in rng.sample(peers, k=min(len(peers), rng.choice((1, 1, 2, 2, 3)))):
+                value = peer_value(rng, fact, avoid)
+                avoid.add(value.canonical())
+                effective = rng.choice(days)
+                reviewed = plan.start.date() + dt.timedelta(days=rng.randint(0, span))
+                line = _Line(fact, value, f"{peer} {rng.choice(_SOURCES)}", effective, reviewed, peer=peer)
+                earlier = [day for day in days if day <= effective - dt.timedelta(days=90)]
+                if rng.random() < 0.3 and earlier:
+                    previous = peer_value(rng, fact, avoid)
+                    avoid.add(previous.canonical())
+                    line.revised = True
+                    history.append((line, previous, rng.choice(earlier)))
+                lines.append(line)
+        return lines, history
 
     # ---------------------------------------------------------------------------------------------
     def extract_text(self, files: list[RenderedFile], author_text: str) -> str:
