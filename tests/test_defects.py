@@ -386,6 +386,27 @@ def test_k4_amount_near_miss_keeps_the_magnitude():
     assert not amount_near_miss(D("7"), D("1"))
 
 
+def test_k11_a_vague_refusal_reaction_belongs_to_the_request_before_it():
+    """"If the agent says policy does not allow it, accept that" right after the service request is that
+    request's refused branch; it scripts no refusal of the wire asked for earlier, so a gold without the
+    wire is K11. Placed right after the wire request, the same sentence covers the wire."""
+    from taugen.validators.defects.base import ToolInfo
+
+    tools = {name: ToolInfo(name=name, actor="assistant", kind="write")
+             for name in ("send_wire", "submit_service_request")}
+    service = {"action_id": "0", "name": "submit_service_request",
+               "arguments": {"account_id": "A1", "amount": 1310.0, "topic_id": "mobile-deposit-limit"}}
+    reaction = "If the agent says policy does not allow it, accept that and do not insist."
+
+    def k11(instructions: str) -> list[str]:
+        task = _mock_task("t", instructions, [service])
+        taskset = TaskSet(source="<test>", domain="banking", tasks=[task], agent_tools=tools, taugen=True)
+        return [d.kind for d in scenario.k10_k11_defects(taskset) if d.severity == "error"]
+
+    assert k11(f"Ask the agent to send the wire. Ask to go ahead with the mobile deposit limit. {reaction}") == ["K11"]
+    assert k11(f"Ask to go ahead with the mobile deposit limit. Ask the agent to send the wire. {reaction}") == []
+
+
 @needs_fixtures
 @needs_tau2
 def test_k5_missing_id_and_annotation(tmp_path):
