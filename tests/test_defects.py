@@ -386,6 +386,27 @@ def test_k4_amount_near_miss_keeps_the_magnitude():
     assert not amount_near_miss(D("7"), D("1"))
 
 
+def test_k9_a_number_of_another_request_does_not_pin_this_write():
+    """The user asks for a $25.00 service request; the card replacement's expedited fee is also $25, but
+    that sentence says nothing about the replacement: with no shipping speed stated, a standard
+    replacement is another compliant end state (only a statement of this write's own value pins it)."""
+    replacement = {"name": "order_replacement_card",
+                   "arguments": {"card_id": "CRD-1", "fee": 25.0, "shipping": "expedited"}}
+    service = {"name": "submit_service_request", "arguments": {"account_id": "A1", "amount": 25.0, "topic_id": "t"}}
+    standard = {**replacement["arguments"], "fee": 0.0, "shipping": "standard"}
+
+    def task(text: str) -> dict[str, Any]:
+        return _mock_task("t", text, [replacement, service])
+
+    unstated = task("Ask the agent to send a replacement. Ask to go ahead with the deposit request for $25.00.")
+    assert not policy._contradicts_user(unstated, 0, replacement["arguments"], standard)
+    stated = task("Ask the agent to send a replacement by expedited shipping. Ask to go ahead with the deposit "
+                  "request for $25.00.")
+    assert policy._contradicts_user(stated, 0, replacement["arguments"], standard)
+    alone = _mock_task("t", "Ask for a replacement and agree to pay the $25.00 fee.", [replacement])
+    assert policy._contradicts_user(alone, 0, replacement["arguments"], standard)  # the fee is this write's own
+
+
 def test_k11_a_vague_refusal_reaction_belongs_to_the_request_before_it():
     """"If the agent says policy does not allow it, accept that" right after the service request is that
     request's refused branch; it scripts no refusal of the wire asked for earlier, so a gold without the
