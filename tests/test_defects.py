@@ -386,6 +386,28 @@ def test_k4_amount_near_miss_keeps_the_magnitude():
     assert not amount_near_miss(D("7"), D("1"))
 
 
+def test_k4_a_date_without_its_year_names_the_recent_day():
+    """An assertion that dates the disputed charge one day off ("February 27" for a charge posted on
+    February 26) is a near miss, even when the account happens to have been opened on February 27 three
+    years earlier: a date written without its year names the recent day, not any day sharing its month
+    and day. A date written with its year names exactly that day."""
+    import datetime as dt
+
+    gold_call = {"action_id": "0", "name": "open_dispute",
+                 "arguments": {"transaction_id": "TX-1", "posted_on": "2026-02-26", "opened_on": "2023-02-27"}}
+
+    def k4(assertion: str, now: dt.datetime | None = dt.datetime(2026, 3, 5, 9, 0)) -> list[str]:
+        task = _mock_task("t", "Dispute the charge posted on February 26.", [gold_call], nl_assertions=[assertion])
+        return [d.message for d in grounding.k4_defects(TaskSet(source="<test>", domain="banking", tasks=[task], now=now))
+                if d.severity == "error"]
+
+    assert k4("The agent disputes the charge posted on February 26.") == []
+    assert k4("The agent notes the account was opened on 2023-02-27.") == []
+    off_by_one = k4("The agent disputes the charge posted on February 27.")
+    assert len(off_by_one) == 1 and "02-26" in off_by_one[0]
+    assert k4("The agent disputes the charge posted on February 27.", now=None) == []  # no clock: any year
+
+
 def test_k9_a_number_of_another_request_does_not_pin_this_write():
     """The user asks for a $25.00 service request; the card replacement's expedited fee is also $25, but
     that sentence says nothing about the replacement: with no shipping speed stated, a standard
