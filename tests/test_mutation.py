@@ -223,9 +223,11 @@ def test_every_mutant_is_killed_on_other_tiers_and_seeds(built_bundle, tier, see
     result = run_mutation(read_bundle(bundle), str(bundle))
     from conftest import KILL_TABLES
 
+    lines = [f"{kind:>4}: {row['killed']}/{row['applicable']} killed ({row['operators']} operators)"
+             for kind, row in result.per_kind().items()]
     KILL_TABLES.append(f"banking {tier} seed {seed}: {result.kill_rate():.1%} of "
                        f"{sum(r.applicable for r in result.results)} mutants killed, "
-                       f"{len(result.clean_errors)} errors on the clean bundle")
+                       f"{len(result.clean_errors)} errors on the clean bundle\n" + "\n".join(lines))
     assert [(f.check, f.code, f.subject) for f in result.clean_errors] == []
     survivors = [(r.operator.mutant_id, r.mutant.subject if r.mutant else None) for r in result.survivors]
     assert survivors == []
