@@ -398,8 +398,8 @@ def test_k4_a_date_without_its_year_names_the_recent_day():
 
     def k4(assertion: str, now: dt.datetime | None = dt.datetime(2026, 3, 5, 9, 0)) -> list[str]:
         task = _mock_task("t", "Dispute the charge posted on February 26.", [gold_call], nl_assertions=[assertion])
-        return [d.message for d in grounding.k4_defects(TaskSet(source="<test>", domain="banking", tasks=[task], now=now))
-                if d.severity == "error"]
+        taskset = TaskSet(source="<test>", domain="banking", tasks=[task], now=now)
+        return [d.message for d in grounding.k4_defects(taskset) if d.severity == "error"]
 
     assert k4("The agent disputes the charge posted on February 26.") == []
     assert k4("The agent notes the account was opened on 2023-02-27.") == []
