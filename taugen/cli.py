@@ -522,7 +522,8 @@ def mutate(
     applicable = sum(r.applicable for r in result.results)
     if applicable < len(result.results):
         console.print(f"{len(result.results) - applicable} operators do not apply to this bundle (they edit parts "
-                      "or problems it does not have) and are not counted", soft_wrap=True)
+                      "or problems it does not have, or their edit would be no defect of their kind there) "
+                      "and are not counted", soft_wrap=True)
     console.print(f"{sum(r.killed for r in result.results)} of {applicable} mutants killed "
                   f"({result.kill_rate():.1%}); {len(result.clean_errors)} errors on the clean bundle; "
                   f"mutants and kill_report.json in {out} ({time.perf_counter() - started:.1f} s)", soft_wrap=True)

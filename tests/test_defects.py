@@ -386,6 +386,70 @@ def test_k4_amount_near_miss_keeps_the_magnitude():
     assert not amount_near_miss(D("7"), D("1"))
 
 
+def test_k4_a_date_without_its_year_names_the_recent_day():
+    """An assertion that dates the disputed charge one day off ("February 27" for a charge posted on
+    February 26) is a near miss, even when the account happens to have been opened on February 27 three
+    years earlier: a date written without its year names the recent day, not any day sharing its month
+    and day. A date written with its year names exactly that day."""
+    import datetime as dt
+
+    gold_call = {"action_id": "0", "name": "open_dispute",
+                 "arguments": {"transaction_id": "TX-1", "posted_on": "2026-02-26", "opened_on": "2023-02-27"}}
+
+    def k4(assertion: str, now: dt.datetime | None = dt.datetime(2026, 3, 5, 9, 0)) -> list[str]:
+        task = _mock_task("t", "Dispute the charge posted on February 26.", [gold_call], nl_assertions=[assertion])
+        taskset = TaskSet(source="<test>", domain="banking", tasks=[task], now=now)
+        return [d.message for d in grounding.k4_defects(taskset) if d.severity == "error"]
+
+    assert k4("The agent disputes the charge posted on February 26.") == []
+    assert k4("The agent notes the account was opened on 2023-02-27.") == []
+    off_by_one = k4("The agent disputes the charge posted on February 27.")
+    assert len(off_by_one) == 1 and "02-26" in off_by_one[0]
+    assert k4("The agent disputes the charge posted on February 27.", now=None) == []  # no clock: any year
+
+
+def test_k9_a_number_of_another_request_does_not_pin_this_write():
+    """The user asks for a $25.00 service request; the card replacement's expedited fee is also $25, but
+    that sentence says nothing about the replacement: with no shipping speed stated, a standard
+    replacement is another compliant end state (only a statement of this write's own value pins it)."""
+    replacement = {"name": "order_replacement_card",
+                   "arguments": {"card_id": "CRD-1", "fee": 25.0, "shipping": "expedited"}}
+    service = {"name": "submit_service_request", "arguments": {"account_id": "A1", "amount": 25.0, "topic_id": "t"}}
+    standard = {**replacement["arguments"], "fee": 0.0, "shipping": "standard"}
+
+    def task(text: str) -> dict[str, Any]:
+        return _mock_task("t", text, [replacement, service])
+
+    unstated = task("Ask the agent to send a replacement. Ask to go ahead with the deposit request for $25.00.")
+    assert not policy._contradicts_user(unstated, 0, replacement["arguments"], standard)
+    stated = task("Ask the agent to send a replacement by expedited shipping. Ask to go ahead with the deposit "
+                  "request for $25.00.")
+    assert policy._contradicts_user(stated, 0, replacement["arguments"], standard)
+    alone = _mock_task("t", "Ask for a replacement and agree to pay the $25.00 fee.", [replacement])
+    assert policy._contradicts_user(alone, 0, replacement["arguments"], standard)  # the fee is this write's own
+
+
+def test_k11_a_vague_refusal_reaction_belongs_to_the_request_before_it():
+    """"If the agent says policy does not allow it, accept that" right after the service request is that
+    request's refused branch; it scripts no refusal of the wire asked for earlier, so a gold without the
+    wire is K11. Placed right after the wire request, the same sentence covers the wire."""
+    from taugen.validators.defects.base import ToolInfo
+
+    tools = {name: ToolInfo(name=name, actor="assistant", kind="write")
+             for name in ("send_wire", "submit_service_request")}
+    service = {"action_id": "0", "name": "submit_service_request",
+               "arguments": {"account_id": "A1", "amount": 1310.0, "topic_id": "mobile-deposit-limit"}}
+    reaction = "If the agent says policy does not allow it, accept that and do not insist."
+
+    def k11(instructions: str) -> list[str]:
+        task = _mock_task("t", instructions, [service])
+        taskset = TaskSet(source="<test>", domain="banking", tasks=[task], agent_tools=tools, taugen=True)
+        return [d.kind for d in scenario.k10_k11_defects(taskset) if d.severity == "error"]
+
+    assert k11(f"Ask the agent to send the wire. Ask to go ahead with the mobile deposit limit. {reaction}") == ["K11"]
+    assert k11(f"Ask to go ahead with the mobile deposit limit. Ask the agent to send the wire. {reaction}") == []
+
+
 @needs_fixtures
 @needs_tau2
 def test_k5_missing_id_and_annotation(tmp_path):

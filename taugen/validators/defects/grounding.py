@@ -3,7 +3,9 @@ database) and K15 (wrong ordering for superlatives, with K14 for superlatives th
 
 K4: every amount, date and id written in ``nl_assertions`` and ``communicate_info`` must equal a value
 of the gold arguments, the gold tool outputs, the database records they reach, or the scenario, or be
-derived from them (a sum of up to three amounts, a multiple, the length of a returned list). A value that
+derived from them (a sum of up to three amounts, a multiple, the length of a returned list). A date
+written with a year must name that day; one written without ("February 27") names a known day within a year
+of the world's ``now``, never an older one that shares its month and day (an account opened years ago). A value that
 differs from a known one by one digit or a swap (``May 12`` for ``May 22``; an amount at the same magnitude,
 cents included: ``1039.34`` for ``1093.34``, never a dropped digit such as ``1628`` for ``168``) or that
 belongs to a sibling task is an error; a value found nowhere is a warning when the gold was replayed (the pool is complete),
@@ -34,6 +36,7 @@ has no answer: that is reported as K14 (the tie-break field does not differ).
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import re
 from decimal import Decimal
@@ -41,7 +44,7 @@ from typing import Any
 
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.defects.base import (
-    Defect, MultiIndex, TaskSet, actions, amount_near_miss, closest, criteria, dates_in, decimal, excerpt,
+    DateRef, Defect, MultiIndex, TaskSet, actions, amount_near_miss, closest, criteria, dates_in, decimal, excerpt,
     leaves, looks_like_id, mentions, near_miss, numbers_in, parse_date, pool, reachable, scenario_text, task_id,
     task_index, to_findings, free_reads,
 )
@@ -62,20 +65,31 @@ _ID_KEYS = ("_id", "_ids")
 # ------------------------------------------------------------------------------------------ K4
 
 
-class _Universe:
-    """What a task's assertions may quote: numbers (with bounded sums and multiples), dates, ids."""
+YEARLESS_REACH = dt.timedelta(days=366)
+"""How far from the world's ``now`` a date written without its year can lie: "February 27" in an
+assertion names the recent February 27, never one three years back (an account's opening day)."""
 
-    def __init__(self, values: list[Any], text: str, index: MultiIndex | None) -> None:
+
+class _Universe:
+    """What a task's assertions may quote: numbers (with bounded sums and multiples), dates, ids.
+
+    Dates are kept whole (``days``), with the scenario's dates written without a year (``stated``, as
+    month and day): a written date names a known day when it has the same year, or, without a year, when
+    that day lies within :data:`YEARLESS_REACH` of ``now`` (any year when ``now`` is unknown)."""
+
+    def __init__(self, values: list[Any], text: str, index: MultiIndex | None, now: dt.date | None = None) -> None:
         self.strings = pool(*values)
         self.money: set[Decimal] = set()
-        self.dates: set[Any] = set()
+        self.days: set[dt.date] = set()
+        self.stated: set[tuple[int, int]] = set()
+        self.now = now
         self.counts: set[Decimal] = set()
         for value in values:
             self._collect(value, index)
         for number, _ in numbers_in(text):
             self.money.add(number)
         for ref in dates_in(text):
-            self.dates.add((ref.month, ref.day))
+            self._state(ref)
         base = sorted(self.money)[:80]
         self.derived = set(self.money) | self.counts
         for size in (2, 3):
@@ -90,6 +104,25 @@ class _Universe:
             if a > b:
                 self.derived.add(a - b)
 
+    def _state(self, ref: DateRef) -> None:
+        """A date the scenario writes: a whole day with its year, else a month and day."""
+        try:
+            self.days.add(dt.date(ref.year, ref.month, ref.day))
+        except (TypeError, ValueError):  # no year (or no such day): the month and day are what it states
+            self.stated.add((ref.month, ref.day))
+
+    def names(self, ref: DateRef) -> bool:
+        """The written date ``ref`` names a day the task knows (see the class docstring)."""
+        if (ref.month, ref.day) in self.stated:
+            return True
+        return any(ref.matches(day) and (ref.year is not None or self.now is None
+                                         or abs(day - self.now) <= YEARLESS_REACH) for day in self.days)
+
+    @property
+    def dates(self) -> set[tuple[int, int]]:
+        """Month and day of every known date (near misses are looked for among them)."""
+        return {(day.month, day.day) for day in self.days} | self.stated
+
     def _collect(self, value: Any, index: MultiIndex | None) -> None:
         if isinstance(value, list):
             self.counts.add(Decimal(len(value)))
@@ -100,7 +133,7 @@ class _Universe:
             elif isinstance(leaf, str):
                 day = parse_date(leaf)
                 if day is not None:
-                    self.dates.add((day.month, day.day))
+                    self.days.add(day)
                 for found, _ in numbers_in(leaf):
                     self.money.add(found)
                 if index is not None and looks_like_id(leaf):
@@ -112,13 +145,18 @@ class _Universe:
                                 self.strings.add(inner)
                                 day = parse_date(inner)
                                 if day is not None:
-                                    self.dates.add((day.month, day.day))
+                                    self.days.add(day)
         for container in _containers(value):
             self.counts.add(Decimal(len(container)))
             records = list(container.values()) if isinstance(container, dict) else container
             if records and all(isinstance(r, dict) for r in records):
                 for flag in {k for r in records for k, v in r.items() if isinstance(v, bool)}:
                     self.counts.add(Decimal(sum(1 for r in records if r.get(flag) is True)))
+
+
+def _day(moment: dt.date | None) -> dt.date | None:
+    """The calendar day of the world's ``now`` (a datetime or a date; None stays None)."""
+    return moment.date() if isinstance(moment, dt.datetime) else moment
 
 
 def _containers(value: Any):
@@ -183,13 +221,14 @@ def k4_defects(taskset: TaskSet) -> list[Defect]:
         replay = taskset.replay(task)
         complete = replay is not None and replay.init_error is None
         universe = _Universe(_task_values(taskset, task), scenario_text(task),
-                             task_index(taskset, task) if taskset.db is not None else None)
+                             task_index(taskset, task) if taskset.db is not None else None,
+                             _day(taskset.now))
         universe.strings |= reachable(taskset, task) | pool(free_reads(taskset, task))
         universe.derived |= _group_sums(task, _task_values(taskset, task))
         others = {other: values for other, values in sibling_values.items() if other != identifier}
         for path, text in texts:
             for ref in dates_in(text):
-                if (ref.month, ref.day) in universe.dates:
+                if universe.names(ref):
                     continue
                 near = min(((m, d) for m, d in universe.dates if m == ref.month and near_miss(f"{ref.day:02d}", f"{d:02d}")),
                            key=lambda date: (abs(date[1] - ref.day), date[1]), default=None)

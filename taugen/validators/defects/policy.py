@@ -104,17 +104,30 @@ def _violation_defects(taskset: TaskSet, task: dict[str, Any], found: list[tuple
     return defects
 
 
-def _contradicts_user(task: dict[str, Any], gold: dict[str, Any], option: dict[str, Any]) -> bool:
+def _contradicts_user(task: dict[str, Any], index: int, gold: dict[str, Any], option: dict[str, Any]) -> bool:
     """The option changes a value the user asks for: a sentence of the scenario states the gold's value
-    and not the option's (a sentence naming both, "standard or expedited", leaves the choice open)."""
+    and not the option's (a sentence naming both, "standard or expedited", leaves the choice open).
+
+    A number that another gold action (``index`` is this one's position) also carries as an argument is
+    no statement about this write: "go ahead with the minimum opening deposit for $25.00" asks for the
+    service request's amount, and says nothing about a replacement card fee that happens to be $25 too."""
     sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n", user_text(task)) if s.strip()]
+    elsewhere = {_number(value) for position, action in enumerate(actions(task)) if position != index
+                 for value in (action.get("arguments") or {}).values()} - {None}
     for key, value in option.items():
         if gold.get(key) == value:
+            continue
+        if _number(gold.get(key)) in elsewhere:
             continue
         stating = [s for s in sentences if mentions(s, gold.get(key))]
         if stating and not any(mentions(s, value) for s in stating):
             return True
     return False
+
+
+def _number(value: Any) -> float | None:
+    """A numeric argument as a float (None for anything else, booleans included)."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _k9(task: dict[str, Any], index: int, name: str, arguments: dict[str, Any], option: dict[str, Any]) -> Defect:
@@ -186,7 +199,7 @@ def task_pass(taskset: TaskSet, task: dict[str, Any]) -> tuple[list[Defect], lis
             options = [] if erring else alternatives(taskset.rules, context, name, arguments) + \
                 _fee_substitutes(toolkit, task, gold, arguments)
             for option in options:
-                if _contradicts_user(task, arguments, option):
+                if _contradicts_user(task, index, arguments, option):
                     continue
                 if any(v.severity == "error" for v in evaluate(taskset.rules, toolkit.db, name, option, taskset.facts,
                                                                  taskset.now, scenario, done)):

@@ -612,15 +612,33 @@ _GENERIC = {"agent", "agents", "says", "said", "explains", "tells", "cannot", "p
 _CONTENT = re.compile(r"[a-z]{4,}")
 
 
-def _linked(reaction: str, request: str, sentence: str, other_actions: set[str]) -> bool:
+def _linked(reaction: str, request: str, sentence: str, other_actions: set[str], antecedent: str | None = None) -> bool:
     """A conditional reaction speaks of this request: it uses the request's stem or shares a content
     word with the request sentence, or it names no other action of the domain (a word of another write
-    tool's name: "if the agent cannot *send* that amount" is about a wire, not a refund)."""
+    tool's name: "if the agent cannot *send* that amount" is about a wire, not a refund) and its
+    ``antecedent`` is about this request.
+
+    The antecedent is the last plain request before the reaction (:func:`_antecedent`): a reaction that
+    names nothing specific ("if the agent says policy does not allow *it*, accept that") reacts to the
+    request just before it, so after "Ask to go ahead with the mobile deposit limit" it scripts no
+    refusal of the wire asked for two sentences earlier. Without an antecedent (a reaction before any
+    request) it may speak of any request."""
     if re.search(_REQUESTS[request][0], reaction, re.I):
         return True
     words = {w.rstrip("s") for w in _CONTENT.findall(reaction.lower())} - _GENERIC
     asked = {w.rstrip("s") for w in _CONTENT.findall(sentence.lower())} - _GENERIC
-    return bool(words & asked) or not (words & other_actions)
+    if words & asked:
+        return True
+    if words & other_actions:
+        return False
+    return antecedent is None or antecedent == sentence or bool(re.search(_REQUESTS[request][0], antecedent, re.I))
+
+
+def _antecedent(sentences: list[str], at: int) -> str | None:
+    """The last sentence before ``sentences[at]`` that asks for something and is no condition itself
+    ("Ask to go ahead with …"), which a reaction naming nothing specific ("… does not allow it") refers
+    to; None when no sentence before it asks."""
+    return next((s for s in reversed(sentences[:at]) if _ASK.search(s) and not _CONDITION.search(s)), None)
 
 
 _DECLINE = re.compile(r"\b(don't|do not|does not|doesn't) want to\b|\bnot go ahead\b", re.I)
@@ -633,7 +651,8 @@ def _scripted_refusal(text: str, request: str, sentence: str = "", other_actions
     one offering an alternative ("instead", "you are willing to …")."""
     sentences = _sentences(text)
     for at, reaction in enumerate(sentences):
-        if not _CONDITION.search(reaction) or not _linked(reaction, request, sentence or reaction, set(other_actions)):
+        if not _CONDITION.search(reaction) or not _linked(reaction, request, sentence or reaction, set(other_actions),
+                                                           _antecedent(sentences, at)):
             continue
         if re.search(r"\b(instead|prefer|change (your|their) mind|only one|rethink|"
                      r"(you|then) (want|are willing|are ok|agree) to)\b", reaction, re.I):

@@ -21,7 +21,7 @@ import datetime as dt
 import re
 from typing import Any
 
-from taugen.validators.mutation.model import MutableBundle, agent_patch, gold, instructions, mutation
+from taugen.validators.mutation.model import MutableBundle, NotApplicable, agent_patch, gold, instructions, mutation
 
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -336,11 +336,31 @@ def _drop_writes(task: dict[str, Any], name: str, **arguments: Any) -> bool:
           "one overdue-provisional-credit task ends after reading the claim (the author miscounted the business "
           "days) while its siblings with the same rule inputs issue the credit")
 def overdue_credit_withheld(bundle: MutableBundle) -> str | None:
+    """Withhold the credit in a task only when another task of the problem issues it on a claim with the
+    same rule inputs (same regulation, same side of the instant-credit amount; every overdue claim is
+    past its deadline). Without such a twin the withheld credit is an omission (K11), not two tasks
+    deciding equal inputs differently (K17): the operator does not apply."""
     tasks = bundle.tasks_of("provisional_credit_overdue")
+    inputs = {task["id"]: _credit_claim(bundle, task) for task in tasks}
     for task in tasks[1:] + tasks[:1]:  # keep the first as the twin that acts
-        if _drop_writes(task, "issue_provisional_credit"):
+        twins = [other for other in tasks if other is not task and inputs[other["id"]] == inputs[task["id"]]]
+        if inputs[task["id"]] is not None and twins and _drop_writes(task, "issue_provisional_credit"):
             return task["id"]
-    return None
+    raise NotApplicable("no two provisional_credit_overdue tasks credit claims with the same rule inputs")
+
+
+def _credit_claim(bundle: MutableBundle, task: dict[str, Any]) -> tuple[str, bool] | None:
+    """The provisional-credit rule's inputs that differ between overdue claims: the claim's regulation,
+    and whether the disputed charge is at or under the instant-credit amount (None without a credit)."""
+    index = _index(task, "issue_provisional_credit")
+    if index is None:
+        return None
+    dispute = _records(bundle, task, "disputes").get(gold(task)[index]["arguments"]["dispute_id"]) or {}
+    charge = _records(bundle, task, "transactions").get(dispute.get("transaction_id", ""))
+    small = _fact_amount(bundle, "reg_e_small_claim_instant_credit")
+    if charge is None or small is None:
+        return None
+    return dispute.get("regulation", ""), round(-float(charge["amount"]), 2) <= small
 
 
 @mutation("K17", "atm_rebates_refused",
