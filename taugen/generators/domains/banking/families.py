@@ -23,7 +23,8 @@ from taugen.generators.problems import GoldCall, ProblemContext
 WORLD_PRODUCTS = (*CHECKING_PRODUCTS, *SAVINGS_PRODUCTS, *CARD_PRODUCTS)
 _PRODUCT_ALIASES = {"debit_card": CHECKING_PRODUCTS}
 _LEADING = re.compile(r"^(?:the|a|an)\s+", re.I)
-_TRAILING = re.compile(r"\s+(?:on|for|into|in|to|from|of|at|with)$", re.I)
+_TRAILING = re.compile(r"(?:\s+(?:on|for|into|in|to|from|of|at|with|the|a|an))+$", re.I)
+"""Words a subject is left ending on once its product label is taken out ("late payment fee on the")."""
 
 
 def _slug(text: str) -> str:
