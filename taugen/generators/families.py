@@ -348,8 +348,8 @@ class FamilyProblem(Problem):
             known.append(f"{happened[:1].upper()}{happened[1:]} on {spoken_date(event)}.")
             return ScenarioFragment(
                 reason_for_call=f"You want to {request}.", known_info=known, unknown_info=unknown,
-                task_instructions=[f"Ask to {request}, and give the date when {happened} if the agent asks. If the "
-                                   "agent says policy does not allow it, accept that and do not insist."])
+                task_instructions=[f"Ask to {request}. If the agent says policy does not allow it, accept that and "
+                                   "do not insist."])  # the date is known info: the user gives it when asked
         return ScenarioFragment(
             reason_for_call=f"You have a question about {description}.",
             known_info=known,
