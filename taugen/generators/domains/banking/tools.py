@@ -10,7 +10,6 @@ is visible in the database hash.
 from __future__ import annotations
 
 import datetime as dt
-
 import functools
 import hashlib
 import re
@@ -21,8 +20,9 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from taugen.generators.domains.banking.db import (
-    Account, BankDB, Card, DatedRequest, Department, Dispute, DisputeReason, FeeRefund, HumanTransfer, PolicyQuote, RefundReason,
-    ServiceCharge, ServiceRequest, Shipping, StatementDelivery, StopPayment, Transaction, Verification, Wire,
+    Account, BankDB, Card, DatedRequest, Department, Dispute, DisputeReason, FeeRefund, HumanTransfer, PolicyQuote,
+    RefundReason, ServiceCharge, ServiceRequest, Shipping, StatementDelivery, StopPayment, Transaction, Verification,
+    Wire,
 )
 from taugen.generators.environment import Toolkit, ToolError, clone, tool
 
@@ -288,7 +288,8 @@ class BankingTools(Toolkit):
         """Search the bank's service catalogue. Returns the topics (``topic_id``, description, products it
         is offered on) whose description contains every word of ``query`` (case-insensitive; an empty
         query lists every topic). Use a topic id with charge_service_fee, submit_service_request,
-        submit_dated_request or record_quote. The catalogue never states fees, limits or windows: those are in the policy."""
+        submit_dated_request or record_quote. The catalogue never states fees, limits or windows: those are in
+        the policy."""
         words = [w for w in re.split(r"\W+", query.lower()) if w]
         index = _topic_index(self.db.service_topics)
         ids = set(self.db.service_topics) if not words else set.intersection(*(index.get(w, set()) for w in words))
