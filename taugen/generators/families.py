@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 from taugen.authoring.values import (
     BooleanValue, CapValue, CountValue, DateValue, DurationValue, EnumValue, MoneyValue, PercentValue, TextValue,
 )
-from taugen.generators.policy import window_edge, within_window
+from taugen.generators.policy import window_allows, window_edge, within_window
 from taugen.generators.problems import GoldCall, Problem, ProblemContext, ScenarioFragment
 
 if TYPE_CHECKING:
@@ -267,8 +267,9 @@ class FamilyProblem(Problem):
 
     Class attributes (besides :class:`Problem`'s): ``family``, ``variant``, ``fact_id``, ``topic``,
     ``binding``, ``incomplete`` (the user does not know the account number: the agent must look it up),
-    ``changing`` (the user first asks for a refused amount, then changes the request) and ``window`` (the
-    fact's authored :class:`~taugen.authoring.models.Window`, for the ``window`` family).
+    ``changing`` (the user first asks for a refused amount, then changes the request), ``window`` (the
+    fact's authored :class:`~taugen.authoring.models.Window`, for the ``window`` family) and ``search_query``
+    (what the agent searches the catalogue with, when not the topic's description: :func:`search_phrase`).
     """
 
     family: ClassVar[str]
@@ -279,6 +280,7 @@ class FamilyProblem(Problem):
     incomplete: ClassVar[bool] = False
     changing: ClassVar[bool] = False
     window: ClassVar[Any] = None
+    search_query: ClassVar[str | None] = None
 
     def applicable(self, toolkit, customer_id):
         if self.family == "quote":
@@ -360,17 +362,15 @@ class FamilyProblem(Problem):
         """Whether policy allows the request: the amount (or event date) set up (``state``) against the fact's
         value now, so a changed limit or window changes the decision in the same world."""
         if self.family == "window":
-            inside = within_window(dt.date.fromisoformat(context.state["event_date"]), context.value(self.fact_id),
-                                   context.pack.now.date())
-            return inside == (self.window.within == "accepted")
+            return window_allows(dt.date.fromisoformat(context.state["event_date"]), context.value(self.fact_id),
+                                 self.window.within, context.pack.now.date())
         amount = Decimal(str(context.state["amount"]))
         limit = context.value(self.fact_id).amount  # type: ignore[attr-defined]
         return amount <= limit if self.family == "limit" else amount >= limit
 
     def solve(self, context: ProblemContext) -> list[GoldCall]:
         account_id = context.state.get("account_id")
-        query = search_phrase(self.window.request, self.topic.description) if self.family == "window" else None
-        calls = self.binding.lookups(context, account_id, self.topic, self.incomplete, query)
+        calls = self.binding.lookups(context, account_id, self.topic, self.incomplete, self.search_query)
         if self.family in ("fee", "rate_fee"):
             calls.append(self.binding.charge(account_id, self.topic, self._fee(context)))
         elif self.family in ("limit", "minimum"):
@@ -467,7 +467,8 @@ def instantiate(pack: "Pack", binding: FamilyBinding, special: set[str] = frozen
         if family is None:
             reasons[fact.id] = reason or "no family takes this value type and category"
             continue
-        if family == "window" and search_phrase(fact.window.request, topic.description) is None:
+        search_query = search_phrase(fact.window.request, topic.description) if family == "window" else None
+        if family == "window" and search_query is None:
             reasons[fact.id] = (f"its window's request shares no word with its catalogue topic "
                                 f"({topic.description!r}): an agent could not find the topic from what the user asks")
             continue
@@ -487,7 +488,7 @@ def instantiate(pack: "Pack", binding: FamilyBinding, special: set[str] = frozen
                 "summary": f"{family} family ({variant}): {fact.subject or fact.statement}",
                 "incomplete": family != "quote" and digest % 5 == 0,
                 "changing": variant == "under" and digest % 2 == 0,
-                "window": fact.window,
+                "window": fact.window, "search_query": search_query,
                 "__module__": __name__,
             }
             problems.append(type(f"Family_{name}", (FamilyProblem,), attributes))
@@ -568,9 +569,8 @@ def family_rules(binding_account_product, normalise: "Any") -> tuple:
             value, window = context.value(fact_id), window_of(fact_id) if window_of is not None else None
             if window is None or not isinstance(value, DurationValue):
                 continue
-            inside = within_window(event, value, context.today)
-            if inside != (window["within"] == "accepted"):
-                side = "within" if inside else "outside"
+            if not window_allows(event, value, window["within"], context.today):
+                side = "within" if within_window(event, value, context.today) else "outside"
                 violations.append(Violation("family_window", (fact_id,), f"the request's event on {event} lies {side} "
                                             f"the {value.canonical()} window before today, where the policy refuses it"))
         return violations

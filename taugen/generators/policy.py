@@ -371,6 +371,16 @@ def within_window(event: dt.date, value: Any, today: dt.date) -> bool:
     return event >= start
 
 
+def window_allows(event: dt.date, value: Any, within: str, today: dt.date) -> bool:
+    """Whether policy takes a request whose event is on ``event``, for a window fact with span ``value`` and
+    ``within`` (``accepted``: a deadline, taken inside the span; ``refused``: a waiting period, taken after it).
+
+    Raises:
+        ValueError: as :func:`within_window`.
+    """
+    return within_window(event, value, today) == (within == "accepted")
+
+
 def window_edge(value: Any, today: dt.date, inside: bool) -> dt.date:
     """An event date just inside (``inside``) or just outside the span ``value`` before ``today``: one unit of
     the count nearer or farther than the edge (a day for spans in days, weeks, months and years; a business

@@ -23,6 +23,7 @@ import re
 from typing import Any
 
 from taugen.generators.environment import Toolkit, clone, deep_merge
+from taugen.generators.policy import ManifestFacts
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.findings import Finding, error
 from taugen.validators.memo import Memo, digest
@@ -186,12 +187,8 @@ def _declared_facts_proven(view: BundleView, certificates: dict[str, Any]) -> li
 
 def _canonical_values(facts: dict[str, Any]) -> dict[str, str]:
     """Fact id → canonical form of its typed value (as proof rows write it), for facts with a value."""
-    from pydantic import TypeAdapter
-
-    from taugen.authoring.values import FactValue
-
-    adapter = TypeAdapter(FactValue)
-    return {fact_id: adapter.validate_python(fact["value"]).canonical() for fact_id, fact in facts.items()
+    source = ManifestFacts(facts)
+    return {fact_id: source.value(fact_id).canonical() for fact_id, fact in facts.items()
             if fact.get("value") is not None}
 
 

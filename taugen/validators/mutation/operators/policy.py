@@ -481,23 +481,21 @@ def quote_off_by_one_unit(bundle: MutableBundle) -> str | None:
           "a dated request whose event lies just past its window's edge is submitted anyway, the scenario dated "
           "to match (the author counted the deadline off by two units)")
 def window_request_past_its_edge_submitted(bundle: MutableBundle) -> str | None:
-    from pydantic import TypeAdapter
-
-    from taugen.authoring.values import FactValue
     from taugen.generators.families import spoken_date
-    from taugen.generators.policy import window_edge
+    from taugen.generators.policy import ManifestFacts, window_edge
 
     rows = _topic_rows(bundle)
+    facts = ManifestFacts(bundle.manifest["facts"])
     today = dt.datetime.fromisoformat(bundle.manifest["now"]).date()
     for task in sorted(bundle.tasks, key=lambda t: t["id"]):
         for call in gold(task):
             if call["name"] != "submit_dated_request":
                 continue
-            windows = [(f["value"], f["window"]) for _, f in rows.get(call["arguments"]["topic_id"], [])
+            windows = [fact_id for fact_id, f in rows.get(call["arguments"]["topic_id"], [])
                        if f.get("window") and (f.get("value") or {}).get("type") == "duration"]
             if len(windows) != 1:
                 continue
-            value, window = TypeAdapter(FactValue).validate_python(windows[0][0]), windows[0][1]
+            value, window = facts.value(windows[0]), facts.window(windows[0])
             old = dt.date.fromisoformat(call["arguments"]["event_date"])
             new = window_edge(value, today, inside=window["within"] == "refused")
             text = instructions(task)
