@@ -205,6 +205,21 @@ def _group_sums(task: dict[str, Any], values: list[Any]) -> set[Decimal]:
     return sums
 
 
+def quotable(taskset: TaskSet, task: dict[str, Any]) -> _Universe:
+    """What ``task``'s assertions and ``communicate_info`` may quote without a K4 finding: the numbers,
+    dates and ids of its gold arguments, their replayed outputs, its scenario and the records it reaches,
+    with bounded sums, multiples, differences and group totals (``universe.derived``, Decimals).
+
+    The one definition of "derived from the task's values": K4 reads it, and the K4 mutation operators
+    read it too, so a planted amount is a defect only when it lies outside it."""
+    universe = _Universe(_task_values(taskset, task), scenario_text(task),
+                         task_index(taskset, task) if taskset.db is not None else None,
+                         _day(taskset.now))
+    universe.strings |= reachable(taskset, task) | pool(free_reads(taskset, task))
+    universe.derived |= _group_sums(task, _task_values(taskset, task))
+    return universe
+
+
 def k4_defects(taskset: TaskSet) -> list[Defect]:
     defects = []
     sibling_values: dict[str, set[str]] = {}
@@ -220,11 +235,7 @@ def k4_defects(taskset: TaskSet) -> list[Defect]:
             continue
         replay = taskset.replay(task)
         complete = replay is not None and replay.init_error is None
-        universe = _Universe(_task_values(taskset, task), scenario_text(task),
-                             task_index(taskset, task) if taskset.db is not None else None,
-                             _day(taskset.now))
-        universe.strings |= reachable(taskset, task) | pool(free_reads(taskset, task))
-        universe.derived |= _group_sums(task, _task_values(taskset, task))
+        universe = quotable(taskset, task)
         others = {other: values for other, values in sibling_values.items() if other != identifier}
         for path, text in texts:
             for ref in dates_in(text):

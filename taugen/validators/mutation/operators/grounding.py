@@ -11,10 +11,13 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import hashlib
-import itertools
 import re
+from decimal import Decimal
 from typing import Any
 
+from taugen.validators.bundle_view import BundleView
+from taugen.validators.defects.grounding import quotable
+from taugen.validators.defects.sources import taskset_for_view
 from taugen.validators.mutation.model import MutableBundle, agent_patch, gold, instructions, mutation
 
 
@@ -200,56 +203,25 @@ _AMOUNT_ARGUMENTS = (("send_wire", "amount"), ("charge_service_fee", "fee"))
           "communicate_info gives the amount of the next task's wire or service fee, not this task's")
 def communicate_amount_from_a_sibling_task(bundle: MutableBundle) -> str | None:
     """The sibling's amount must be foreign to the task: an amount the task's own values give (one of its
-    amounts, a multiple or a sum of them: $12.00 when the task holds four $3.00 ATM fees) could be what
-    the task tells the user, so communicating it plants no defect; such a pair is skipped."""
+    amounts, a multiple, a sum or a difference of them: $12.00 when the task holds four $3.00 ATM fees)
+    could be what the task tells the user, so communicating it plants no defect; such a pair is skipped.
+    "The task's own values give" is K4's own definition (:func:`taugen.validators.defects.grounding.quotable`),
+    read on the unedited bundle."""
+    taskset = None
     for tool, argument in _AMOUNT_ARGUMENTS:
         tasks = sorted((t for t in bundle.tasks if _call(t, tool) is not None), key=lambda t: t["id"])
         for task, sibling in zip(tasks, tasks[1:] + tasks[:1]):
             own = _call(task, tool)["arguments"][argument]
             other = _call(sibling, tool)["arguments"][argument]
-            if round(float(other), 2) != round(float(own), 2) and not _derivable(other, _amounts(bundle, task)):
+            if round(float(other), 2) == round(float(own), 2):
+                continue
+            taskset = taskset or taskset_for_view(BundleView(bundle.files, "<mutant>"))
+            universe = quotable(taskset, next(t for t in taskset.tasks if t["id"] == task["id"]))
+            wanted = Decimal(_money(other).strip("$").replace(",", ""))
+            if wanted not in universe.derived and wanted.normalize() not in universe.derived:
                 _assert(task, _money(other), "COMMUNICATE")
                 return task["id"]
     return None
-
-
-def _amounts(bundle: MutableBundle, task: dict[str, Any]) -> set[float]:
-    """Every amount the task can see: its gold arguments, its scenario's numbers, and the records (shared
-    rows and the task's patch) that belong to, or are named by, a value of its gold arguments."""
-    named = {value for action in gold(task) for value in action["arguments"].values() if isinstance(value, str)}
-    found: set[float] = set()
-
-    def add(value: Any) -> None:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            found.add(round(abs(float(value)), 2))
-        elif isinstance(value, dict):
-            for inner in value.values():
-                add(inner)
-        elif isinstance(value, list):
-            for inner in value:
-                add(inner)
-
-    for action in gold(task):
-        add(action["arguments"])
-    for table in {*bundle.db, *agent_patch(task)}:
-        if not isinstance(bundle.db.get(table, {}), dict):
-            continue
-        for record_id, record in _rows(bundle, task, table).items():
-            if record_id in named or named & {v for v in record.values() if isinstance(v, str)}:
-                add(record)
-    text = " ".join(str(value) for value in instructions(task).values() if value)
-    found |= {round(float(number.replace(",", "")), 2) for number in re.findall(r"\d[\d,]*(?:\.\d+)?", text)}
-    return found - {0.0}
-
-
-def _derivable(amount: float, amounts: set[float]) -> bool:
-    """``amount`` is one of ``amounts``, a multiple (two to ten times) of one, or a sum of two or three."""
-    wanted = round(abs(float(amount)), 2)
-    small = sorted(amounts)[:60]
-    return wanted in amounts \
-        or any(round(base * factor, 2) == wanted for base in small for factor in range(2, 11)) \
-        or any(round(a + b, 2) == wanted for a, b in itertools.combinations(small, 2)) \
-        or any(round(a + b + c, 2) == wanted for a, b, c in itertools.combinations(small[:25], 3))
 
 
 @mutation("K4", "assertion_date_one_day_off",
