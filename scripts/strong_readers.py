@@ -1,6 +1,6 @@
 """Print the strong readers' numbers (taugen.validators.readers) for built bundles.
 
-    python3 scripts/strong_readers.py dist/banking-hard-0.2.0 [more bundles...] [--explain]
+    python3 scripts/strong_readers.py dist/banking-hard-0.3.0 [more bundles...] [--explain]
 
 For each bundle: cross-validated carrier-vs-filler ROC AUC of every classifier overall and per genre
 (with >= 20 artifacts), and the keyword-search top-3 share per genre. ``--explain`` adds the TF-IDF

@@ -48,14 +48,14 @@ def _files_of(bundle: Path, manifest: dict, genre: str, suffix: str) -> list[Pat
 
 
 def test_bundle_layout_and_counts(hard):
-    assert hard.name == "banking-hard-0.2.0"
+    assert hard.name == "banking-hard-0.3.0"
     for relative in ("bundle.json", "SHA256SUMS", "tau2/domains/banking/policy.md", "tau2/domains/banking/db.json",
                      "tau2/domains/banking/tasks.json", "tau2/domains/banking/split_tasks.json", "kit/README.md",
                      "kit/tools.json", "author/manifest.json", "author/client_prompt.md",
                      "author/validation.json", "author/validation.md", "author/certificates.json"):
         assert (hard / relative).is_file(), relative
     info = json.loads((hard / "bundle.json").read_text())
-    assert info["version"] == "0.2.0" and info["tier"] == "hard" and info["seed"] == 0
+    assert info["version"] == "0.3.0" and info["tier"] == "hard" and info["seed"] == 0
     assert info["achieved"]["surface"] == "hard_client"
     counts = info["counts"]
     assert counts["facts"] >= 200 and counts["supersession_arcs"] >= 15 and counts["client_held"] >= 10
@@ -184,21 +184,21 @@ def test_easy_tier_keeps_policy_in_prose(tmp_path):
 
 
 def test_a_validation_error_writes_nothing_and_keeps_the_old_bundle(tmp_path, monkeypatch):
-    destination = tmp_path / "banking-medium-0.2.0"
+    destination = tmp_path / "banking-medium-0.3.0"
     destination.mkdir()
     (destination / "sentinel.txt").write_text("previous bundle")
     monkeypatch.setattr(pipeline, "validate_files",
                         lambda files, source, on_validator=None, texts=None: [error("test", "planted", "x", "planted error")])
     result = build("banking", "medium", seed=1, out=tmp_path, tasks=TEST_TASKS)
     assert not result.ok and result.path is None
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["banking-medium-0.2.0"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["banking-medium-0.3.0"]
     assert (destination / "sentinel.txt").read_text() == "previous bundle"
 
 
 def test_a_kill_while_writing_leaves_the_old_bundle(tmp_path, monkeypatch):
     from taugen.build import files as files_module
 
-    destination = tmp_path / "banking-medium-0.2.0"
+    destination = tmp_path / "banking-medium-0.3.0"
     destination.mkdir()
     (destination / "sentinel.txt").write_text("previous bundle")
     written = []
@@ -213,7 +213,7 @@ def test_a_kill_while_writing_leaves_the_old_bundle(tmp_path, monkeypatch):
     monkeypatch.setattr(files_module.os, "fsync", dying_fsync)
     with pytest.raises(KeyboardInterrupt):
         build("banking", "medium", seed=1, out=tmp_path, tasks=TEST_TASKS)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["banking-medium-0.2.0"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["banking-medium-0.3.0"]
     assert (destination / "sentinel.txt").read_text() == "previous bundle"
 
 
@@ -223,14 +223,14 @@ def test_cli_build_prints_stage_times(tmp_path):
     assert result.exit_code == 0, result.output
     for stage in ("authoring", "tasks", "corpus", "validate", "write"):
         assert f"stage {stage}" in result.output
-    sums = (tmp_path / "banking-medium-0.2.0" / "SHA256SUMS").read_text().splitlines()
+    sums = (tmp_path / "banking-medium-0.3.0" / "SHA256SUMS").read_text().splitlines()
     listed = {line.split("  ", 1)[1] for line in sums}
-    on_disk = {p.relative_to(tmp_path / "banking-medium-0.2.0").as_posix()
-               for p in (tmp_path / "banking-medium-0.2.0").rglob("*") if p.is_file()} - {"SHA256SUMS"}
+    on_disk = {p.relative_to(tmp_path / "banking-medium-0.3.0").as_posix()
+               for p in (tmp_path / "banking-medium-0.3.0").rglob("*") if p.is_file()} - {"SHA256SUMS"}
     assert listed == on_disk
     for line in sums:
         digest, relative = line.split("  ", 1)
-        assert hashlib.sha256((tmp_path / "banking-medium-0.2.0" / relative).read_bytes()).hexdigest() == digest
+        assert hashlib.sha256((tmp_path / "banking-medium-0.3.0" / relative).read_bytes()).hexdigest() == digest
 
 
 def test_tasks_load_with_tau2s_own_task_model(hard):

@@ -51,7 +51,7 @@ def test_changed_gold_is_major_and_named(easy_files):
     assert result.tasks_changed[0].fields == ["gold"]
     assert result.bump == "major" and not result.comparable
     assert result.reasons == ["1 tasks changed their gold"]
-    # same pack version 0.2.0 -> 0.2.0: a breaking change without a bump is a warning
+    # same pack version 0.3.0 -> 0.3.0: a breaking change without a bump is a warning
     assert "major version bump" in result.version_warning
 
 
@@ -134,7 +134,7 @@ def test_build_warns_when_destination_holds_other_gold(easy_files, tmp_path):
     def edit(tasks):
         tasks[0]["evaluation_criteria"]["actions"] = []
 
-    earlier = tmp_path / "banking-easy-0.2.0"
+    earlier = tmp_path / "banking-easy-0.3.0"
     for relative, data in _edited(easy_files, tasks_path, edit).items():
         (earlier / relative).parent.mkdir(parents=True, exist_ok=True)
         (earlier / relative).write_bytes(data)

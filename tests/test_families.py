@@ -66,7 +66,7 @@ def test_perturbations_stay_valid_values_of_the_type(banking):
 
 @pytest.mark.parametrize("family, variant", [("fee", "charge"), ("limit", "under"), ("limit", "over"),
                                              ("minimum", "below"), ("quote", "quote"), ("rate_fee", "charge"),
-                                             ("window", "inside"), ("window", "outside")])
+                                             ("window", "inside"), ("window", "outside"), ("procedure", "order")])
 def test_family_task_is_certified_and_its_fact_decides_it(banking, family, variant):
     pack, domain, world, space = banking
     problem = _instance(space, family, variant)
@@ -186,6 +186,67 @@ def test_policy_refuses_a_dated_request_on_the_wrong_side_of_its_window(banking)
         assert bool(violations) == broken
         if broken:
             assert violations[0].facts == ("check_fraud_claim_window",) and violations[0].code == "K1"
+
+
+def test_procedure_steps_are_recorded_in_the_facts_order_and_a_swap_changes_the_gold(banking):
+    """The gold records a procedure's steps in the order its fact gives; the catalogue lists them alphabetically
+    (it never gives the order away); swapping two neighbouring steps in the pack changes the gold's order and
+    the final database, and the family_procedure rule (K1) flags a step recorded before its turn."""
+    from taugen.generators.domains.banking.families import binding
+    from taugen.generators.domains.banking.policy import FAMILY_RULES
+    from taugen.generators.policy import PackFacts, PolicyContext
+
+    pack, _, world, space = banking
+    problem = _instance(space, "procedure", "order", "wire_recall_procedure")
+    fact = pack.facts["wire_recall_procedure"]
+    assert fact.value.steps == ["confirm_wire_details", "submit_recall_request", "explain_recall_not_guaranteed"]
+    assert fact.value.canonical() in fact.statement
+    record = _realise(banking, (problem,))
+    steps = [c.arguments["step"] for _, c in record.gold if c.name == "record_procedure_step"]
+    assert steps == fact.value.steps
+    assert "multi-step" in record.kinds
+    topic = world.service_topics[problem.topic.topic_id]
+    assert topic.steps == sorted(fact.value.steps) != fact.value.steps
+    assert [p.steps for p in perturbations(fact.value)] == [
+        ["submit_recall_request", "confirm_wire_details", "explain_recall_not_guaranteed"],
+        ["confirm_wire_details", "explain_recall_not_guaranteed", "submit_recall_request"]]
+    swapped = replace(pack, facts={**pack.facts, fact.id: fact.model_copy(
+        update={"value": perturbations(fact.value)[0]})})
+    after = _realise(banking, (problem,), pack=swapped)
+    assert [c.arguments["step"] for _, c in after.gold if c.name == "record_procedure_step"] == \
+        perturbations(fact.value)[0].steps
+    assert after.certificate.gold_hash != record.certificate.gold_hash
+
+    rule = next(r for r in FAMILY_RULES if r.name == "family_procedure")
+
+    class Facts(PackFacts):
+        def topic(self, fact_id):
+            found = self.pack.facts[fact_id]
+            topic_found = binding(pack).topic(found) if found.value is not None else None
+            return topic_found.topic_id if topic_found else None
+
+    context = PolicyContext(state=world, facts=Facts(pack), now=pack.now)
+    customer = sorted(world.customers)[0]
+    arguments = {"customer_id": customer, "topic_id": topic.topic_id}
+    assert rule.check(context, "record_procedure_step", {**arguments, "step": "confirm_wire_details"}) == []
+    violations = rule.check(context, "record_procedure_step", {**arguments, "step": "submit_recall_request"})
+    assert [(v.rule, v.facts, v.code) for v in violations] == [
+        ("family_procedure", ("wire_recall_procedure",), "K1")]
+
+
+def test_a_steps_value_needs_distinct_labelled_steps():
+    from pydantic import ValidationError
+
+    from taugen.authoring.values import StepsValue
+
+    good = StepsValue(steps=["a", "b"], labels={"a": "do a", "b": "do b"})
+    assert good.canonical() == "do a, then do b" and "do a; then do b" in good.surface_forms()
+    for bad, message in ((dict(steps=["a", "a"], labels={"a": "do a"}), "steps repeat"),
+                         (dict(steps=["a", "b"], labels={"a": "do a"}), "steps without a label: b"),
+                         (dict(steps=["a"], labels={"a": "do a"}), "at least 2"),
+                         (dict(steps=["a", "b"], labels={"a": "x", "b": "y", "c": "z"}), "not in steps: c")):
+        with pytest.raises(ValidationError, match=message):
+            StepsValue(**bad)
 
 
 def test_editing_a_fee_in_the_pack_changes_the_task_that_claims_it(banking):

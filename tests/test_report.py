@@ -88,7 +88,7 @@ def hard_bundle(built_bundle) -> Path:
 
 @pytest.fixture(scope="module")
 def hard_report(hard_bundle, tmp_path_factory):
-    out = tmp_path_factory.mktemp("report") / "banking-hard-0.2.0-report.html"
+    out = tmp_path_factory.mktemp("report") / "banking-hard-0.3.0-report.html"
     paths = write_report(hard_bundle, out)
     return paths, paths.html.read_text(encoding="utf-8")
 
@@ -132,8 +132,8 @@ def test_report_is_written_beside_the_bundle_with_its_json(hard_bundle, hard_rep
     shutil.copytree(hard_bundle, copy)
     result = CliRunner().invoke(app, ["report", str(copy)])
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "banking-hard-0.2.0-report.html").is_file()
-    assert (tmp_path / "banking-hard-0.2.0-report.json").is_file()
+    assert (tmp_path / "banking-hard-0.3.0-report.html").is_file()
+    assert (tmp_path / "banking-hard-0.3.0-report.json").is_file()
     files = {p.relative_to(copy).as_posix(): p.read_bytes() for p in sorted(copy.rglob("*")) if p.is_file()}
     assert files.pop("SHA256SUMS") == sha256sums(files), "the report touched the bundle"
     inside = CliRunner().invoke(app, ["report", str(copy), "--out", str(copy / "report.html")])

@@ -21,7 +21,7 @@ from decimal import Decimal
 from typing import Annotated, Literal, Union
 
 from num2words import num2words
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
 CURRENCY_WORDS = {"USD": ("dollar", "dollars", "cent", "cents"), "EUR": ("euro", "euros", "cent", "cents"),
@@ -292,6 +292,41 @@ class BooleanValue(_Value):
         return sorted(set(self.key_terms))
 
 
+class StepsValue(_Value):
+    """The required order of a procedure's steps. ``{type: steps, steps: [a, b, c], labels: {a: "...", ...}}``.
+
+    ``steps`` are the step names in the order policy requires (two or more, no repeats); ``labels`` words each
+    step as a record states it ("block the card"). The canonical form is the labels in order joined by
+    ", then " ("block the card, then review the recent transactions, then order the replacement card"), so
+    a statement that states the order contains it and placement reads the order back.
+
+    Raises:
+        ValueError: fewer than two steps, a repeated step, or a step without a label.
+    """
+
+    type: Literal["steps"] = "steps"
+    steps: list[str] = Field(min_length=2)
+    labels: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _complete(self) -> "StepsValue":
+        if len(set(self.steps)) != len(self.steps):
+            raise ValueError(f"steps repeat: {self.steps}")
+        missing = [step for step in self.steps if not self.labels.get(step)]
+        if missing:
+            raise ValueError(f"steps without a label: {', '.join(missing)}")
+        extra = sorted(set(self.labels) - set(self.steps))
+        if extra:
+            raise ValueError(f"labels for steps not in steps: {', '.join(extra)}")
+        return self
+
+    def canonical(self) -> str:
+        return ", then ".join(self.labels[step] for step in self.steps)
+
+    def surface_forms(self) -> list[str]:
+        return [self.canonical(), "; then ".join(self.labels[step] for step in self.steps)]
+
+
 class TextValue(_Value):
     """A rule with no number (a procedure step). ``key_terms`` are the phrases that must appear."""
 
@@ -306,7 +341,8 @@ class TextValue(_Value):
 
 
 FactValue = Annotated[
-    Union[MoneyValue, PercentValue, DurationValue, CountValue, CapValue, DateValue, EnumValue, BooleanValue, TextValue],
+    Union[MoneyValue, PercentValue, DurationValue, CountValue, CapValue, DateValue, EnumValue, BooleanValue, StepsValue,
+          TextValue],
     Field(discriminator="type"),
 ]
 """Any typed fact value; YAML picks the kind with ``type:``."""

@@ -18,6 +18,9 @@ family         facts it takes                              instances (variants) 
                counts from, accepted or refused within)    dated request is submitted only where the fact
                                                            allows it (a deadline accepts inside, a waiting
                                                            period refuses inside)
+``procedure``  steps value (the required order of a        ``order``: the agent carries the procedure out and
+               procedure's steps)                          records each step on the customer's file in the
+                                                           order the fact gives
 ``quote``      any other typed value (and free text the    ``quote``: the agent tells the value and notes it
                client holds or the records contest)        on the customer's file (graded through the DB)
 =============  ==========================================  ==================================================
@@ -41,7 +44,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from taugen.authoring.values import (
-    BooleanValue, CapValue, CountValue, DateValue, DurationValue, EnumValue, MoneyValue, PercentValue, TextValue,
+    BooleanValue, CapValue, CountValue, DateValue, DurationValue, EnumValue, MoneyValue, PercentValue, StepsValue,
+    TextValue,
 )
 from taugen.generators.policy import window_allows, window_edge, within_window
 from taugen.generators.problems import GoldCall, Problem, ProblemContext, ScenarioFragment
@@ -51,7 +55,7 @@ if TYPE_CHECKING:
     from taugen.authoring.pack import Pack
     from taugen.generators.environment import Toolkit
 
-FAMILIES = ("fee", "rate_fee", "limit", "minimum", "window", "quote")
+FAMILIES = ("fee", "rate_fee", "limit", "minimum", "window", "procedure", "quote")
 EDGE_VARIANTS = ("under", "over", "at", "below", "inside", "outside")
 REFUSED_VARIANTS = ("over", "below")
 """Variants refused whatever the fact says; a window's refused side depends on the fact (:func:`refuses`)."""
@@ -61,11 +65,14 @@ _RATE_BASES = (120, 240, 480, 800, 1250, 2000)
 
 @dataclass(frozen=True)
 class Topic:
-    """A catalogue entry a family instance acts on: id, description the agent can search, products."""
+    """A catalogue entry a family instance acts on: id, description the agent can search, products, and for a
+    procedure the names of its steps in alphabetical order (the catalogue says what the steps are, never the
+    order policy requires)."""
 
     topic_id: str
     description: str
     products: tuple[str, ...] = ()
+    steps: tuple[str, ...] = ()
 
 
 class FamilyBinding(Protocol):
@@ -109,6 +116,12 @@ class FamilyBinding(Protocol):
 
     def normalise_quote(self, text: str) -> str: ...
 
+    def procedure_step(self, customer_id: str, topic: Topic, step: str) -> GoldCall:
+        """The call that records one step of a procedure on the customer's file."""
+
+    def steps_recorded(self, context: ProblemContext, topic: Topic) -> list[str]:
+        """The steps recorded for ``topic`` on the task's customer, in the order they were recorded."""
+
 
 # ------------------------------------------------------------------------------------------ values
 def money_step(amount: Decimal) -> Decimal:
@@ -145,6 +158,9 @@ def perturbations(value: Any) -> list[Any]:
         return [value.model_copy(update={"value": option}) for option in value.options if option != value.value]
     if isinstance(value, DateValue):
         return [value.model_copy(update={"value": value.value + dt.timedelta(days=d)}) for d in (1, -1)]
+    if isinstance(value, StepsValue):  # two neighbouring steps swapped, the first pair first
+        return [value.model_copy(update={"steps": [*value.steps[:i], value.steps[i + 1], value.steps[i],
+                                                   *value.steps[i + 2:]]}) for i in range(len(value.steps) - 1)]
     if isinstance(value, TextValue):
         return [value.model_copy(update={"key_terms": [f"{value.key_terms[0]} (revised)", *value.key_terms[1:]]})]
     return []
@@ -181,6 +197,8 @@ def family_of(fact: "Fact", special: bool) -> str | None:
         return "minimum"
     if isinstance(value, DurationValue) and fact.window is not None and value.amount >= 1:
         return "window"
+    if isinstance(value, StepsValue):
+        return "procedure"
     if isinstance(value, TextValue) and not special:
         return None
     return "quote"
@@ -189,7 +207,7 @@ def family_of(fact: "Fact", special: bool) -> str | None:
 def variants(family: str) -> tuple[str, ...]:
     """The instances a family makes per fact."""
     return {"fee": ("charge",), "rate_fee": ("charge",), "limit": ("under", "over"), "minimum": ("at", "below"),
-            "window": ("inside", "outside"), "quote": ("quote",)}[family]
+            "window": ("inside", "outside"), "procedure": ("order",), "quote": ("quote",)}[family]
 
 
 def refuses(family: str, variant: str, within: str | None = None) -> bool:
@@ -283,8 +301,8 @@ class FamilyProblem(Problem):
     search_query: ClassVar[str | None] = None
 
     def applicable(self, toolkit, customer_id):
-        if self.family == "quote":
-            return True
+        if self.family == "quote" or (self.family == "procedure" and not self.topic.products):
+            return True  # a procedure offered on some products only needs a customer who holds one
         return self.binding.account(toolkit, customer_id, self.topic) is not None
 
     # -- the amount this instance puts in front of the agent, computed from the fact's value
@@ -306,8 +324,9 @@ class FamilyProblem(Problem):
 
     def setup(self, context: ProblemContext) -> ScenarioFragment:
         toolkit, binding, topic = context.toolkit, self.binding, self.topic
-        account_id = None if self.family == "quote" else binding.account(toolkit, context.customer_id, topic)
-        if self.family != "quote" and account_id is None:
+        customer_level = self.family in ("quote", "procedure")
+        account_id = None if customer_level else binding.account(toolkit, context.customer_id, topic)
+        if not customer_level and account_id is None:
             raise LookupError(f"customer {context.customer_id} has no account for {topic.topic_id}")
         context.state["account_id"] = account_id
         where = ""
@@ -352,6 +371,11 @@ class FamilyProblem(Problem):
                 reason_for_call=f"You want to {request}.", known_info=known, unknown_info=unknown,
                 task_instructions=[f"Ask to {request}. If the agent says policy does not allow it, accept that and "
                                    "do not insist."])  # the date is known info: the user gives it when asked
+        if self.family == "procedure":
+            return ScenarioFragment(
+                reason_for_call=f"You need the bank's help with {description}.", known_info=known,
+                task_instructions=[f"Tell the agent you need help with {description}, and let them take you through "
+                                   "what the bank does. Answer their questions; you do not know the bank's procedure."])
         return ScenarioFragment(
             reason_for_call=f"You have a question about {description}.",
             known_info=known,
@@ -379,6 +403,9 @@ class FamilyProblem(Problem):
         elif self.family == "window":
             if self._decides(context):
                 calls.append(self.binding.dated_request(account_id, self.topic, context.state["event_date"]))
+        elif self.family == "procedure":
+            calls += [self.binding.procedure_step(context.customer_id, self.topic, step)
+                      for step in context.value(self.fact_id).steps]  # type: ignore[attr-defined]
         else:
             calls.append(self.binding.quote(context.customer_id, self.topic, quote_text(context.value(self.fact_id))))
         return calls
@@ -415,6 +442,10 @@ class FamilyProblem(Problem):
                 return [f"the request to {self.window.request} was not submitted"]
             expected = context.state["event_date"]
             return [] if dated == expected else [f"request dated {dated} instead of {expected}"]
+        if self.family == "procedure":
+            recorded = self.binding.steps_recorded(context, self.topic)
+            expected = list(context.value(self.fact_id).steps)  # type: ignore[attr-defined]
+            return [] if recorded == expected else [f"steps recorded in the order {recorded}, policy's is {expected}"]
         quoted = self.binding.quoted(context, self.topic)
         expected = self.binding.normalise_quote(quote_text(context.value(self.fact_id)))
         if quoted is None:
@@ -486,7 +517,7 @@ def instantiate(pack: "Pack", binding: FamilyBinding, special: set[str] = frozen
                 "fact_id": fact.id, "topic": binding.topic(fact), "binding": binding,
                 "outcome": "refuse" if refuses(family, variant, getattr(fact.window, "within", None)) else "resolve",
                 "summary": f"{family} family ({variant}): {fact.subject or fact.statement}",
-                "incomplete": family != "quote" and digest % 5 == 0,
+                "incomplete": family not in ("quote", "procedure") and digest % 5 == 0,
                 "changing": variant == "under" and digest % 2 == 0,
                 "window": fact.window, "search_query": search_query,
                 "__module__": __name__,
@@ -496,18 +527,20 @@ def instantiate(pack: "Pack", binding: FamilyBinding, special: set[str] = frozen
 
 
 # ------------------------------------------------------------------------------------------ policy as code
-def family_rules(binding_account_product, normalise: "Any") -> tuple:
+def family_rules(binding_account_product, normalise: "Any", steps_on_file: "Any" = None) -> tuple:
     """Policy rules for the family tools, for a domain's ``DomainDefinition.policy``.
 
     The rules read the topic of every fact from the fact source (``facts.topic(fact_id)``, which the bundle
     manifest records) and check, before each family write: the fee charged for a topic on an account is the
     money value of the topic's fact for the account's product (K3); a request's amount is within a cap or at
     least a minimum (K1); a dated request's event lies on the side of its window the fact accepts (K1); a quoted
-    value is the fact's value (K3).
+    value is the fact's value (K3); a procedure's step is the next one in the order its fact gives (K1).
 
     Args:
         binding_account_product: ``(state, account_id) -> product id | None``.
         normalise: how the quote tool normalises a stated value (``str -> str``).
+        steps_on_file: ``(state, customer_id, topic_id) -> [step, ...]``, the procedure steps already recorded,
+            in order (None: the domain has no procedure tool, and the procedure rule checks nothing).
     """
     from taugen.generators.policy import PolicyRule, Violation
 
@@ -589,6 +622,24 @@ def family_rules(binding_account_product, normalise: "Any") -> tuple:
         return [Violation("family_quote", (facts[0],), f"quoted {stated!r} but the facts give {expected!r}",
                           kind="amount", argument="value", expected=expected)]
 
+    def procedure(context, tool, arguments):
+        if steps_on_file is None:
+            return []
+        facts = topic_facts(context, arguments.get("topic_id", ""), None)
+        values = [(f, context.value(f)) for f in facts if isinstance(context.value(f), StepsValue)]
+        if len(values) != 1:
+            return []
+        fact_id, value = values[0]
+        done = steps_on_file(context.state, arguments.get("customer_id"), arguments.get("topic_id"))
+        step = arguments.get("step")
+        if step not in value.steps or step in done:
+            return []  # an unknown or repeated step is the tool's business
+        expected = next((s for s in value.steps if s not in done), None)
+        if step == expected:
+            return []
+        return [Violation("family_procedure", (fact_id,), f"step {step!r} recorded before {expected!r}: the "
+                          f"procedure's order is {', '.join(value.steps)}")]
+
     def bound(*kinds: type) -> "Any":
         def select(source) -> tuple[str, ...]:
             topic_of = getattr(source, "topic", None)
@@ -608,6 +659,9 @@ def family_rules(binding_account_product, normalise: "Any") -> tuple:
         PolicyRule(name="family_window", facts=(), facts_from=bound(DurationValue), tools=("submit_dated_request",),
                    check=dated, description="A dated request is submitted only on the side of its window that the "
                                             "fact accepts (within a deadline, after a waiting period)."),
+        PolicyRule(name="family_procedure", facts=(), facts_from=bound(StepsValue),
+                   tools=("record_procedure_step",), check=procedure,
+                   description="A procedure's steps are recorded in the order its fact requires."),
         PolicyRule(name="family_quote", facts=(), facts_from=bound(), tools=("record_quote",), check=quote,
                    description="A quote noted on file states the value its fact sets."),
     )

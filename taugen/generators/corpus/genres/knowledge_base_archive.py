@@ -229,7 +229,7 @@ class KnowledgeBaseArchiveGenre(Genre):
     label = "Knowledge base archive (HTML)"
     max_facts = 6
     affinity = (("text", "", 3), ("money", "", 1), ("duration", "", 2), ("boolean", "", 2), ("enum", "", 1),
-                ("count", "", 1), ("percent", "", 1), ("cap", "", 1), ("none", "", 2))
+                ("count", "", 1), ("percent", "", 1), ("cap", "", 1), ("steps", "", 3), ("none", "", 2))
 
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
         """Write the articles, order them by update, render the archive template. An archive that

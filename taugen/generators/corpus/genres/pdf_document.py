@@ -297,7 +297,7 @@ class PdfDocumentGenre(Genre):
     affinity = (("money", "handbook", 2), ("money", "slides", 1), ("percent", "handbook", 2), ("cap", "slides", 2),
                 ("count", "slides", 2), ("duration", "handbook", 2), ("duration", "slides", 1), ("date", "handbook", 1),
                 ("enum", "handbook", 2), ("boolean", "slides", 1), ("text", "handbook", 2), ("text", "slides", 2),
-                ("none", "handbook", 2))
+                ("steps", "handbook", 2), ("none", "handbook", 2))
     label = "PDF handbook / slide deck"
     max_facts = 9
     categories = ()

@@ -146,6 +146,8 @@ class ServiceTopic(_Record):
     topic_id: str
     description: str
     products: list[str] = Field(default_factory=list)
+    steps: list[str] = Field(default_factory=list, description="For a procedure, the names of its steps in "
+                             "alphabetical order; the order policy requires is not in the catalogue.")
 
 
 class ServiceCharge(_Record):
@@ -182,6 +184,18 @@ class PolicyQuote(_Record):
     quoted_on: str
 
 
+class ProcedureStep(_Record):
+    """One step of a catalogued procedure, recorded on the customer's file as the agent carries it out;
+    ``sequence`` counts the steps recorded for that customer and topic (1 for the first)."""
+
+    step_id: str
+    customer_id: str
+    topic_id: str
+    step: str
+    sequence: int
+    recorded_on: str
+
+
 class BankDB(_Record):
     """The whole bank. Table names are what tools and tasks refer to.
 
@@ -204,6 +218,7 @@ class BankDB(_Record):
     service_requests: dict[str, ServiceRequest] = Field(default_factory=dict)
     dated_requests: dict[str, DatedRequest] = Field(default_factory=dict)
     quotes: dict[str, PolicyQuote] = Field(default_factory=dict)
+    procedure_steps: dict[str, ProcedureStep] = Field(default_factory=dict)
 
 
 def statement_cycle_close(day: dt.date) -> dt.date:

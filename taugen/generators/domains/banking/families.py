@@ -4,7 +4,9 @@ It says how Cedar Ridge Bank's world realises a family step: a catalogued servic
 fact's subject without the product, so the product rows of one fee share a topic and the agent must pick
 the row for the customer's product), which open account a topic acts on, and the tool calls: provide a
 service and charge its fee (``charge_service_fee``), submit a request for an amount
-(``submit_service_request``) or one dated by the event a window counts from (``submit_dated_request``), note a quoted value on the customer's file (``record_quote``).
+(``submit_service_request``) or one dated by the event a window counts from (``submit_dated_request``), record
+the steps of a procedure on the customer's file in order (``record_procedure_step``), note a quoted value on the
+customer's file (``record_quote``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from taugen.authoring.models import Fact
 from taugen.authoring.pack import Pack
+from taugen.authoring.values import StepsValue
 from taugen.generators.domains.banking.db import BankDB, ServiceTopic
 from taugen.generators.domains.banking.tools import derived_id, normalise_quote
 from taugen.generators.domains.banking.world import CARD_PRODUCTS, CHECKING_PRODUCTS, SAVINGS_PRODUCTS
@@ -50,7 +53,8 @@ class BankingBinding:
             overlap = self._overlaps([products for _, products in members])
             for fact, products in members:
                 text = description if not overlap else _LEADING.sub("", fact.subject or fact.statement).rstrip(".")
-                self._topics[fact.id] = Topic(_slug(text), text, products)
+                steps = tuple(sorted(fact.value.steps)) if isinstance(fact.value, StepsValue) else ()
+                self._topics[fact.id] = Topic(_slug(text), text, products, steps)
         # Two facts whose full subjects still coincide would share a topic: tell them apart by id digest.
         seen: dict[str, list[str]] = {}
         for fact_id, topic in self._topics.items():
@@ -61,7 +65,7 @@ class BankingBinding:
                 for index, fact_id in enumerate(fact_ids[1:], start=2):
                     topic = self._topics[fact_id]
                     self._topics[fact_id] = Topic(f"{topic.topic_id}-{index}", f"{topic.description} ({index})",
-                                                  topic.products)
+                                                  topic.products, topic.steps)
 
     @staticmethod
     def _overlaps(product_sets: list[tuple[str, ...]]) -> bool:
@@ -93,7 +97,7 @@ class BankingBinding:
     def prepare_world(self, world: BankDB, topics: list[Topic]) -> None:
         for topic in topics:
             world.service_topics[topic.topic_id] = ServiceTopic(topic_id=topic.topic_id, description=topic.description,
-                                                                products=list(topic.products))
+                                                                products=list(topic.products), steps=list(topic.steps))
 
     def account(self, toolkit, customer_id: str, topic: Topic) -> str | None:
         db: BankDB = toolkit.db
@@ -152,10 +156,22 @@ class BankingBinding:
     def normalise_quote(self, text: str) -> str:
         return normalise_quote(text)
 
+    def procedure_step(self, customer_id: str, topic: Topic, step: str) -> GoldCall:
+        return GoldCall("record_procedure_step", {"customer_id": customer_id, "topic_id": topic.topic_id, "step": step})
+
+    def steps_recorded(self, context: ProblemContext, topic: Topic) -> list[str]:
+        return steps_on_file(context.toolkit.db, context.customer_id, topic.topic_id)
+
+
+def steps_on_file(db: BankDB, customer_id: str | None, topic_id: str | None) -> list[str]:
+    """The procedure steps recorded for ``customer_id`` on ``topic_id``, in the order they were recorded."""
+    found = [s for s in db.procedure_steps.values() if s.customer_id == customer_id and s.topic_id == topic_id]
+    return [s.step for s in sorted(found, key=lambda s: s.sequence)]
+
 
 def binding(pack: Pack) -> BankingBinding:
     """The banking binding for ``pack`` (``DomainDefinition.families``)."""
     return BankingBinding(pack)
 
 
-__all__: list[Any] = ["BankingBinding", "binding"]
+__all__: list[Any] = ["BankingBinding", "binding", "steps_on_file"]

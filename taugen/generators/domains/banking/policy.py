@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from taugen.generators.domains.banking.db import Account, BankDB, Transaction, statement_cycle_close
+from taugen.generators.domains.banking.families import steps_on_file
 from taugen.generators.families import family_rules
 from taugen.generators.policy import (
     PolicyContext, PolicyRule, Violation, business_days_between, duration_days, fact_in_force, money,
@@ -860,7 +861,7 @@ def _normalise_quote(text: str) -> str:
     return normalise_quote(text)
 
 
-FAMILY_RULES = family_rules(_account_product, _normalise_quote)
+FAMILY_RULES = family_rules(_account_product, _normalise_quote, steps_on_file)
 """The generic family rules (service fees by product, request limits, quotes) bound to the bank's accounts."""
 
 RULES: tuple[PolicyRule, ...] = (

@@ -21,8 +21,8 @@ from pydantic import Field
 
 from taugen.generators.domains.banking.db import (
     Account, BankDB, Card, DatedRequest, Department, Dispute, DisputeReason, FeeRefund, HumanTransfer, PolicyQuote,
-    RefundReason, ServiceCharge, ServiceRequest, Shipping, StatementDelivery, StopPayment, Transaction, Verification,
-    Wire,
+    ProcedureStep, RefundReason, ServiceCharge, ServiceRequest, Shipping, StatementDelivery, StopPayment, Transaction,
+    Verification, Wire,
 )
 from taugen.generators.environment import Toolkit, ToolError, clone, tool
 
@@ -59,6 +59,8 @@ RequestAmount = Annotated[float, Field(description="What the customer asks for: 
 EventDate = Annotated[str, Field(description="The date of the event the topic's policy counts its window from (the "
                                             "statement date, the day a document was signed ...), as YYYY-MM-DD.",
                                 pattern=r"^\d{4}-\d{2}-\d{2}$")]
+ProcedureStepName = Annotated[str, Field(description="A step name of the procedure's topic, as find_service_topics "
+                                                     "lists it, e.g. block_card.")]
 QuotedValue = Annotated[str, Field(description="The value you told the customer: the policy's number in digits "
                                                "(3.75 for 3.75%, 25 for $25.00, 10 for 10 business days), a clock "
                                                "time or date as written, or yes / no for a yes-or-no rule.")]
@@ -149,7 +151,7 @@ class BankingTools(Toolkit):
                       for name in ("transactions", "fee_refunds", "disputes", "stop_payments", "wires",
                                    "service_charges", "service_requests", "dated_requests")}
         by_customer = {name: {k: r for k, r in getattr(db, name).items() if r.customer_id == customer_id}
-                       for name in ("verifications", "human_transfers", "quotes")}
+                       for name in ("verifications", "human_transfers", "quotes", "procedure_steps")}
         part = BankDB.model_construct(
             customers={customer_id: db.customers[customer_id]} if customer_id in db.customers else {},
             accounts=accounts, cards={k: c for k, c in db.cards.items() if c.customer_id == customer_id},
@@ -286,10 +288,11 @@ class BankingTools(Toolkit):
     @tool("read")
     def find_service_topics(self, query: TopicQuery) -> list[dict[str, Any]]:
         """Search the bank's service catalogue. Returns the topics (``topic_id``, description, products it
-        is offered on) whose description contains every word of ``query`` (case-insensitive; an empty
-        query lists every topic). Use a topic id with charge_service_fee, submit_service_request,
-        submit_dated_request or record_quote. The catalogue never states fees, limits or windows: those are in
-        the policy."""
+        is offered on and, for a procedure, its step names in alphabetical order) whose description contains every
+        word of ``query`` (case-insensitive; an empty query lists every topic). Use a topic id with
+        charge_service_fee, submit_service_request, submit_dated_request, record_procedure_step or record_quote.
+        The catalogue never states fees, limits, windows or the order of a procedure's steps: those are in the
+        policy."""
         words = [w for w in re.split(r"\W+", query.lower()) if w]
         index = _topic_index(self.db.service_topics)
         ids = set(self.db.service_topics) if not words else set.intersection(*(index.get(w, set()) for w in words))
@@ -583,6 +586,26 @@ class BankingTools(Toolkit):
         self.db.quotes[quote_id] = PolicyQuote(quote_id=quote_id, customer_id=customer_id, topic_id=topic_id,
                                                value=normalise_quote(value), quoted_on=self._today())
         return {"quote_id": quote_id, "value": normalise_quote(value)}
+
+    @tool("write")
+    def record_procedure_step(self, customer_id: CustomerId, topic_id: TopicId, step: ProcedureStepName) -> dict[str, Any]:
+        """Record on the customer's file that you carried out one step of a catalogued procedure. ``step`` is one
+        of the topic's ``steps`` (find_service_topics lists them, alphabetically). Record each step as you do
+        it, in the order the bank's procedure requires; the file keeps the order steps were recorded in."""
+        self._customer(customer_id)
+        self._require_verified(customer_id)
+        topic = self._topic(topic_id)
+        if step not in topic.steps:
+            raise ToolError(f"{step!r} is not a step of {topic_id}" + (f" (its steps: {', '.join(topic.steps)})"
+                                                                       if topic.steps else " (it is no procedure)"))
+        step_id = derived_id("PS", customer_id, topic_id, step)
+        if step_id in self.db.procedure_steps:
+            raise ToolError(f"step {step!r} of {topic_id} is already recorded")
+        sequence = 1 + sum(1 for s in self.db.procedure_steps.values()
+                           if s.customer_id == customer_id and s.topic_id == topic_id)
+        self.db.procedure_steps[step_id] = ProcedureStep(step_id=step_id, customer_id=customer_id, topic_id=topic_id,
+                                                         step=step, sequence=sequence, recorded_on=self._today())
+        return {"step_id": step_id, "sequence": sequence}
 
     # ----------------------------------------------------------------- generic
     @tool("generic")

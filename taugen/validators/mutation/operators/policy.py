@@ -505,3 +505,18 @@ def window_request_past_its_edge_submitted(bundle: MutableBundle) -> str | None:
             call["arguments"]["event_date"] = new.isoformat()
             return task["id"]
     return None
+
+
+@mutation("K1", "procedure_steps_out_of_order",
+          "the gold records two neighbouring steps of a procedure in the wrong order (the author followed the "
+          "order the catalogue lists the steps in, or an older version of the procedure)")
+def procedure_steps_out_of_order(bundle: MutableBundle) -> str | None:
+    for task in sorted(bundle.tasks, key=lambda t: t["id"]):
+        steps = [call for call in gold(task) if call["name"] == "record_procedure_step"]
+        for first, second in zip(steps, steps[1:]):
+            if first["arguments"]["topic_id"] == second["arguments"]["topic_id"] \
+                    and first["arguments"]["step"] != second["arguments"]["step"]:
+                first["arguments"]["step"], second["arguments"]["step"] = \
+                    second["arguments"]["step"], first["arguments"]["step"]
+                return task["id"]
+    return None
