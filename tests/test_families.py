@@ -66,7 +66,8 @@ def test_perturbations_stay_valid_values_of_the_type(banking):
 
 @pytest.mark.parametrize("family, variant", [("fee", "charge"), ("limit", "under"), ("limit", "over"),
                                              ("minimum", "below"), ("quote", "quote"), ("rate_fee", "charge"),
-                                             ("window", "inside"), ("window", "outside"), ("procedure", "order")])
+                                             ("window", "inside"), ("window", "outside"), ("procedure", "order"),
+                                             ("route", "transfer")])
 def test_family_task_is_certified_and_its_fact_decides_it(banking, family, variant):
     pack, domain, world, space = banking
     problem = _instance(space, family, variant)
@@ -232,6 +233,34 @@ def test_procedure_steps_are_recorded_in_the_facts_order_and_a_swap_changes_the_
     violations = rule.check(context, "record_procedure_step", {**arguments, "step": "submit_recall_request"})
     assert [(v.rule, v.facts, v.code) for v in violations] == [
         ("family_procedure", ("wire_recall_procedure",), "K1")]
+
+
+def test_a_routing_fact_decides_the_team_and_the_transfer_rule_reads_it(banking):
+    """A routing fact (enum value, category routing) makes a redirected task whose transfer goes to the team the
+    fact names; another team in the pack changes the gold; banking's transfer rule (K1) accepts the named team
+    when the scenario asks about the fact's subject and flags any other."""
+    from taugen.generators.domains.banking.policy import RULES
+    from taugen.generators.policy import PackFacts, PolicyContext
+
+    pack, _, world, space = banking
+    problem = _instance(space, "route", "transfer", "wire_trace_routing")
+    record = _realise(banking, (problem,))
+    transfers = [c.arguments["department"] for _, c in record.gold if c.name == "transfer_to_human_agents"]
+    assert transfers == ["wire_desk"] and "redirected" in record.kinds
+    fact = pack.facts["wire_trace_routing"]
+    moved = replace(pack, facts={**pack.facts, fact.id: fact.model_copy(
+        update={"value": fact.value.model_copy(update={"value": "general"})})})
+    after = _realise(banking, (problem,), pack=moved)
+    assert [c.arguments["department"] for _, c in after.gold if c.name == "transfer_to_human_agents"] == ["general"]
+
+    rule = next(r for r in RULES if r.name == "transfer_department")
+    scenario = "You need the bank's help with tracing an international wire that has not arrived."
+    context = PolicyContext(state=world, facts=PackFacts(pack), now=pack.now, scenario=scenario)
+    assert rule.check(context, "transfer_to_human_agents", {"department": "wire_desk", "summary": "trace"}) == []
+    wrong = rule.check(context, "transfer_to_human_agents", {"department": "general", "summary": "trace"})
+    assert [v.code for v in wrong] == ["K1"] and "wire_trace_routing" in wrong[0].facts
+    elsewhere = PolicyContext(state=world, facts=PackFacts(pack), now=pack.now, scenario="You want a new card.")
+    assert rule.check(elsewhere, "transfer_to_human_agents", {"department": "wire_desk", "summary": "x"}) != []
 
 
 def test_a_steps_value_needs_distinct_labelled_steps():

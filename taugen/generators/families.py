@@ -21,6 +21,8 @@ family         facts it takes                              instances (variants) 
 ``procedure``  steps value (the required order of a        ``order``: the agent carries the procedure out and
                procedure's steps)                          records each step on the customer's file in the
                                                            order the fact gives
+``route``      enum value, category ``routing`` (which      ``transfer``: the agent hands the caller to the team
+               team takes a kind of request)               the fact names (``transfer_to_human_agents``)
 ``quote``      any other typed value (and free text the    ``quote``: the agent tells the value and notes it
                client holds or the records contest)        on the customer's file (graded through the DB)
 =============  ==========================================  ==================================================
@@ -55,7 +57,7 @@ if TYPE_CHECKING:
     from taugen.authoring.pack import Pack
     from taugen.generators.environment import Toolkit
 
-FAMILIES = ("fee", "rate_fee", "limit", "minimum", "window", "procedure", "quote")
+FAMILIES = ("fee", "rate_fee", "limit", "minimum", "window", "procedure", "route", "quote")
 EDGE_VARIANTS = ("under", "over", "at", "below", "inside", "outside")
 REFUSED_VARIANTS = ("over", "below")
 """Variants refused whatever the fact says; a window's refused side depends on the fact (:func:`refuses`)."""
@@ -121,6 +123,12 @@ class FamilyBinding(Protocol):
 
     def steps_recorded(self, context: ProblemContext, topic: Topic) -> list[str]:
         """The steps recorded for ``topic`` on the task's customer, in the order they were recorded."""
+
+    def route(self, department: str, topic: Topic) -> GoldCall:
+        """The call that hands the caller to ``department`` about ``topic``."""
+
+    def routed(self, context: ProblemContext) -> str | None:
+        """The team the caller was handed to in this task (None: no transfer)."""
 
 
 # ------------------------------------------------------------------------------------------ values
@@ -199,6 +207,8 @@ def family_of(fact: "Fact", special: bool) -> str | None:
         return "window"
     if isinstance(value, StepsValue):
         return "procedure"
+    if isinstance(value, EnumValue) and fact.category == "routing" and value.value in value.options:
+        return "route"
     if isinstance(value, TextValue) and not special:
         return None
     return "quote"
@@ -207,7 +217,8 @@ def family_of(fact: "Fact", special: bool) -> str | None:
 def variants(family: str) -> tuple[str, ...]:
     """The instances a family makes per fact."""
     return {"fee": ("charge",), "rate_fee": ("charge",), "limit": ("under", "over"), "minimum": ("at", "below"),
-            "window": ("inside", "outside"), "procedure": ("order",), "quote": ("quote",)}[family]
+            "window": ("inside", "outside"), "procedure": ("order",), "route": ("transfer",),
+            "quote": ("quote",)}[family]
 
 
 def refuses(family: str, variant: str, within: str | None = None) -> bool:
@@ -301,7 +312,7 @@ class FamilyProblem(Problem):
     search_query: ClassVar[str | None] = None
 
     def applicable(self, toolkit, customer_id):
-        if self.family == "quote" or (self.family == "procedure" and not self.topic.products):
+        if self.family in ("quote", "route") or (self.family == "procedure" and not self.topic.products):
             return True  # a procedure offered on some products only needs a customer who holds one
         return self.binding.account(toolkit, customer_id, self.topic) is not None
 
@@ -324,7 +335,7 @@ class FamilyProblem(Problem):
 
     def setup(self, context: ProblemContext) -> ScenarioFragment:
         toolkit, binding, topic = context.toolkit, self.binding, self.topic
-        customer_level = self.family in ("quote", "procedure")
+        customer_level = self.family in ("quote", "procedure", "route")
         account_id = None if customer_level else binding.account(toolkit, context.customer_id, topic)
         if not customer_level and account_id is None:
             raise LookupError(f"customer {context.customer_id} has no account for {topic.topic_id}")
@@ -371,6 +382,11 @@ class FamilyProblem(Problem):
                 reason_for_call=f"You want to {request}.", known_info=known, unknown_info=unknown,
                 task_instructions=[f"Ask to {request}. If the agent says policy does not allow it, accept that and "
                                    "do not insist."])  # the date is known info: the user gives it when asked
+        if self.family == "route":
+            return ScenarioFragment(
+                reason_for_call=f"You need the bank's help with {description}.", known_info=known,
+                task_instructions=[f"Tell the agent you need help with {description}, and answer their questions. "
+                                   "If the agent offers to transfer you to the team that handles it, accept."])
         if self.family == "procedure":
             return ScenarioFragment(
                 reason_for_call=f"You need the bank's help with {description}.", known_info=known,
@@ -393,6 +409,8 @@ class FamilyProblem(Problem):
         return amount <= limit if self.family == "limit" else amount >= limit
 
     def solve(self, context: ProblemContext) -> list[GoldCall]:
+        if self.family == "route":  # policy names the team: no catalogue lookup, no write but the transfer
+            return [self.binding.route(context.value(self.fact_id).value, self.topic)]  # type: ignore[attr-defined]
         account_id = context.state.get("account_id")
         calls = self.binding.lookups(context, account_id, self.topic, self.incomplete, self.search_query)
         if self.family in ("fee", "rate_fee"):
@@ -442,6 +460,10 @@ class FamilyProblem(Problem):
                 return [f"the request to {self.window.request} was not submitted"]
             expected = context.state["event_date"]
             return [] if dated == expected else [f"request dated {dated} instead of {expected}"]
+        if self.family == "route":
+            routed = self.binding.routed(context)
+            expected = context.value(self.fact_id).value  # type: ignore[attr-defined]
+            return [] if routed == expected else [f"transferred to {routed!r}, policy sends it to {expected!r}"]
         if self.family == "procedure":
             recorded = self.binding.steps_recorded(context, self.topic)
             expected = list(context.value(self.fact_id).steps)  # type: ignore[attr-defined]
@@ -503,19 +525,23 @@ def instantiate(pack: "Pack", binding: FamilyBinding, special: set[str] = frozen
             reasons[fact.id] = (f"its window's request shares no word with its catalogue topic "
                                 f"({topic.description!r}): an agent could not find the topic from what the user asks")
             continue
-        if topic.topic_id in topics:  # product rows of one service share a topic: merge their products
+        if family == "route":  # a routing topic is policy's business: it is not a catalogue entry
+            pass
+        elif topic.topic_id in topics:  # product rows of one service share a topic: merge their products
             known = topics[topic.topic_id]
             products = tuple(sorted(set(known.products) | set(topic.products))) if known.products and topic.products \
                 else ()
             topic = Topic(known.topic_id, known.description, products)
-        topics[topic.topic_id] = topic
+        if family != "route":
+            topics[topic.topic_id] = topic
         digest = int(_digest(fact.id), 16)
         for variant in variants(family):
             name = f"{family}_{variant}_{_digest(fact.id, variant)}"
             attributes = {
                 "name": name, "slot": f"family:{name}", "facts": (fact.id,), "family": family, "variant": variant,
                 "fact_id": fact.id, "topic": binding.topic(fact), "binding": binding,
-                "outcome": "refuse" if refuses(family, variant, getattr(fact.window, "within", None)) else "resolve",
+                "outcome": "transfer" if family == "route" else
+                           "refuse" if refuses(family, variant, getattr(fact.window, "within", None)) else "resolve",
                 "summary": f"{family} family ({variant}): {fact.subject or fact.statement}",
                 "incomplete": family not in ("quote", "procedure") and digest % 5 == 0,
                 "changing": variant == "under" and digest % 2 == 0,
@@ -527,6 +553,26 @@ def instantiate(pack: "Pack", binding: FamilyBinding, special: set[str] = frozen
 
 
 # ------------------------------------------------------------------------------------------ policy as code
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
+
+
+def routed_by_facts(facts: Any, scenario: str) -> dict[str, tuple[str, ...]]:
+    """The teams routing facts send this conversation to: ``{department: (fact ids)}`` for every current fact
+    of category ``routing`` with an enum value whose subject (without a leading article) the scenario names,
+    case-insensitively. A domain's transfer rule reads it so that a transfer the routing facts require is no
+    violation, and one to another team is (K1). Empty for a fact source that records no subjects."""
+    subject_of, category_of = getattr(facts, "subject", None), getattr(facts, "category", None)
+    if subject_of is None or category_of is None:
+        return {}
+    said = " ".join(scenario.lower().split())
+    found: dict[str, list[str]] = {}
+    for fact_id in facts.ids():
+        if category_of(fact_id) != "routing" or not facts.is_current(fact_id):
+            continue
+        value, subject = facts.value(fact_id), subject_of(fact_id)
+        if isinstance(value, EnumValue) and subject and " ".join(_ARTICLE.sub("", subject).lower().split()) in said:
+            found.setdefault(value.value, []).append(fact_id)
+    return {department: tuple(sorted(ids)) for department, ids in sorted(found.items())}
 def family_rules(binding_account_product, normalise: "Any", steps_on_file: "Any" = None) -> tuple:
     """Policy rules for the family tools, for a domain's ``DomainDefinition.policy``.
 

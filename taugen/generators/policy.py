@@ -81,6 +81,16 @@ class PackFacts:
         fact = self.pack.facts.get(fact_id)
         return fact.window.model_dump() if fact is not None and fact.window is not None else None
 
+    def subject(self, fact_id: str) -> str | None:
+        """What the fact is about, in the author's words, or None."""
+        fact = self.pack.facts.get(fact_id)
+        return fact.subject if fact is not None else None
+
+    def category(self, fact_id: str) -> str | None:
+        """The fact's category (``fee``, ``routing`` ...), or None."""
+        fact = self.pack.facts.get(fact_id)
+        return fact.category if fact is not None else None
+
 
 class ManifestFacts:
     """:class:`FactSource` over a bundle manifest's ``facts`` table (``author/manifest.json``)."""
@@ -124,6 +134,14 @@ class ManifestFacts:
     def window(self, fact_id: str) -> dict[str, Any] | None:
         """The fact's authored window (``request``, ``event``, ``within``), or None."""
         return (self.facts.get(fact_id) or {}).get("window")
+
+    def subject(self, fact_id: str) -> str | None:
+        """What the fact is about, in the author's words ("tracing an international wire"), or None."""
+        return (self.facts.get(fact_id) or {}).get("subject")
+
+    def category(self, fact_id: str) -> str | None:
+        """The fact's category (``fee``, ``routing`` ...), or None."""
+        return (self.facts.get(fact_id) or {}).get("category")
 
 
 @dataclass(frozen=True)

@@ -162,6 +162,14 @@ class BankingBinding:
     def steps_recorded(self, context: ProblemContext, topic: Topic) -> list[str]:
         return steps_on_file(context.toolkit.db, context.customer_id, topic.topic_id)
 
+    def route(self, department: str, topic: Topic) -> GoldCall:
+        return GoldCall("transfer_to_human_agents", {"department": department,
+                                                     "summary": f"Caller needs help with {topic.description}."})
+
+    def routed(self, context: ProblemContext) -> str | None:
+        transfers = sorted(context.toolkit.db.human_transfers.values(), key=lambda t: t.transfer_id)
+        return transfers[-1].department if transfers else None
+
 
 def steps_on_file(db: BankDB, customer_id: str | None, topic_id: str | None) -> list[str]:
     """The procedure steps recorded for ``customer_id`` on ``topic_id``, in the order they were recorded."""

@@ -17,7 +17,7 @@ from typing import Any
 
 from taugen.generators.domains.banking.db import Account, BankDB, Transaction, statement_cycle_close
 from taugen.generators.domains.banking.families import steps_on_file
-from taugen.generators.families import family_rules
+from taugen.generators.families import family_rules, routed_by_facts
 from taugen.generators.policy import (
     PolicyContext, PolicyRule, Violation, business_days_between, duration_days, fact_in_force, money,
 )
@@ -781,7 +781,10 @@ def _transfer_inputs(context: PolicyContext, tool: str, arguments: dict[str, Any
     # Over the wire limit only when the caller asks about a wire at all (a large deposit is no wire).
     triggers["wire_desk"] = limit is not None and bool(re.search(r"\bwire\b", context.scenario, re.I)) and any(
         amount > limit for amount in _mentioned_amounts(context.scenario))
-    return {"department": arguments.get("department"), **triggers}
+    routed = routed_by_facts(context.facts, context.scenario)  # routing facts (the route family) name a team too
+    for department in routed:
+        triggers[department] = True
+    return {"department": arguments.get("department"), **triggers, "routed": routed}
 
 
 _TRANSFER_FACTS = {"fraud": ("replacement_card_address_hold",),
@@ -793,14 +796,16 @@ def _transfer(context: PolicyContext, tool: str, arguments: dict[str, Any]) -> l
     inputs = _transfer_inputs(context, tool, arguments)
     if inputs is None:
         return []
-    department = inputs["department"]
-    if department not in _TRANSFER_FACTS:
-        return [Violation("transfer_department", tuple(f for facts in _TRANSFER_FACTS.values() for f in facts),
+    department, routed = inputs["department"], inputs["routed"]
+    if department not in _TRANSFER_FACTS and department not in routed:
+        return [Violation("transfer_department", tuple(f for facts in _TRANSFER_FACTS.values() for f in facts)
+                          + tuple(f for facts in routed.values() for f in facts),
                           f"no fact sends callers to the {department!r} team")]
-    if inputs[department]:
+    if inputs.get(department):
         return []
-    return [Violation("transfer_department", _TRANSFER_FACTS[department],
-                      f"the caller is transferred to {department!r} but the case the policy sends there is absent")]
+    return [Violation("transfer_department", _TRANSFER_FACTS.get(department, ()) + tuple(
+        f for facts in routed.values() for f in facts),
+        f"the caller is transferred to {department!r} but the case the policy sends there is absent")]
 
 
 def _department_options(context: PolicyContext, tool: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:

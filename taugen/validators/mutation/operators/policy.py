@@ -520,3 +520,26 @@ def procedure_steps_out_of_order(bundle: MutableBundle) -> str | None:
                     second["arguments"]["step"], first["arguments"]["step"]
                 return task["id"]
     return None
+
+
+@mutation("K1", "routed_to_the_wrong_team",
+          "the gold transfers a caller whose request a routing fact sends to one team to another team (the author "
+          "remembered last year's routing, or the team that handles most calls)")
+def routed_to_the_wrong_team(bundle: MutableBundle) -> str | None:
+    from taugen.generators.families import routed_by_facts
+    from taugen.generators.policy import ManifestFacts
+
+    facts = ManifestFacts(bundle.manifest["facts"])
+    for task in sorted(bundle.tasks, key=lambda t: t["id"]):
+        scenario = " ".join(str(value) for value in instructions(task).values() if value)
+        routed = routed_by_facts(facts, scenario)
+        for call in gold(task):
+            if call["name"] != "transfer_to_human_agents" or call["arguments"].get("department") not in routed:
+                continue
+            options = facts.value(routed[call["arguments"]["department"]][0]).options
+            other = next((o for o in options if o not in routed), None)
+            if other is None:
+                continue
+            call["arguments"]["department"] = other
+            return task["id"]
+    return None
