@@ -90,7 +90,7 @@ def compose_for_build(definition: Any, pack: Pack, world: TelecomWorld, preset: 
 
     The tier's ``problems_per_task`` bounds the number of issues; its ``tasks`` caps the count. tau2's
     persona scheme (None / Easy / Hard, by position in the task space) is kept, so the tier's persona
-    names are not used.
+    names are not used. Every task's certificate proves the facts the task declares (``proofs``).
     """
     from taugen.generators.tasks import check_problem_facts
 
@@ -98,7 +98,7 @@ def compose_for_build(definition: Any, pack: Pack, world: TelecomWorld, preset: 
     check_pack_matches_world(pack, world)
     low, high = preset.problems_per_task
     pool = [c for c in compositions("current") if low <= len(c.issues) <= high]
-    records = realise(pick(pool, preset.tasks, seed), pack, world)
+    records = realise(pick(pool, preset.tasks, seed), pack, world, proofs=True)
     return sorted(records, key=lambda r: r.task_id)
 
 
