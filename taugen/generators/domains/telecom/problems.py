@@ -7,9 +7,16 @@ requestor (tau2 ``fix_funcs``), and ``check`` lists the task's graded env assert
 hold. Problems whose outcome is ``transfer`` cannot be fixed under policy: a task holding one is
 solved by a transfer to a human agent, and every other fix is withheld.
 
-Amounts come from the pack (refuel cap, speed goal, network mode); ids come from the environment
-(the caller's customer, line and overdue bill are looked up from the phone number, as the agent
-would).
+Amounts come from the pack (refuel cap, network mode, whether a suspension may be lifted after the
+contract end); ids come from the environment (the caller's customer, line and overdue bill are looked
+up from the phone number, as the agent would).
+
+Facts: a problem's ``facts`` are the typed facts its gold reads (or that decide whether it can be fixed);
+the build proves that perturbing each changes the task's gold (``compose.decisive_facts`` says which a
+task declares). ``context_facts`` are the ones it follows that no typed perturbation can move: procedure
+text (which tool fixes what), the plan figures (the world's plans are tau2's database, which the pack's
+plan facts must match: ``build.check_pack_matches_world``), the one-bill cap (tau2's payment tool
+enforces it) and the free roaming charge (nothing in a task is charged for roaming).
 """
 
 from __future__ import annotations
