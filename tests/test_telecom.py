@@ -240,6 +240,21 @@ def test_a_declared_fact_the_gold_does_not_turn_on_is_k12(built_bundle):
     assert [(f.subject, f.severity) for f in k12] == [(task_id, "error")] and facts[0] in k12[0].message
 
 
+def test_coverage_says_why_a_telecom_fact_decides_no_task(built_bundle, pack):
+    from taugen.generators.domains.telecom.build import unexercisable
+
+    reasons = unexercisable(pack)
+    assert len(reasons) == len(pack.facts) - 3  # all but the three decisive facts
+    assert reasons["one_bill_awaiting_payment"].startswith("tau2's send_payment_request enforces")
+    assert reasons["plan_p1005_refuel_price"].startswith("the world's plans are tau2's database")
+    assert reasons["transfer_procedure"] == (
+        "free text: no typed value a perturbation could change (procedure or context); followed as context by "
+        "contract_end_suspension, data_usage_exceeded_no_refuel, lock_sim_card_pin")
+    bundle = built_bundle("easy", domain="telecom")
+    coverage = json.loads((bundle / "author" / "coverage.json").read_text())
+    assert coverage["summary"]["facts_exercised"] == 3 and coverage["unexercisable"] == reasons
+
+
 # ---------------------------------------------------------------------------- splits and sampling
 def test_splits_are_stratified_seeded_and_partition_base():
     ids = [c.task_id for c in compositions("released")]

@@ -35,6 +35,7 @@ from taugen.generators.domains.telecom.env import (
     load_world,
     raw_databases,
 )
+from taugen.generators.domains.telecom.problems import PROBLEMS, TYPED_CONTEXT, CallerOnLine
 from taugen.generators.tiers import TierPreset
 
 
@@ -63,6 +64,30 @@ def check_pack_matches_world(pack: Pack, world: TelecomWorld) -> None:
                 raise InputError(f"states {value.canonical() if value else None} but the database has {amount} "
                                  f"for plan {plan.plan_id}", where.file if where else pack.directory,
                                  where.line if where else None, fact_id)
+
+
+def unexercisable(pack: Pack) -> dict[str, str]:
+    """Why no telecom task declares a fact: fact id → reason, for every fact no problem counts among its
+    decisive ``facts`` (``DomainDefinition.unexercisable``; a decisive fact that no drawn task holds gets the
+    coverage report's own reason). Free text is context; a typed fact's reason is in
+    :data:`~taugen.generators.domains.telecom.problems.TYPED_CONTEXT`.
+
+    Raises:
+        KeyError: a typed fact is neither decisive nor explained there (a new fact needs a reason or a task).
+    """
+    problems = (CallerOnLine, *PROBLEMS)
+    decisive = {fact for problem in problems for fact in problem.facts}
+    reasons = {}
+    for fact in pack.facts.values():
+        if fact.id in decisive:
+            continue
+        followed = sorted(p.name for p in problems if fact.id in p.context_facts)
+        if fact.value is None or fact.value.type == "text":
+            reason = "free text: no typed value a perturbation could change (procedure or context)"
+        else:
+            reason = TYPED_CONTEXT["plan" if fact.id.startswith("plan_") else fact.id]
+        reasons[fact.id] = reason + (f"; followed as context by {', '.join(followed)}" if followed else "")
+    return reasons
 
 
 def pick(pool: list[Composition], count: int, seed: int) -> list[Composition]:

@@ -527,6 +527,20 @@ class BreakAppBothPermissions(_AppPermission):
     summary = "The messaging app lacks the SMS and storage permissions: the user grants both."
 
 
+TYPED_CONTEXT = {
+    "plan": "the world's plans are tau2's database (the plan facts must match it: check_pack_matches_world), "
+            "so a task reads its plan's figures from the database, not from this fact",
+    "one_bill_awaiting_payment": "tau2's send_payment_request enforces the one-bill rule itself, and no task "
+                                 "holds a second bill a request could be refused for",
+    "roaming_free_of_charge": "enabling roaming charges nothing in tau2's tools, and no task's gold or "
+                              "graded assertion carries a roaming charge",
+    "speed_goal_excellent": "the mobile-data scenario states it, but the graded speed assertion is tau2's "
+                            "(excellent at 200 Mbps), and no gold call turns on it",
+}
+"""Why a telecom fact with a typed value decides no task (``plan`` stands for every ``plan_*`` fact): it is
+context, and :func:`taugen.generators.domains.telecom.build.unexercisable` reports the reason."""
+
+
 PROBLEMS: tuple[type[TelecomProblem], ...] = (
     # Within a slot, members are in tau2's selection-set order (it fixes task order, hence personas).
     AirplaneModeOn, UnseatSimCard, LockSimCardPin, BreakApnSettings, OverdueBillSuspension, ContractEndSuspension,
