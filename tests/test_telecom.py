@@ -233,7 +233,7 @@ def test_a_declared_fact_the_gold_does_not_turn_on_is_k12(built_bundle):
     assert [(f.subject, f.severity) for f in k12] == [(task_id, "error")]
     assert "roaming_free_of_charge" in k12[0].message
     stale = copy.deepcopy(certificates)  # a proof made for another value of the fact than the bundle's
-    task_id, facts = sorted(proven.items())[0]
+    task_id, facts = min(proven.items())
     stale[task_id]["sensitivity"][0]["original"] = "1 GB"
     planted = dict(files, **{"author/certificates.json": json.dumps(stale).encode()})
     k12 = [f for f in validate_files(planted, "<test>") if f.code == "K12"]

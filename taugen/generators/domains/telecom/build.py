@@ -35,7 +35,11 @@ from taugen.generators.domains.telecom.env import (
     load_world,
     raw_databases,
 )
-from taugen.generators.domains.telecom.problems import PROBLEMS, TYPED_CONTEXT, CallerOnLine
+from taugen.generators.domains.telecom.problems import (
+    PROBLEMS,
+    TYPED_CONTEXT,
+    CallerOnLine,
+)
 from taugen.generators.tiers import TierPreset
 
 
