@@ -170,6 +170,8 @@ def test_operators_that_need_banking_parts_do_not_apply_to_a_telecom_bundle(buil
     applied = {r.operator.mutant_id for r in report.results if r.applicable}
     assert report.clean_errors == [] and "K3-stop_payment_fee_off" not in applied  # no db.json, no banking problem
     assert {"K19-task_copied_under_new_id", "K12-reward_basis_emptied"} <= applied  # domain-agnostic edits apply
+    # telecom certificates prove their declared facts, so a planted or stale proof has something to falsify
+    assert {"K12-dependency_declared_but_not_real", "K12-proof_row_of_an_older_value"} <= applied
     assert [r.operator.mutant_id for r in report.results if r.applicable and not r.killed] == []
 
 

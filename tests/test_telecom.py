@@ -56,12 +56,20 @@ def current(pack):
 
 
 # ---------------------------------------------------------------------------- pack
-def test_pack_lints_and_every_problem_names_real_facts():
+def test_pack_lints_and_every_problem_names_real_facts_decisive_ones_typed():
     loaded, _ = load_pack_only(PACK_DIR)
     assert len(loaded.facts) >= 40
     assert str(loaded.now) == "2025-02-25 12:08:00-05:00"
+    decisive = set()
     for problem in (DOMAIN.opening, *DOMAIN.problems):
-        assert problem.facts and set(problem.facts) <= set(loaded.facts), problem.name
+        named = (*problem.facts, *problem.context_facts)
+        assert named and set(named) <= set(loaded.facts), problem.name
+        assert not set(problem.facts) & set(problem.context_facts), problem.name
+        # a decisive fact needs a typed value a perturbation can move (free-text procedures are context)
+        assert all(loaded.fact(f).value is not None and loaded.fact(f).value.type != "text"
+                   for f in problem.facts), problem.name
+        decisive |= set(problem.facts)
+    assert decisive == {"data_refuel_max", "network_mode_for_speed", "no_resume_after_contract_end"}
     assert loaded.fact("data_refuel_max").value.canonical() == "2 GB"
 
 
@@ -155,6 +163,96 @@ def test_unfixable_issue_really_blocks_the_goal(current):
     assert not certificate.fixable and certificate.ok
     assert certificate.unmet_after_setup and not certificate.forbidden_writes_not_caught
     assert not certificate.do_nothing_passes  # the transfer is graded
+
+
+# ---------------------------------------------------------------------------- fact sensitivity
+@pytest.fixture(scope="module")
+def proven(pack):
+    """Every task of tau2's current space with the fact-sensitivity proofs a build makes."""
+    return realise(compositions("current"), pack, proofs=True)
+
+
+def test_every_task_of_the_space_proves_the_facts_it_declares(proven, current):
+    assert [r.to_tau2() for r in proven] == [r.to_tau2() for r in current]  # proofs change no task
+    assert all(r.certificate.ok and not r.certificate.insensitive_facts for r in proven)
+    rows = Counter((row["fact"], row["original"], row["perturbed"], row["changed"])
+                   for r in proven for row in r.certificate.sensitivity)
+    assert rows == {("network_mode_for_speed", "4g_5g_preferred", "4g only", "same_world"): 1152,
+                    ("data_refuel_max", "2 GB", "3 GB", "same_world"): 1120,  # the refuel the gold makes
+                    ("data_refuel_max", "2 GB", "3 GB", "db_hash"): 1120,  # the refuel the setup already made
+                    ("no_resume_after_contract_end", "may not lift a suspension", "true", "same_world"): 8}
+    assert all([row["fact"] for row in r.certificate.sensitivity] == r.facts for r in proven)
+    assert sum(not r.facts for r in proven) == 581
+
+
+def test_a_task_declares_only_the_facts_that_decide_its_gold(proven):
+    by_id = {r.task_id: r for r in proven}
+
+    def find(prefix):
+        return next(r for task_id, r in by_id.items() if task_id.startswith(prefix))
+
+    alone = find("[service_issue]contract_end_suspension[")
+    assert alone.facts == ["no_resume_after_contract_end"] and alone.gold[0][1].name == "transfer_to_human_agents"
+    # two issues withhold a fix: allowing a resume after the contract end would still leave the PIN lock
+    both = find("[service_issue]contract_end_suspension|lock_sim_card_pin[")
+    assert both.facts == [] and "no_resume_after_contract_end" in both.context_facts
+    # a transfer task withholds the network fix: the speed mode decides nothing there
+    blocked = find("[mobile_data_issue]bad_network_preference|data_usage_exceeded_no_refuel[")
+    assert blocked.facts == ["data_refuel_max"] and "network_mode_for_speed" in blocked.context_facts
+    fixed = find("[mobile_data_issue]bad_network_preference|data_usage_exceeded[")
+    assert fixed.facts == ["data_refuel_max", "network_mode_for_speed"]
+    assert {"identify_customer_first", "data_refuel_steps", "plan_p1002_data_limit"} <= set(fixed.context_facts)
+    assert "transfer_procedure" not in fixed.context_facts  # only the problems of the task are followed
+
+
+def test_contract_end_fact_decides_whether_the_task_is_a_transfer(pack):
+    from dataclasses import replace
+
+    item = next(c for c in compositions("current") if c.issues == ("contract_end_suspension",))
+    fact = pack.facts["no_resume_after_contract_end"]
+    allowed = replace(pack, facts={**pack.facts, fact.id: fact.model_copy(
+        update={"value": fact.value.model_copy(update={"value": True})})})
+    (record,) = realise([item], allowed)
+    assert [call.name for _, call in record.gold] == ["send_payment_request", "make_payment", "resume_line",
+                                                       "reboot_device"]
+    assert record.certificate.fixable
+
+
+def test_a_declared_fact_the_gold_does_not_turn_on_is_k12(built_bundle):
+    bundle = built_bundle("easy", domain="telecom")
+    files = {p.relative_to(bundle).as_posix(): p.read_bytes() for p in bundle.rglob("*") if p.is_file()}
+    certificates = json.loads(files["author/certificates.json"])
+    proven = {t: [r["fact"] for r in c["sensitivity"]] for t, c in certificates.items() if c["sensitivity"]}
+    assert len(proven) == 5 and all(c["ok"] for c in certificates.values())
+    assert not [f for f in validate_files(files, "<test>") if f.code == "K12"]
+    declared = json.loads(files["author/task_facts.json"])
+    task_id = "[service_issue]airplane_mode_on[PERSONA:None]"
+    declared[task_id]["facts"] = ["roaming_free_of_charge"]  # typed, in the pack, but nothing here reads it
+    planted = dict(files, **{"author/task_facts.json": json.dumps(declared).encode()})
+    k12 = [f for f in validate_files(planted, "<test>") if f.code == "K12"]
+    assert [(f.subject, f.severity) for f in k12] == [(task_id, "error")]
+    assert "roaming_free_of_charge" in k12[0].message
+    stale = copy.deepcopy(certificates)  # a proof made for another value of the fact than the bundle's
+    task_id, facts = min(proven.items())
+    stale[task_id]["sensitivity"][0]["original"] = "1 GB"
+    planted = dict(files, **{"author/certificates.json": json.dumps(stale).encode()})
+    k12 = [f for f in validate_files(planted, "<test>") if f.code == "K12"]
+    assert [(f.subject, f.severity) for f in k12] == [(task_id, "error")] and facts[0] in k12[0].message
+
+
+def test_coverage_says_why_a_telecom_fact_decides_no_task(built_bundle, pack):
+    from taugen.generators.domains.telecom.build import unexercisable
+
+    reasons = unexercisable(pack)
+    assert len(reasons) == len(pack.facts) - 3  # all but the three decisive facts
+    assert reasons["one_bill_awaiting_payment"].startswith("tau2's send_payment_request enforces")
+    assert reasons["plan_p1005_refuel_price"].startswith("the world's plans are tau2's database")
+    assert reasons["transfer_procedure"] == (
+        "free text: no typed value a perturbation could change (procedure or context); followed as context by "
+        "contract_end_suspension, data_usage_exceeded_no_refuel, lock_sim_card_pin")
+    bundle = built_bundle("easy", domain="telecom")
+    coverage = json.loads((bundle / "author" / "coverage.json").read_text())
+    assert coverage["summary"]["facts_exercised"] == 3 and coverage["unexercisable"] == reasons
 
 
 # ---------------------------------------------------------------------------- splits and sampling

@@ -241,7 +241,8 @@ def _compose(definition, pack: Pack, world, preset, seed: int, plan) -> tuple[li
     task space compiled from the facts, where the plan's client-held and contested facts must decide
     tasks too (even when their value is free text)."""
     if definition.compose is not None:
-        return definition.compose(definition, pack, world, preset, seed), None, None
+        reasons = definition.unexercisable(pack) if definition.unexercisable is not None else None
+        return definition.compose(definition, pack, world, preset, seed), reasons, None
     space = task_space(definition, pack, world, seed, special=_special_facts(plan))
     return compose_tasks(definition, pack, world, preset, seed, space=space), space.unexercisable, space.size(preset)
 

@@ -37,6 +37,9 @@ class DomainDefinition:
             files of ``tau2/domains/<domain>/`` to add or replace (None removes the default one).
         check_tasks: optional ``(BundleView) -> list[Finding]`` that replaces the DB replay of the
             ``tasks`` validator (a domain whose tasks tau2 sets up with initialization actions).
+        unexercisable: optional ``(pack) -> {fact id: reason}``, with ``compose``: why no task of the domain's
+            own task space declares a fact (``author/coverage.json``; the task space compiled from families
+            gives its own reasons).
         families: optional ``(pack) -> FamilyBinding``: how the generic problem families
             (:mod:`taugen.generators.families`) act in this domain's world; with it every typed fact a family
             takes becomes problem instances next to the hand-written ``problems``.
@@ -55,6 +58,7 @@ class DomainDefinition:
     compose: Callable[..., list] | None = None
     runtime_files: Callable[..., dict] | None = None
     check_tasks: Callable[..., list] | None = None
+    unexercisable: Callable[..., dict] | None = None
     policy: tuple = ()
     families: Callable[..., object] | None = None
 

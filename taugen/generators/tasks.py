@@ -726,8 +726,14 @@ _PERTURBED: list[tuple[Pack, dict[str, _PerturbedPacks]]] = []
 start of every composition). A fact's perturbations and their packs depend on the pack only, and are only read."""
 
 
-def _perturbed_packs(pack: Pack, fact_id: str) -> _PerturbedPacks:
-    """The :class:`_PerturbedPacks` of one fact of ``pack``, remembered."""
+def perturbed_packs(pack: Pack, fact_id: str) -> _PerturbedPacks:
+    """The perturbations of one fact of ``pack`` (``.candidates``: other values of its type, nearest first,
+    from :func:`taugen.generators.families.perturbations`; none for a fact without a typed value) and,
+    iterated over, the packs holding them in the same order, made lazily and remembered for this pack.
+
+    Raises:
+        KeyError: ``fact_id`` is not in the pack.
+    """
     if not _PERTURBED or _PERTURBED[0][0] is not pack:
         _PERTURBED[:] = [(pack, {})]
     by_fact = _PERTURBED[0][1]
@@ -761,10 +767,10 @@ def sensitivity(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: t
     for fact_id in facts:
         fact = pack.facts[fact_id]
         proven = None
-        perturbed_packs = _perturbed_packs(pack, fact_id)
-        candidates = perturbed_packs.candidates
+        packs = perturbed_packs(pack, fact_id)
+        candidates = packs.candidates
         if problems is not None and contexts is not None:
-            for candidate, perturbed in zip(candidates, perturbed_packs):
+            for candidate, perturbed in zip(candidates, packs):
                 try:
                     calls = [call for problem, context in zip(problems, contexts)
                              for call in problem.solve(replace(context, pack=perturbed))]
@@ -774,7 +780,7 @@ def sensitivity(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: t
                     proven = (candidate, "same_world")
                     break
         if proven is None:  # not proven in the same world: recompose
-            for candidate, perturbed in zip(candidates, perturbed_packs):
+            for candidate, perturbed in zip(candidates, packs):
                 made = _set_up(domain, perturbed, world, combo, customer_id, seed, task_id)
                 if made is None:
                     proven = (candidate, "not_realisable")
@@ -791,13 +797,28 @@ def sensitivity(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: t
                     break
         if proven is None:
             insensitive.append(fact_id)
-            rows.append({"fact": fact_id, "original": fact.value.canonical() if fact.value else None,
-                         "perturbed": None, "changed": None})
-        else:
-            rows.append({"fact": fact_id, "original": fact.value.canonical(), "perturbed": proven[0].canonical()
-                         if not hasattr(proven[0], "value") or not isinstance(proven[0].value, bool)
-                         else str(proven[0].value).lower(), "changed": proven[1]})
+        rows.append(proof_row(fact_id, fact.value, *(proven or (None, None))))
     return rows, insensitive
+
+
+def proof_row(fact_id: str, original: Any, perturbed: Any = None, changed: str | None = None) -> dict[str, Any]:
+    """One row of a fact-sensitivity proof (``Certificate.sensitivity``), as every domain writes it.
+
+    Args:
+        original: the fact's typed value in the pack (None: the fact has none).
+        perturbed: the other value that changed the gold outcome (None: none did).
+        changed: what changed, one of :data:`taugen.validators.tasks.PROOF_CHANGES` (None: nothing did).
+
+    Returns:
+        ``{fact, original, perturbed, changed}``: values in canonical form, except a boolean's perturbed
+        value, written ``true`` / ``false`` (both of its values share one canonical phrase).
+    """
+    if perturbed is None:
+        return {"fact": fact_id, "original": original.canonical() if original is not None else None,
+                "perturbed": None, "changed": None}
+    shown = (str(perturbed.value).lower() if isinstance(getattr(perturbed, "value", None), bool)
+             else perturbed.canonical())
+    return {"fact": fact_id, "original": original.canonical(), "perturbed": shown, "changed": changed}
 
 
 def _unmet(problems: list[Problem], contexts: list[ProblemContext], toolkit: Toolkit) -> list[str]:

@@ -9,7 +9,8 @@
   the certified gold DB hash, differs from the do-nothing DB, and needs every write (dropping one
   changes the final DB);
 * fact sensitivity: every fact a task declares (``author/task_facts.json``) has a row in the certificate's
-  proof showing that perturbing it changes the gold outcome;
+  proof showing that perturbing it changes the gold outcome (for every domain, including those that replay
+  their own tasks, such as telecom);
 * duplicates: no two tasks share a normalised scenario (case, spacing and punctuation ignored) and gold
   writes (in order, action ids ignored; reads may differ): defect kind K19, reported with code ``K19``.
 """
@@ -123,13 +124,13 @@ def check_tasks(view: BundleView) -> list[Finding]:
         unknown = sorted(set(members) - set(ids))
         if unknown:
             findings.append(error("tasks", "split_unknown_task", f"split {name}", f"names unknown task {unknown[0]}"))
+    certificates = view.certificates
+    findings += _declared_facts_proven(view, certificates)
     definition = importlib.import_module(view.manifest["environment"]).DOMAIN
     if getattr(definition, "check_tasks", None) is not None:  # the domain replays its own tasks (telecom: tau2 env)
         return findings + definition.check_tasks(view)
     toolkit_class = _toolkit_class(view)
     specs = toolkit_class.tool_specs()
-    certificates = view.certificates
-    findings += _declared_facts_proven(view, certificates)
     signatures: dict[str, str] = {}
     db_digest = hashlib.sha256(view.files[f"{view.runtime_dir}/db.json"]).hexdigest()
     for task in tasks:

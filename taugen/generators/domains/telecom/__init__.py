@@ -11,6 +11,7 @@ from taugen.generators.domains.telecom.build import (
     build_world,
     compose_for_build,
     runtime_files,
+    unexercisable,
 )
 from taugen.generators.domains.telecom.check import check_tasks
 from taugen.generators.domains.telecom.env import TelecomToolkit
@@ -41,4 +42,5 @@ DOMAIN = DomainDefinition(
     compose=compose_for_build,
     runtime_files=runtime_files,
     check_tasks=check_tasks,
+    unexercisable=unexercisable,
 )

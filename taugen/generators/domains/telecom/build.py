@@ -35,6 +35,11 @@ from taugen.generators.domains.telecom.env import (
     load_world,
     raw_databases,
 )
+from taugen.generators.domains.telecom.problems import (
+    PROBLEMS,
+    TYPED_CONTEXT,
+    CallerOnLine,
+)
 from taugen.generators.tiers import TierPreset
 
 
@@ -65,6 +70,30 @@ def check_pack_matches_world(pack: Pack, world: TelecomWorld) -> None:
                                  where.line if where else None, fact_id)
 
 
+def unexercisable(pack: Pack) -> dict[str, str]:
+    """Why no telecom task declares a fact: fact id → reason, for every fact no problem counts among its
+    decisive ``facts`` (``DomainDefinition.unexercisable``; a decisive fact that no drawn task holds gets the
+    coverage report's own reason). Free text is context; a typed fact's reason is in
+    :data:`~taugen.generators.domains.telecom.problems.TYPED_CONTEXT`.
+
+    Raises:
+        KeyError: a typed fact is neither decisive nor explained there (a new fact needs a reason or a task).
+    """
+    problems = (CallerOnLine, *PROBLEMS)
+    decisive = {fact for problem in problems for fact in problem.facts}
+    reasons = {}
+    for fact in pack.facts.values():
+        if fact.id in decisive:
+            continue
+        followed = sorted(p.name for p in problems if fact.id in p.context_facts)
+        if fact.value is None or fact.value.type == "text":
+            reason = "free text: no typed value a perturbation could change (procedure or context)"
+        else:
+            reason = TYPED_CONTEXT["plan" if fact.id.startswith("plan_") else fact.id]
+        reasons[fact.id] = reason + (f"; followed as context by {', '.join(followed)}" if followed else "")
+    return reasons
+
+
 def pick(pool: list[Composition], count: int, seed: int) -> list[Composition]:
     """Up to ``count`` compositions, round-robin over (intent, issues, persona) bins in sorted order,
     each bin shuffled with a seed of its own."""
@@ -90,7 +119,7 @@ def compose_for_build(definition: Any, pack: Pack, world: TelecomWorld, preset: 
 
     The tier's ``problems_per_task`` bounds the number of issues; its ``tasks`` caps the count. tau2's
     persona scheme (None / Easy / Hard, by position in the task space) is kept, so the tier's persona
-    names are not used.
+    names are not used. Every task's certificate proves the facts the task declares (``proofs``).
     """
     from taugen.generators.tasks import check_problem_facts
 
@@ -98,7 +127,7 @@ def compose_for_build(definition: Any, pack: Pack, world: TelecomWorld, preset: 
     check_pack_matches_world(pack, world)
     low, high = preset.problems_per_task
     pool = [c for c in compositions("current") if low <= len(c.issues) <= high]
-    records = realise(pick(pool, preset.tasks, seed), pack, world)
+    records = realise(pick(pool, preset.tasks, seed), pack, world, proofs=True)
     return sorted(records, key=lambda r: r.task_id)
 
 

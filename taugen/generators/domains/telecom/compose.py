@@ -55,7 +55,7 @@ from taugen.generators.domains.telecom.problems import (
     apply_breaks,
 )
 from taugen.generators.problems import GoldCall, ProblemContext
-from taugen.generators.tasks import Certificate, TaskRecord
+from taugen.generators.tasks import Certificate, TaskRecord, perturbed_packs, proof_row
 
 PERSONA_ORDER = ("None", "Easy", "Hard")
 TRANSFER = "transfer_to_human_agents"
@@ -95,6 +95,8 @@ class TelecomCertificate(Certificate):
         do_nothing_passes: a run with no calls earns the reward (graded assertions hold after setup
             and no action is graded).
         initial_hash / gold_hash: tau2 DB hashes (agent and user) after setup and after gold.
+        sensitivity / insensitive_facts: the fact-sensitivity proof of the facts the task declares (when the
+            build asks for proofs: :func:`realise`), rows as banking's; a fact no perturbation proves fails it.
     Extra:
         fixable: the task is solved by fixes (else by a transfer).
         fixed_before_setup: the intent's goal holds in the fresh environment (tau2 asserts it).
@@ -107,7 +109,7 @@ class TelecomCertificate(Certificate):
     def ok(self) -> bool:
         return (self.fixed_before_setup and bool(self.unmet_after_setup) and not self.gold_errors
                 and not self.unmet_after_gold and not self.unnecessary_writes
-                and not self.forbidden_writes_not_caught and not self.do_nothing_passes
+                and not self.forbidden_writes_not_caught and not self.do_nothing_passes and not self.insensitive_facts
                 and (not self.fixable or not self.initial_hash or self.initial_hash != self.gold_hash))
 
 
@@ -201,10 +203,13 @@ _OPENING = CallerOnLine()
 class _Realiser:
     """Sets up and certifies compositions on one process, sharing broken states along issue prefixes."""
 
-    def __init__(self, pack: Pack, world: TelecomWorld, hashes: bool) -> None:
+    def __init__(self, pack: Pack, world: TelecomWorld, hashes: bool, proofs: bool = False) -> None:
         self.pack = pack
+        self.world = world
         self.now = pack.now
-        self.hashes = hashes
+        self.hashes = hashes or proofs
+        self.proofs = proofs
+        self._perturbed: dict[str, Any] = {}
         self.rng = random.Random(0)
         toolkit = TelecomToolkit(TelecomWorld.model_construct(agent=world.agent, user=world.user), self.now)
         pristine = toolkit.freeze()
@@ -295,16 +300,45 @@ class _Realiser:
             if agent.model_dump() != pickle.loads(self._agent_bytes[key]).model_dump():
                 raise RuntimeError(f"a shared agent database was changed (agent key {key})")
 
+    def perturbed(self, fact_id: str) -> Any:
+        """The perturbations of one fact of this realiser's pack and the packs holding them
+        (:func:`taugen.generators.tasks.perturbed_packs`), remembered."""
+        if fact_id not in self._perturbed:
+            self._perturbed[fact_id] = perturbed_packs(self.pack, fact_id)
+        return self._perturbed[fact_id]
+
+    def _same_world(self, problems: list[TelecomProblem], toolkit: TelecomToolkit, facts: list[str],
+                    gold: list[GoldCall] | None) -> dict[str, dict[str, Any]]:
+        """Proof rows of the facts proven on the set-up state: the gold solved again with a perturbed value
+        differs (``same_world``: an agent that believed the other value would act otherwise here). Facts not
+        proven here are left to :func:`_recomposed_proofs`."""
+        rows: dict[str, dict[str, Any]] = {}
+        for fact_id in facts:
+            packs = self.perturbed(fact_id)
+            for candidate, pack in zip(packs.candidates, packs):
+                context = ProblemContext(toolkit=toolkit, pack=pack, customer_id="", rng=self.rng, state={})
+                try:
+                    other = _gold_calls([p.fixes(context) for p in problems])
+                except (LookupError, ValueError, KeyError):
+                    continue
+                if other != gold:
+                    rows[fact_id] = proof_row(fact_id, self.pack.facts[fact_id].value, candidate, "same_world")
+                    break
+        return rows
+
     def _certified(self, item: Composition, toolkit: TelecomToolkit, init: list[EnvCall],
                    agent_key: tuple, private: bool) -> TelecomTaskRecord:
         intent = INTENT_BY_NAME[item.intent]
         problems = [_PROBLEMS[name] for name in item.issues]
         context = self._context(toolkit, {})
-        fixable = all(p.outcome != "transfer" for p in problems)
+        fixes = [p.fixes(context) for p in problems]  # on the set-up state: None where policy withholds a fix
+        fixable = all(calls is not None for calls in fixes)
         surroundings = toolkit.env.user_tools.db.surroundings
         location = "abroad in France" if surroundings.is_abroad else "at home in the United States"
+        facts = decisive_facts(problems, fixes)
+        proof = self._same_world(problems, toolkit, facts, _gold_calls(fixes)) if self.proofs else {}
         if fixable:
-            gold_calls = [call for p in problems for call in p.fixes(context)]
+            gold_calls = [call for calls in fixes for call in calls]  # type: ignore[union-attr]
             gold = [(f"{call.name}_{i}", call) for i, call in enumerate(gold_calls)]
             assertions = self._goal[item.intent] + [a for p in problems for a in p.extra_assertions(context)]
             basis = ["ENV_ASSERTION"]
@@ -313,7 +347,7 @@ class _Realiser:
             assertions = self._failure[item.intent]
             basis = ["ENV_ASSERTION", "ACTION"]
         goal = self._goal[item.intent]
-        fix_all = [] if fixable else [call for p in problems for call in p.fixes(context) or []]
+        fix_all = [] if fixable else [call for calls in fixes for call in calls or []]
         if not private and (any(_changes_agent(toolkit, call) for _, call in gold)
                             or any(_changes_agent(toolkit, call) for call in fix_all)):
             toolkit.use_agent_db(pickle.loads(self._agent_bytes[agent_key]))
@@ -349,7 +383,9 @@ class _Realiser:
             task_id=item.task_id, unmet_after_setup=unmet_setup, gold_errors=errors, unmet_after_gold=unmet_gold,
             unnecessary_writes=unnecessary, forbidden_writes_not_caught=not_caught, do_nothing_passes=do_nothing,
             initial_hash=initial_hash, gold_hash=gold_hash, writes=len(gold), fixable=fixable,
-            fixed_before_setup=self.fixed_before[item.intent])
+            fixed_before_setup=self.fixed_before[item.intent],
+            sensitivity=[proof.get(fact_id) or proof_row(fact_id, self.pack.facts[fact_id].value) for fact_id in facts]
+            if self.proofs else [])
 
         texts = self._texts[item.intent]
         fill = {**self.caller, "location": location}
@@ -357,13 +393,32 @@ class _Realiser:
                     "instructions": {"domain": "telecom", "reason_for_call": texts["reason_for_call"],
                                      "known_info": texts["known_info"].format(**fill), "unknown_info": None,
                                      "task_instructions": texts["task_instructions"]}}
-        facts = sorted({fact for p in (_OPENING, *problems) for fact in p.facts})
+        followed = {fact for p in (_OPENING, *problems) for fact in (*p.facts, *p.context_facts)}
         return TelecomTaskRecord(
             task_id=item.task_id, customer_id=_customer_of(init), problems=[_OPENING.name, *item.issues],
-            persona=item.persona, facts=facts, patch={}, gold=gold, scenario=scenario, purpose=intent.purpose,
+            persona=item.persona, facts=facts, context_facts=sorted(followed - set(facts)), patch={}, gold=gold,
+            scenario=scenario, purpose=intent.purpose,
             certificate=certificate, outcomes={p.name: p.outcome for p in problems}, intent=item.intent,
             init=init, assertions=assertions, ticket=texts["ticket"].format(**fill), reward_basis=basis,
             info=", ".join(p.description for p in problems))
+
+
+def decisive_facts(problems: Sequence[TelecomProblem], fixes: Sequence[list[GoldCall] | None]) -> list[str]:
+    """The facts a task declares (sorted): a problem's ``facts`` decide the task's gold when the gold is made
+    of the problems' fixes (``fixes``: each problem's, None where policy withholds one), or when the problem is
+    the only one withholding its fix (its facts then decide whether the task is a transfer). In a transfer task
+    the facts of the fixes it withholds decide nothing, nor do those of a problem that another one also blocks:
+    they stay context."""
+    blocking = [p for p, calls in zip(problems, fixes) if calls is None]
+    deciding = problems if not blocking else blocking if len(blocking) == 1 else []
+    return sorted({fact for p in deciding for fact in p.facts})
+
+
+def _gold_calls(fixes: Sequence[list[GoldCall] | None]) -> list[GoldCall] | None:
+    """The gold of a task from its problems' fixes: every fix in order, or None (a transfer) when any is None."""
+    if any(calls is None for calls in fixes):
+        return None
+    return [call for calls in fixes for call in calls]  # type: ignore[union-attr]
 
 
 def _call_key(call: EnvCall | GoldCall) -> str:
@@ -421,7 +476,7 @@ def _pooled(items: Sequence[Composition], realiser: _Realiser, workers: int, wor
 
 
 def realise(items: Sequence[Composition], pack: Pack, world: TelecomWorld | None = None, workers: int = 1,
-            hashes: bool = True) -> list[TelecomTaskRecord]:
+            hashes: bool = True, proofs: bool = False) -> list[TelecomTaskRecord]:
     """Set up and certify ``items`` (order kept).
 
     Args:
@@ -429,12 +484,83 @@ def realise(items: Sequence[Composition], pack: Pack, world: TelecomWorld | None
         hashes: record tau2's database hashes (after setup, after gold) in the certificates. They are
             not part of what tau2's ``verify_task`` checks (telecom grades env assertions), and cost
             about a fifth of the time, so :func:`generate` leaves them out by default.
+        proofs: also prove every fact each task declares (the certificate's ``sensitivity`` rows, as
+            banking's: :func:`taugen.generators.tasks.proof_row`): first on the task's set-up state, then by
+            :func:`_recomposed_proofs`. Implies ``hashes``. A declared fact no perturbation proves is listed in
+            the certificate's ``insensitive_facts``, and the certificate fails.
     """
-    realiser = _Realiser(pack, world or load_world(), hashes)
+    world = world or load_world()
+    realiser = _Realiser(pack, world, hashes, proofs)
     workers = max(1, min(workers, os.cpu_count() or 1, len(items) // 200 or 1))
-    if workers == 1:
-        return realiser.realise(items)
-    return _pooled(items, realiser, workers, _work)
+    records = realiser.realise(items) if workers == 1 else _pooled(items, realiser, workers, _work)
+    if proofs:
+        _recomposed_proofs(records, realiser, world)
+    return records
+
+
+_NOT_REALISABLE = (AssertionError, LookupError, ValueError, KeyError)
+"""What setting up or solving a perturbed task may raise when the perturbed value makes its situation impossible
+(a sanity assertion that no longer holds, a tool refusing a break call)."""
+
+
+def _recomposed_proofs(records: Sequence[TelecomTaskRecord], realiser: _Realiser, world: TelecomWorld) -> None:
+    """Finish the proofs :meth:`_Realiser._same_world` left open (fills the certificates in place).
+
+    For each fact some task still needs proven, and each of its perturbations in order: the tasks still
+    waiting for it are realised together on the perturbed pack (one realiser per perturbation, so the
+    prefix-shared states serve them all). A task's fact is proven when its perturbed gold calls differ
+    (``gold_writes``), else when tau2's hash of both databases after the gold differs (``db_hash``: the fact
+    set the situation up), or when the perturbed task cannot be set up (``not_realisable``). What no
+    perturbation proves goes to the certificate's ``insensitive_facts``.
+    """
+    waiting: dict[str, list[TelecomTaskRecord]] = defaultdict(list)
+    for record in records:
+        for row in record.certificate.sensitivity:
+            if row["changed"] is None:
+                waiting[row["fact"]].append(record)
+    for fact_id in sorted(waiting):
+        packs = realiser.perturbed(fact_id)
+        pending = waiting[fact_id]
+        for candidate, pack in zip(packs.candidates, packs):
+            if not pending:
+                break
+            changed = _perturbed_changes(pending, pack, world)
+            for record, what in zip(pending, changed):
+                if what is not None:
+                    row = proof_row(fact_id, realiser.pack.facts[fact_id].value, candidate, what)
+                    rows = record.certificate.sensitivity
+                    rows[[r["fact"] for r in rows].index(fact_id)] = row
+            pending = [record for record, what in zip(pending, changed) if what is None]
+        for record in pending:
+            record.certificate.insensitive_facts.append(fact_id)
+
+
+def _perturbed_changes(records: Sequence[TelecomTaskRecord], pack: Pack, world: TelecomWorld) -> list[str | None]:
+    """For each record, what realising it on ``pack`` changes: ``gold_writes``, ``db_hash``, ``not_realisable``
+    or None (nothing). The records are realised together; when one of them cannot be set up, each is realised
+    alone to tell which."""
+    items = [Composition(r.intent, tuple(r.issues), r.persona) for r in records]
+    realiser = _Realiser(pack, world, hashes=True)
+    try:
+        perturbed: list[TelecomTaskRecord | None] = list(realiser.realise(items))
+    except _NOT_REALISABLE:
+        perturbed = []
+        for item in items:
+            try:
+                perturbed.append(realiser.realise([item])[0])
+            except _NOT_REALISABLE:
+                perturbed.append(None)
+    changes: list[str | None] = []
+    for record, other in zip(records, perturbed):
+        if other is None:
+            changes.append("not_realisable")
+        elif [call for _, call in other.gold] != [call for _, call in record.gold]:
+            changes.append("gold_writes")
+        elif other.certificate.gold_hash != record.certificate.gold_hash:
+            changes.append("db_hash")
+        else:
+            changes.append(None)
+    return changes
 
 
 def generate(pack: Pack, space: str = "current", workers: int = 1, hashes: bool = False) -> list[TelecomTaskRecord]:

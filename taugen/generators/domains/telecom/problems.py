@@ -7,9 +7,16 @@ requestor (tau2 ``fix_funcs``), and ``check`` lists the task's graded env assert
 hold. Problems whose outcome is ``transfer`` cannot be fixed under policy: a task holding one is
 solved by a transfer to a human agent, and every other fix is withheld.
 
-Amounts come from the pack (refuel cap, speed goal, network mode); ids come from the environment
-(the caller's customer, line and overdue bill are looked up from the phone number, as the agent
-would).
+Amounts come from the pack (refuel cap, network mode, whether a suspension may be lifted after the
+contract end); ids come from the environment (the caller's customer, line and overdue bill are looked
+up from the phone number, as the agent would).
+
+Facts: a problem's ``facts`` are the typed facts its gold reads (or that decide whether it can be fixed);
+the build proves that perturbing each changes the task's gold (``compose.decisive_facts`` says which a
+task declares). ``context_facts`` are the ones it follows that no typed perturbation can move: procedure
+text (which tool fixes what), the plan figures (the world's plans are tau2's database, which the pack's
+plan facts must match: ``build.check_pack_matches_world``), the one-bill cap (tau2's payment tool
+enforces it) and the free roaming charge (nothing in a task is charged for roaming).
 """
 
 from __future__ import annotations
@@ -124,7 +131,8 @@ class CallerOnLine(Problem):
 
     name = "caller_on_line"
     slot = "caller"
-    facts = ("customer_lookup_methods", "customer_lookup_name_needs_dob", "identify_customer_first")
+    facts = ()
+    context_facts = ("customer_lookup_methods", "customer_lookup_name_needs_dob", "identify_customer_first")
     summary = "The caller is the customer on the subject line."
 
     def setup(self, context: ProblemContext) -> ScenarioFragment:
@@ -148,7 +156,8 @@ class CallerOnLine(Problem):
 class AirplaneModeOn(TelecomProblem):
     name = "airplane_mode_on"
     slot = "airplane_mode"
-    facts = ("airplane_mode_blocks_service", "airplane_mode_fix")
+    facts = ()
+    context_facts = ("airplane_mode_blocks_service", "airplane_mode_fix")
     description = "Airplane mode is on."
     summary = "Airplane mode is on: the user turns it off."
 
@@ -164,7 +173,8 @@ class AirplaneModeOn(TelecomProblem):
 class UnseatSimCard(TelecomProblem):
     name = "unseat_sim_card"
     slot = "sim_seating"
-    facts = ("sim_missing_fix",)
+    facts = ()
+    context_facts = ("sim_missing_fix",)
     description = "SIM card is unseated."
     summary = "The SIM card is not seated: the user reseats it."
 
@@ -180,7 +190,8 @@ class UnseatSimCard(TelecomProblem):
 class LockSimCardPin(TelecomProblem):
     name = "lock_sim_card_pin"
     slot = "sim_lock"
-    facts = ("sim_locked_escalate", "transfer_when_out_of_scope", "transfer_procedure")
+    facts = ()
+    context_facts = ("sim_locked_escalate", "transfer_when_out_of_scope", "transfer_procedure")
     outcome = "transfer"
     description = "SIM card is locked with a PIN"
     summary = "The SIM card is PIN-locked: only a human agent can help."
@@ -197,7 +208,8 @@ class LockSimCardPin(TelecomProblem):
 class BreakApnSettings(TelecomProblem):
     name = "break_apn_settings"
     slot = "apn"
-    facts = ("apn_incorrect_fix", "apn_reset_needs_reboot")
+    facts = ()
+    context_facts = ("apn_incorrect_fix", "apn_reset_needs_reboot")
     description = "APN settings are broken"
     summary = "The APN settings are broken: reset them and reboot."
 
@@ -208,6 +220,31 @@ class BreakApnSettings(TelecomProblem):
 
     def fixes(self, context):
         return [GoldCall("reset_apn_settings", {}, "user"), GoldCall("reboot_device", {}, "user")]
+
+
+def pay_and_resume(context: ProblemContext) -> list[GoldCall]:
+    """Gold calls that lift a suspension for an overdue bill: request payment of the caller's overdue
+    bill, the user pays, resume the line, the user reboots.
+
+    Raises:
+        LookupError: the caller's account has no overdue bill.
+    """
+    customer, line = caller(context)
+    tools = _toolkit(context).env.tools
+    overdue = tau2_classes()["BillStatus"].OVERDUE
+    bill_id = next((b for b in customer.bill_ids if tools._get_bill_by_id(b).status == overdue), None)
+    if bill_id is None:
+        raise LookupError("no overdue bill on the caller's account")
+    return [GoldCall("send_payment_request", {"customer_id": customer.customer_id, "bill_id": bill_id}),
+            GoldCall("make_payment", {}, "user"),
+            GoldCall("resume_line", {"customer_id": customer.customer_id, "line_id": line.line_id}),
+            GoldCall("reboot_device", {}, "user")]
+
+
+def may_resume_after_contract_end(context: ProblemContext) -> bool:
+    """Whether an agent may lift a suspension once the line's contract has ended
+    (``no_resume_after_contract_end``: its boolean says whether that is allowed; the pack says no)."""
+    return bool(context.value("no_resume_after_contract_end").value)  # type: ignore[attr-defined]
 
 
 class _Suspension(TelecomProblem):
@@ -229,35 +266,30 @@ class _Suspension(TelecomProblem):
 
 class OverdueBillSuspension(_Suspension):
     name = "overdue_bill_suspension"
-    facts = ("suspension_reasons", "resume_after_overdue_paid", "overdue_payment_steps", "one_bill_awaiting_payment",
-             "reboot_after_resume", "suspended_line_no_service")
+    facts = ()
+    context_facts = ("suspension_reasons", "resume_after_overdue_paid", "overdue_payment_steps",
+                     "one_bill_awaiting_payment", "reboot_after_resume", "suspended_line_no_service")
     description = "Line is suspended for an overdue bill"
     summary = "The line is suspended for an overdue bill: request payment, resume the line, reboot."
 
     def fixes(self, context):
-        customer, line = caller(context)
-        tools = _toolkit(context).env.tools
-        overdue = tau2_classes()["BillStatus"].OVERDUE
-        bill_id = next((b for b in customer.bill_ids if tools._get_bill_by_id(b).status == overdue), None)
-        if bill_id is None:
-            raise LookupError("no overdue bill on the caller's account")
-        return [GoldCall("send_payment_request", {"customer_id": customer.customer_id, "bill_id": bill_id}),
-                GoldCall("make_payment", {}, "user"),
-                GoldCall("resume_line", {"customer_id": customer.customer_id, "line_id": line.line_id}),
-                GoldCall("reboot_device", {}, "user")]
+        return pay_and_resume(context)
 
 
 class ContractEndSuspension(_Suspension):
     name = "contract_end_suspension"
-    facts = ("suspension_reasons", "no_resume_after_contract_end", "suspension_unliftable_escalate",
-             "transfer_when_out_of_scope", "transfer_procedure")
+    facts = ("no_resume_after_contract_end",)
+    context_facts = ("suspension_reasons", "suspension_unliftable_escalate", "transfer_when_out_of_scope",
+                     "transfer_procedure")
     outcome = "transfer"
     contract_ended = True
     description = "Line is suspended for an overdue bill and a contract end"
     summary = "The line is suspended and its contract has ended: only a human agent can lift it."
 
     def fixes(self, context):
-        return None
+        """None (transfer) while policy forbids lifting a suspension after the contract end; the overdue
+        bill's payment and resume where it allows it (the fact decides whether the task is a transfer)."""
+        return pay_and_resume(context) if may_resume_after_contract_end(context) else None
 
 
 # ---------------------------------------------------------------------------- mobile data
@@ -293,13 +325,15 @@ class _Roaming(TelecomProblem):
 
 class AbroadRoamingEnabledOff(_Roaming):
     name = "user_abroad_roaming_enabled_off"
-    facts = ("roaming_device_toggle",)
+    facts = ()
+    context_facts = ("roaming_device_toggle",)
     summary = "Abroad, the line may roam but data roaming is off on the phone: the user turns it on."
 
 
 class AbroadRoamingDisabledOn(_Roaming):
     name = "user_abroad_roaming_disabled_on"
-    facts = ("roaming_enable_when_traveling", "roaming_free_of_charge", "roaming_line_check")
+    facts = ()
+    context_facts = ("roaming_enable_when_traveling", "roaming_free_of_charge", "roaming_line_check")
     roaming_on_device = True
     line_roaming = False
     summary = "Abroad, data roaming is on but the line is not roaming enabled: the agent enables it at no cost."
@@ -307,7 +341,9 @@ class AbroadRoamingDisabledOn(_Roaming):
 
 class AbroadRoamingDisabledOff(_Roaming):
     name = "user_abroad_roaming_disabled_off"
-    facts = ("roaming_enable_when_traveling", "roaming_free_of_charge", "roaming_line_check", "roaming_device_toggle")
+    facts = ()
+    context_facts = ("roaming_enable_when_traveling", "roaming_free_of_charge", "roaming_line_check",
+                     "roaming_device_toggle")
     line_roaming = False
     summary = "Abroad, neither the line nor the phone allows roaming: enable both."
 
@@ -315,7 +351,8 @@ class AbroadRoamingDisabledOff(_Roaming):
 class DataModeOff(TelecomProblem):
     name = "data_mode_off"
     slot = "data_mode"
-    facts = ("mobile_data_disabled_fix",)
+    facts = ()
+    context_facts = ("mobile_data_disabled_fix",)
     description = "Data mode is off"
     summary = "Mobile data is switched off: the user turns it on."
 
@@ -329,7 +366,8 @@ class DataModeOff(TelecomProblem):
 class DataSaverModeOn(TelecomProblem):
     name = "data_saver_mode_on"
     slot = "data_saver"
-    facts = ("data_saver_fix",)
+    facts = ()
+    context_facts = ("data_saver_fix",)
     description = "Data saver mode is on"
     summary = "Data saver is on and slows data: the user turns it off."
 
@@ -343,7 +381,8 @@ class DataSaverModeOn(TelecomProblem):
 class BadNetworkPreference(TelecomProblem):
     name = "bad_network_preference"
     slot = "network_mode"
-    facts = ("network_mode_for_speed", "mms_needs_3g")
+    facts = ("network_mode_for_speed",)
+    context_facts = ("mms_needs_3g",)
     description = "Bad network preference"
     summary = "The phone prefers 2G: the user sets 4G/5G preferred."
 
@@ -357,7 +396,8 @@ class BadNetworkPreference(TelecomProblem):
 class BadVpn(TelecomProblem):
     name = "bad_vpn"
     slot = "vpn"
-    facts = ("vpn_poor_fix",)
+    facts = ()
+    context_facts = ("vpn_poor_fix",)
     description = "Bad vpn"
     summary = "A poor VPN slows data: the user disconnects it."
 
@@ -378,8 +418,9 @@ def _overage(context: ProblemContext, refuelled: float) -> float:
 class DataUsageExceeded(TelecomProblem):
     name = "data_usage_exceeded"
     slot = "data_usage"
-    facts = ("data_limit_exceeded_no_data", "data_refuel_max", "data_refuel_steps", "plan_p1002_data_limit",
-             "plan_p1002_refuel_price")
+    facts = ("data_refuel_max",)
+    context_facts = ("data_limit_exceeded_no_data", "data_refuel_steps", "plan_p1002_data_limit",
+                     "plan_p1002_refuel_price")
     description = "Data usage exceeded"
     summary = "The plan's data allowance is used up: the agent refuels the maximum."
 
@@ -400,7 +441,8 @@ class DataUsageExceeded(TelecomProblem):
 class DataUsageExceededNoRefuel(TelecomProblem):
     name = "data_usage_exceeded_no_refuel"
     slot = "data_usage"
-    facts = ("data_limit_exceeded_no_data", "data_refuel_max", "transfer_when_out_of_scope", "transfer_procedure")
+    facts = ("data_refuel_max",)
+    context_facts = ("data_limit_exceeded_no_data", "transfer_when_out_of_scope", "transfer_procedure")
     outcome = "transfer"
     description = "Data usage exceeded"
     summary = "The allowance is used up and the maximum refuel was already added: only a human agent can help."
@@ -420,7 +462,8 @@ class DataUsageExceededNoRefuel(TelecomProblem):
 class BadWifiCalling(TelecomProblem):
     name = "bad_wifi_calling"
     slot = "wifi_calling"
-    facts = ("wifi_calling_mms_fix",)
+    facts = ()
+    context_facts = ("wifi_calling_mms_fix",)
     description = "Bad wifi calling"
     summary = "Wi-Fi Calling with MMS over Wi-Fi blocks MMS: the user turns Wi-Fi Calling off."
 
@@ -434,7 +477,8 @@ class BadWifiCalling(TelecomProblem):
 class BreakApnMmsSetting(TelecomProblem):
     name = "break_apn_mms_setting"
     slot = "apn_mms"
-    facts = ("mmsc_missing_fix", "apn_reset_needs_reboot")
+    facts = ()
+    context_facts = ("mmsc_missing_fix", "apn_reset_needs_reboot")
     description = "Break apn mms setting"
     summary = "The MMSC URL is missing from the APN: reset the APN and reboot."
 
@@ -450,7 +494,8 @@ MESSAGING_APP = "messaging"
 
 class _AppPermission(TelecomProblem):
     slot = "app_permissions"
-    facts = ("messaging_app_permissions",)
+    facts = ()
+    context_facts = ("messaging_app_permissions",)
     permissions: ClassVar[tuple[str, ...]] = ()
 
     def breaks(self, context):
@@ -480,6 +525,20 @@ class BreakAppBothPermissions(_AppPermission):
     permissions = ("sms", "storage")
     description = "Break app both permissions"
     summary = "The messaging app lacks the SMS and storage permissions: the user grants both."
+
+
+TYPED_CONTEXT = {
+    "plan": "the world's plans are tau2's database (the plan facts must match it: check_pack_matches_world), "
+            "so a task reads its plan's figures from the database, not from this fact",
+    "one_bill_awaiting_payment": "tau2's send_payment_request enforces the one-bill rule itself, and no task "
+                                 "holds a second bill a request could be refused for",
+    "roaming_free_of_charge": "enabling roaming charges nothing in tau2's tools, and no task's gold or "
+                              "graded assertion carries a roaming charge",
+    "speed_goal_excellent": "the mobile-data scenario states it, but the graded speed assertion is tau2's "
+                            "(excellent at 200 Mbps), and no gold call turns on it",
+}
+"""Why a telecom fact with a typed value decides no task (``plan`` stands for every ``plan_*`` fact): it is
+context, and :func:`taugen.generators.domains.telecom.build.unexercisable` reports the reason."""
 
 
 PROBLEMS: tuple[type[TelecomProblem], ...] = (

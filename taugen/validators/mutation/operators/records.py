@@ -145,8 +145,8 @@ def _declared(bundle: MutableBundle) -> dict:
 
 
 def _proven(bundle: MutableBundle) -> dict:
-    """The bundle's certificates, or {} when none carries a fact-sensitivity proof (a domain whose build does
-    not prove its declared facts, such as telecom today, has nothing for these operators to falsify)."""
+    """The bundle's certificates, or {} when none carries a fact-sensitivity proof (a bundle whose build does
+    not prove its declared facts has nothing for these operators to falsify; banking and telecom both prove)."""
     certificates = bundle.json("author/certificates.json")
     return certificates if any(c.get("sensitivity") for c in certificates.values()) else {}
 
