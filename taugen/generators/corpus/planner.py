@@ -775,8 +775,8 @@ def _spread_lengths(drafts: list[_Draft], genres_all: dict[str, Genre], seed: in
     support transcripts, knowledge-base exports) would often draw lengths that bunch into a few buckets
     by chance, and the realism gate measures lengths per genre. Here the artifacts of a genre that share
     one range (whatever their variant) are grouped, the range is cut into one stratum per artifact, each
-    artifact gets a uniform draw inside one stratum, and the strata are dealt to the artifacts in a
-    seeded order, so the lengths cover the range evenly at every seed and count. An artifact that
+    artifact gets a uniform draw inside the middle half of one stratum (so two neighbouring strata never
+    draw lengths next to each other), and the strata are dealt to the artifacts in a seeded order, so the lengths cover the range evenly at every seed and count. An artifact that
     already has a long-document ``target_words`` keeps it and is not spread. The generator is seeded
     from the build seed, the tier, the genre and (when a genre declares several ranges) the range only,
     so adding a fact elsewhere does not move these lengths beyond the change in count.
@@ -793,7 +793,7 @@ def _spread_lengths(drafts: list[_Draft], genres_all: dict[str, Genre], seed: in
         rng.shuffle(strata)
         width = (high - low) / len(members)
         for draft, stratum in zip(members, strata):
-            draft.length_words = int(round(low + width * (stratum + rng.random())))
+            draft.length_words = int(round(low + width * (stratum + 0.25 + 0.5 * rng.random())))
 
 
 def _voiceable(fact: Fact) -> bool:
