@@ -372,3 +372,54 @@ def test_records_mention_rules_of_their_topic_by_subject_only(view, manifest):
         assert key not in seen
         seen.add(key)
     assert len({cue["fact_id"] for _, cue in mentions}) >= 300
+
+
+def test_few_record_genres_get_planned_lengths_one_per_stratum():
+    """Slide decks, support transcripts and knowledge-base exports (about a dozen records each, measured by
+    the length gate) get ``length_words`` from their genre's declared range, one per stratum, each inside
+    its stratum's middle half; handbooks keep their long-document length and get none. Telecom hard seed 0
+    is the plan whose decks once bunched into one bucket."""
+    from taugen.generators.corpus.planner import spread_range
+
+    available = genres()
+    pack = load_pack(Path(__file__).resolve().parents[1] / "taugen" / "facts" / "telecom")
+    plan = plan_corpus(pack, tier("hard"), 0, available)
+    groups: dict[tuple[str, int, int], list[int]] = {}
+    for artifact in plan.artifacts:
+        bounds = spread_range(available[artifact.genre], artifact.variant)
+        if artifact.target_words or bounds is None:
+            assert artifact.length_words == 0, artifact.artifact_id
+            continue
+        groups.setdefault((artifact.genre, *bounds), []).append(artifact.length_words)
+    assert {key[0] for key in groups} >= {"pdf_document", "support_transcript", "knowledge_base_archive"}
+    assert all(a.length_words == 0 for a in plan.artifacts if a.variant == "handbook")
+    for (name, low, high), lengths in groups.items():
+        width = (high - low) / len(lengths)
+        strata = sorted(int((length - low) // width) for length in lengths)
+        assert strata == list(range(len(lengths))), (name, sorted(lengths))
+        for length in lengths:
+            offset = (length - low) / width % 1
+            assert 0.24 <= offset <= 0.76, (name, length)
+    again = plan_corpus(pack, tier("hard"), 0, available)
+    assert [a.length_words for a in again.artifacts] == [a.length_words for a in plan.artifacts]
+
+
+def test_spread_range_reads_one_range_or_one_per_variant():
+    from taugen.generators.corpus.planner import spread_range
+
+    class Decks:
+        spread_words = {"slides": (90, 640)}
+
+    class Calls:
+        spread_words = (120, 480)
+
+    class Bad:
+        name = "bad"
+        spread_words = (500, 100)
+
+    assert spread_range(Decks(), "slides") == (90, 640)
+    assert spread_range(Decks(), "handbook") is None
+    assert spread_range(Calls(), "") == (120, 480) and spread_range(Calls(), "any") == (120, 480)
+    assert spread_range(object(), "") is None
+    with pytest.raises(ValueError, match="bad"):
+        spread_range(Bad(), "")

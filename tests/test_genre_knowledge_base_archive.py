@@ -21,6 +21,7 @@ from taugen.build.pipeline import resolve_pack
 from taugen.authoring.values import find_surface_form, normalise_text
 from genre_contract import contract
 from taugen.generators.corpus.genre import ArtifactPlan, RenderContext, RenderedArtifact, Rendition, get_genre
+from taugen.generators.corpus.genres.workplace import token_count
 
 GENRE = "knowledge_base_archive"
 SUFFIX = ".html"
@@ -106,3 +107,16 @@ def test_carrier_and_filler_articles_share_one_shape(context):
     for text in texts:
         for fact in FACTS.values():
             assert find_surface_form(fact.value, text) is None, (fact.id, fact.value.canonical())
+
+
+def test_exports_reach_their_planned_length(context):
+    """A planned length (tokens of visible text) picks the number of articles and steps: carriers and fillers
+    come within half an article of it."""
+    genre = get_genre(GENRE)
+    for filler in (False, True):
+        for planned in (300, 500, 700):
+            plan = dataclasses.replace(make_plan(1, filler=filler), length_words=planned)
+            artifact = genre.render(plan, context)
+            tokens = token_count(artifact.author_text)
+            assert abs(tokens - planned) <= 45, (filler, planned, tokens)
+            assert genre.validate(artifact) == []

@@ -279,3 +279,40 @@ def test_no_announcement_of_a_coming_change(genre, context, variant):
     at = text.index(old)
     assert not HISTORY_WORDS.search(text[max(at - 120, 0):at + len(old) + 80])
     assert "june 1, 2025" not in text and "changes on" not in text and "what changed" not in text
+
+
+@pytest.mark.parametrize("carrier", [True, False])
+def test_decks_reach_their_planned_length(genre, context, carrier):
+    """Carriers and fillers alike grow with working-note slides to the planned length (words of page text);
+    a deck whose rules alone are longer keeps them all."""
+    texts, counts = [], []
+    for planned in (120, 300, 450, 620):
+        plan = dataclasses.replace(make_plan("slides", carrier=carrier), length_words=planned)
+        artifact = genre.render(plan, context)
+        text = genre.extract_text(artifact.files, "")
+        words = len(text.split())
+        floor = 300 if carrier else 0  # the carrier's five rules, agenda and closing take about 300 words
+        assert abs(words - max(planned, floor)) <= 60, (planned, words)
+        assert [f for f in genre.validate(artifact) if f.severity == "error"] == []
+        texts.append(text)
+        counts.append(words)
+    assert counts == sorted(counts)
+    assert len(set(texts)) == (3 if carrier else 4)  # the carrier at 120 and 300 words is its rules alone
+
+
+def test_filler_deck_fills_rule_slides_with_grounded_figures(genre, context):
+    """Given the pack's facts, a deck without rules has slides shaped like rule slides (a category heading,
+    a bullet about a subject of the topic) holding figures that are none of any fact's values."""
+    facts = {fact.id: fact for fact in make_facts() + extra_fee_facts(3)}
+    rendering = dataclasses.replace(context, facts=facts)
+    headings, found = set(), 0
+    for seed in range(6):
+        plan = dataclasses.replace(make_plan("slides", carrier=False), seed=seed, length_words=300)
+        artifact = genre.render(plan, rendering)
+        text = genre.extract_text(artifact.files, "")
+        assert artifact.renditions == [] and artifact.metadata["page_facts"] == {}
+        for fact in facts.values():
+            assert find_surface_form(fact.value, text) is None, (seed, fact.id)
+        headings.update(artifact.metadata["slide_headings"])
+        found += "returned item fee waiver" in text
+    assert "Fees and charges" in headings and found

@@ -230,3 +230,22 @@ def test_validate_catches_broken_transcripts(context, facts):
 def test_unknown_variant_is_rejected(context, facts):
     with pytest.raises(ValueError, match="variant"):
         get_genre("support_transcript").render(make_plan(facts, variant="fax"), context)
+
+
+@pytest.mark.parametrize("variant", ["chat", "phone"])
+def test_transcripts_reach_their_planned_length(context, facts, variant):
+    """A planned length (tokens of the delivered text) is met by adding or leaving out optional exchanges;
+    the renditions stay in every transcript."""
+    from taugen.generators.corpus.genres.workplace import token_count
+
+    genre = get_genre("support_transcript")
+    lengths = []
+    for planned in ((330, 450, 560) if variant == "chat" else (260, 400, 540)):
+        plan = dataclasses.replace(make_plan(facts, 2, variant), length_words=planned)
+        artifact = genre.render(plan, context)
+        text = genre.extract_text(artifact.files, "")
+        assert abs(token_count(text) - planned) <= 40, (planned, token_count(text))
+        assert all(r.text in " ".join(text.split()) for r in plan.renditions)
+        assert genre.validate(artifact) == []
+        lengths.append(token_count(text))
+    assert lengths == sorted(lengths)

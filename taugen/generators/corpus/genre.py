@@ -80,10 +80,13 @@ class ArtifactPlan:
             long-document range; 0 = the genre's natural length. Genres that write long documents
             (handbooks, archives, meeting transcripts, channel exports) grow their context text to about
             this length; others may ignore it.
-        length_words: for genres that declare ``spread_words = (low, high)`` (few artifacts, such as
-            call recordings), a length in words the planner stratifies over the genre's artifacts: the
-            range is cut into one stratum per artifact and each artifact gets a seeded draw from its own
-            stratum, so lengths spread over the range whatever the count; 0 = the genre's natural length.
+        length_words: for genres that declare ``spread_words`` (``(low, high)``, or a dict from variant to
+            ``(low, high)``; few artifacts, such as call recordings, slide decks, support transcripts and
+            knowledge-base exports), a length in words the planner stratifies over the genre's artifacts
+            that share a range: the range is cut into one stratum per artifact and each artifact gets a
+            seeded draw from its own stratum, so lengths spread over the range whatever the count. The
+            genre's renderer grows or trims its own optional content (exchanges, slides, articles) to
+            about this length; 0 = the genre's natural length.
     """
 
     artifact_id: str

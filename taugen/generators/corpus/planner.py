@@ -33,9 +33,11 @@ The plan is the manifest before rendering. Rules:
   so that a record's kind says nothing about whether it carries a fact, and at least one per genre;
 * long documents (``long_documents``): each artifact of a long-form genre gets a ``target_words``
   drawn log-uniformly from the genre's range, carriers and fillers alike;
-* spread lengths: a genre that declares ``spread_words = (low, high)`` (call recordings, about a dozen
-  under the call budget) gets ``length_words`` stratified over its artifacts (one stratum each, dealt in
-  a seeded order), so its lengths cover the range at every seed instead of bunching by chance.
+* spread lengths: a genre that declares ``spread_words`` (``(low, high)``, or per variant; call recordings,
+  slide decks, support transcripts, knowledge-base exports: genres with a dozen or two records that the
+  length gate measures) gets ``length_words`` stratified over its artifacts that share a range (one
+  stratum each, dealt in a seeded order), so its lengths cover the range at every seed instead of
+  bunching by chance; the genre's renderer grows or trims its own content to that length.
 
 All choices draw from generators seeded by the build seed and stable ids.
 """
@@ -747,28 +749,51 @@ def _plan_routes(pack: Pack, preset: TierPreset, rng: random.Random, drafts: lis
     return routes
 
 
-def _spread_lengths(drafts: list[_Draft], genres_all: dict[str, Genre], seed: int, tier_name: str) -> None:
-    """Stratified lengths for genres that declare ``spread_words = (low, high)``.
+def spread_range(genre: Genre, variant: str) -> tuple[int, int] | None:
+    """The ``(low, high)`` words a genre spreads its artifacts of ``variant`` over, or None.
 
-    A genre with few artifacts (call recordings: the call budget keeps them near a dozen) would often
-    draw lengths that bunch into a few buckets by chance. Here the range is cut into one stratum per
-    artifact of the genre, each artifact gets a uniform draw inside one stratum, and the strata are dealt
-    to the artifacts in a seeded order, so the lengths cover the range evenly at every seed and count.
-    The generator is seeded from the build seed, the tier and the genre only, so adding a fact elsewhere
-    does not move these lengths beyond the change in count.
+    A genre declares ``spread_words`` as one ``(low, high)`` pair for all its variants, or as a dict from
+    variant to pair (``''`` is the default for variants it does not name); a variant mapped to nothing
+    (or a genre without the attribute) is not spread. Raises ``ValueError`` for a pair with
+    ``low > high`` or a negative bound.
     """
-    by_genre: dict[str, list[_Draft]] = {}
+    declared = getattr(genre, "spread_words", None)
+    if isinstance(declared, dict):
+        declared = declared.get(variant) or declared.get("")
+    if not declared:
+        return None
+    low, high = int(declared[0]), int(declared[1])
+    if low < 0 or low > high:
+        raise ValueError(f"{getattr(genre, 'name', genre)}: spread_words {declared!r} must be 0 <= low <= high")
+    return low, high
+
+
+def _spread_lengths(drafts: list[_Draft], genres_all: dict[str, Genre], seed: int, tier_name: str) -> None:
+    """Stratified lengths for genres that declare ``spread_words`` (see :func:`spread_range`).
+
+    A genre with few artifacts (call recordings: the call budget keeps them near a dozen; slide decks,
+    support transcripts, knowledge-base exports) would often draw lengths that bunch into a few buckets
+    by chance, and the realism gate measures lengths per genre. Here the artifacts of a genre that share
+    one range (whatever their variant) are grouped, the range is cut into one stratum per artifact, each
+    artifact gets a uniform draw inside the middle half of one stratum (so two neighbouring strata never
+    draw lengths next to each other), and the strata are dealt to the artifacts in a seeded order, so the lengths cover the range evenly at every seed and count. An artifact that
+    already has a long-document ``target_words`` keeps it and is not spread. The generator is seeded
+    from the build seed, the tier, the genre and (when a genre declares several ranges) the range only,
+    so adding a fact elsewhere does not move these lengths beyond the change in count.
+    """
+    groups: dict[tuple[str, int, int], list[_Draft]] = {}
     for draft in drafts:
-        if getattr(genres_all[draft.genre], "spread_words", None):
-            by_genre.setdefault(draft.genre, []).append(draft)
-    for name, members in sorted(by_genre.items()):
-        low, high = genres_all[name].spread_words  # type: ignore[attr-defined]
-        rng = random.Random(stable_seed(seed, tier_name, "spread", name))
+        bounds = spread_range(genres_all[draft.genre], draft.variant)
+        if bounds is not None and not draft.target_words:
+            groups.setdefault((draft.genre, *bounds), []).append(draft)
+    for (name, low, high), members in sorted(groups.items()):
+        several = isinstance(getattr(genres_all[name], "spread_words", None), dict)
+        rng = random.Random(stable_seed(seed, tier_name, "spread", name, *((low, high) if several else ())))
         strata = list(range(len(members)))
         rng.shuffle(strata)
         width = (high - low) / len(members)
         for draft, stratum in zip(members, strata):
-            draft.length_words = int(round(low + width * (stratum + rng.random())))
+            draft.length_words = int(round(low + width * (stratum + 0.25 + 0.5 * rng.random())))
 
 
 def _voiceable(fact: Fact) -> bool:
@@ -801,4 +826,4 @@ def _times(genre: str, day: dt.date, rng: random.Random, pack: Pack) -> tuple[dt
 
 
 __all__ = ["CorpusPlan", "MODALITIES", "POLICY_DOCUMENT", "cue_capable", "genre_medium", "plan_corpus",
-           "resolve_surface"]
+           "resolve_surface", "spread_range"]

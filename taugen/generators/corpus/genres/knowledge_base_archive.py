@@ -72,6 +72,7 @@ from taugen.generators.corpus.genres.workplace import (
     plan_frame,
     render_within_budget,
     subject_phrase,
+    token_count,
     upper_first,
     visible_text,
     window,
@@ -82,6 +83,11 @@ from taugen.generators.corpus.genres.workplace import (
 from taugen.validators.findings import Finding, error
 
 SUFFIX = ".html"
+KB_TOKENS = (240, 860)
+"""An export's length in tokens of its visible text (as the realism gate counts them): the planner
+stratifies it over the exports (``spread_words``), and :meth:`KnowledgeBaseArchiveGenre.render` picks the
+number of articles (two to eight) and how many steps they list so the export comes closest to it; the top
+stays under :data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET`."""
 TEMPLATE = "knowledge_base_archive/archive.html.j2"
 _EXTERNAL = ("http:", "https:", "//", "file:", "ftp:", "data:", "javascript:")
 
@@ -154,6 +160,13 @@ _CONTEXT = (  # (title, summary, details, figure, steps): working notes; {T} top
      ("Offer a call back when you need to check something.", "Book it in the case system.",
       "Confirm the best number to use.", "Note the outcome after the call.")),
 )
+
+
+def _steps(rng, most: int, brief: bool) -> int:
+    """How many steps an article lists: a draw from 2 to ``most`` (always made, so the generator's
+    stream is the same either way), or 2 when ``brief``."""
+    drawn = rng.randint(2, most)
+    return 2 if brief else drawn
 
 
 class _Structure(HTMLParser):
@@ -231,17 +244,37 @@ class KnowledgeBaseArchiveGenre(Genre):
     affinity = (("text", "", 3), ("money", "", 1), ("duration", "", 2), ("boolean", "", 2), ("enum", "", 1),
                 ("count", "", 1), ("percent", "", 1), ("cap", "", 1), ("steps", "", 3), ("none", "", 2))
 
+    spread_words = KB_TOKENS
+    """Planned lengths in tokens of the visible text (:data:`KB_TOKENS`)."""
+
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
-        """Write the articles, order them by update, render the archive template. An archive that
-        would run past :data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens is written
-        again with fewer context articles.
+        """Write the articles, order them by update, render the archive template. With a planned length
+        (``plan.length_words``, tokens of visible text) the export is written with two to eight articles,
+        each with its drawn or its shortest list of steps, and the one closest to the length is kept
+        (the earliest of equals); without one, an archive that would run past
+        :data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens is written again with
+        fewer context articles.
 
         Raises:
             ValueError: more renditions than ``max_facts``.
         """
-        return render_within_budget(self, plan, context)
+        if not plan.length_words:
+            return render_within_budget(self, plan, context)
+        if len(plan.renditions) > self.max_facts:
+            raise ValueError(f"{plan.artifact_id}: {self.name} holds at most {self.max_facts} facts")
+        best: tuple[int, RenderedArtifact] | None = None
+        for articles in range(2, 9):
+            for brief in (False, True):
+                artifact = self._render(plan, context, 0, articles=articles, brief=brief)
+                miss = abs(token_count(artifact.author_text) - plan.length_words)
+                if best is None or miss < best[0]:
+                    best = (miss, artifact)
+        return best[1]  # type: ignore[index]
 
-    def _render(self, plan: ArtifactPlan, context: RenderContext, shrink: int) -> RenderedArtifact:
+    def _render(self, plan: ArtifactPlan, context: RenderContext, shrink: int, articles: int | None = None,
+                brief: bool = False) -> RenderedArtifact:
+        """One export. ``articles`` (planned lengths) fixes how many articles it holds (at least the rule
+        articles, at least two); ``brief`` lists two steps per article instead of a drawn number."""
         rng = plan.rng(f"kb-{shrink}" if shrink else "kb")
         fake = plan.faker(context.config.locale, "kb-people")
         tz = zone(context)
@@ -266,6 +299,8 @@ class KnowledgeBaseArchiveGenre(Genre):
         rng.shuffle(contexts)
         wanted = rng.randint(3, 7) - 2 * shrink  # articles in the export, with or without rules
         n_extra = max(wanted - len(groups), 0 if shrink else rng.randint(0, 1), 2 - len(groups))
+        if articles is not None:  # a planned length chose the count
+            n_extra = max(articles - len(groups), 2 - len(groups), 0)
         # articles about one subject of the topic with a peer's figure: as many in a filler as a carrier
         # has rule articles, and now and then one beside the rules of a carrier
         owned = {(fact.subject or "").lower() for fact in plan.facts.values()}
@@ -285,9 +320,9 @@ class KnowledgeBaseArchiveGenre(Genre):
         for group in groups:
             day = min(max(max(r.date for r in group), start.date()), end.date())
             moment = office_time(rng, day, start, end)
-            drafts.append((moment, self._carrier(rng, plan, group, moment.date())))
+            drafts.append((moment, self._carrier(rng, plan, group, moment.date(), brief)))
         for moment, fact in zip(context_times[:n_peer], subjects):
-            drafts.append((moment, self._subject(rng, plan, context, fact, peers, moment.date(), topic)))
+            drafts.append((moment, self._subject(rng, plan, context, fact, peers, moment.date(), topic, brief)))
         for moment, (title, summary, details, figure, steps) in zip(context_times[n_peer:], contexts[:n_context]):
             month = moment.date() - dt.timedelta(days=rng.randint(20, 60))
             figures = {"T": topic, "N": rng.randint(12, 480), "M": rng.randint(2, 9), "R": f"{rng.randint(61, 97)}%",
@@ -301,7 +336,7 @@ class KnowledgeBaseArchiveGenre(Genre):
                                                                              if rng.random() < 0.5 else []),
                                                   "bullets": [], "kind": "key"},
                                                  {"heading": rng.choice(_STEPS_HEADINGS), "paragraphs": [],
-                                                  "bullets": rng.sample(steps, k=rng.randint(2, len(steps))),
+                                                  "bullets": rng.sample(steps, k=_steps(rng, len(steps), brief)),
                                                   "kind": ""}]}))
         drafts.sort(key=lambda d: (d[0], d[1]["title"]))
         articles = []
@@ -325,7 +360,7 @@ class KnowledgeBaseArchiveGenre(Genre):
                                 renditions=list(plan.renditions), timestamps=stamps, metadata=metadata)
 
     @staticmethod
-    def _carrier(rng, plan: ArtifactPlan, group: list[Rendition], day: dt.date) -> dict:
+    def _carrier(rng, plan: ArtifactPlan, group: list[Rendition], day: dt.date, brief: bool = False) -> dict:
         """An article stating ``group``: summary, the rule(s), steps, and change history when due."""
         current = [r for r in group if not shown_as_history(plan, r, day)]
         history = [r for r in group if shown_as_history(plan, r, day)]
@@ -338,7 +373,7 @@ class KnowledgeBaseArchiveGenre(Genre):
             sections.append({"heading": rng.choice(_BODY), "paragraphs": [r.text for r in current], "bullets": [],
                              "kind": "key"})
         sections.append({"heading": rng.choice(_STEPS_HEADINGS), "paragraphs": [],
-                         "bullets": rng.sample(_STEPS, k=rng.randint(2, 4)), "kind": ""})
+                         "bullets": rng.sample(_STEPS, k=_steps(rng, 4, brief)), "kind": ""})
         if history:
             paragraphs = []
             for rendition in history:
@@ -349,7 +384,7 @@ class KnowledgeBaseArchiveGenre(Genre):
 
     @staticmethod
     def _subject(rng, plan: ArtifactPlan, context: RenderContext, fact, peers: list[str], day: dt.date,
-                 topic: str) -> dict:
+                 topic: str, brief: bool = False) -> dict:
         """An article shaped like a rule's about ``fact``'s subject that states no rule of the business:
         what other organisations publish for it (a comparable subject, two times in five; each figure
         named with its organisation and equal to no value any fact on the subject ever had), how often
@@ -384,7 +419,7 @@ class KnowledgeBaseArchiveGenre(Genre):
         if lines:
             sections.append({"heading": rng.choice(_BODY), "paragraphs": lines, "bullets": [], "kind": "key"})
         sections.append({"heading": rng.choice(_STEPS_HEADINGS), "paragraphs": [],
-                         "bullets": rng.sample(_STEPS, k=rng.randint(2, 4)), "kind": ""})
+                         "bullets": rng.sample(_STEPS, k=_steps(rng, 4, brief)), "kind": ""})
         return {"title": upper_first(rng.choice(_TITLES).format(**values)), "sections": sections, "facts": []}
 
     def extract_text(self, files: list[RenderedFile], author_text: str) -> str:

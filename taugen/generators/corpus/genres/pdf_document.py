@@ -9,6 +9,12 @@ Variants:
 * ``slides``: a 16:9 landscape deck: a title slide, an agenda, content slides (a heading and bullets,
   at most :data:`MAX_PER_SLIDE` renditions per slide), a "What changed" slide for replaced rules and
   a closing slide. ``metadata["page_facts"]`` maps each 1-based page number to the fact ids it states.
+  Carriers and fillers come from one process: a deck's rule slides hold its renditions, and slides of
+  the same shape (a category heading, bullets, a products label) hold other subjects of the topic with a
+  grounded figure that is no rule of the business (another organisation's published figure, how often
+  customers asked), as many in a deck without rules as decks hold rule groups and now and then one
+  beside the rules; then working-note slides (:data:`_WORKING_SLIDES`) bring every deck to the length
+  the planner gave it (``plan.length_words``, stratified over the decks within :data:`SLIDE_WORDS`).
 
 A superseded rendition is a replaced rule (revision table, "What changed" slide) only when
 :func:`~taugen.generators.corpus.genre.shown_as_history` holds on the document's date (``plan.end``):
@@ -71,6 +77,10 @@ if TYPE_CHECKING:
 
 SUFFIX = ".pdf"
 MAX_PER_SLIDE = 3
+SLIDE_WORDS = (90, 640)
+"""A deck's length in words of page text (title, agenda, slides, closing and page footers): the planner
+stratifies it over the decks (``spread_words``), and every deck, with or without rules, gets working-note
+slides until it reaches its length (a deck whose rules alone pass it stays as it is)."""
 SLIDE_SIZE = (960.0, 540.0)  # 13.333 x 7.5 inches, 16:9
 _HANDBOOK_FRAME = (LETTER[0] - 2 * inch, LETTER[1] - 2 * inch)  # the body frame inside one-inch margins
 _INK = colors.HexColor("#1F2A37")
@@ -303,6 +313,10 @@ class PdfDocumentGenre(Genre):
     categories = ()
     variants = ("handbook", "slides")
     binary = True
+    spread_words = {"slides": SLIDE_WORDS}
+    """Decks get planned lengths (:data:`SLIDE_WORDS`); handbooks get long-document ``target_words``."""
+    grounded_fillers = True
+    """A deck without rules fills rule-shaped bullets with grounded figures (peers' terms, the team's counts)."""
 
     # ---------------------------------------------------------------------------------------------
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
@@ -490,33 +504,30 @@ class PdfDocumentGenre(Genre):
         presented = plan.end.date()
         current = [r for r in plan.renditions if not shown_as_history(plan, r, presented)]  # in force that day
         replaced = [r for r in plan.renditions if shown_as_history(plan, r, presented)]
-        if not plan.renditions:
-            heading, items = "", []
-            for kind, text in _blocks(context.templates.get_template("pdf_document/slides_filler.j2").render(**values)):
-                if kind == "heading":
-                    if heading:
-                        slides.append((heading, items, ()))
-                    heading, items = text, []
-                else:
-                    items.append(bullet(text))
-            if heading:
-                slides.append((heading, items, ()))
-        groups: dict[str, list] = {}
+        # One process for every deck: rule slides (the renditions), slides of the same shape about other
+        # subjects of the topic holding a grounded figure (as many in a deck without rules as a deck has
+        # rule groups, now and then one beside the rules), then working-note slides until the deck has
+        # about the length the planner gave it.
+        entries: dict[str, list[tuple[str, str | None, str]]] = {}  # heading -> (text, fact id, note)
         for rendition in current:
-            groups.setdefault(_heading_for(plan.facts[rendition.fact_id]), []).append(rendition)
-        for heading, members in groups.items():
+            fact = plan.facts[rendition.fact_id]
+            note = f"Applies to: {_products(fact, context)}" if fact.applies_to else ""
+            entries.setdefault(_heading_for(fact), []).append((rendition.text, rendition.fact_id, note))
+        deck_rng = plan.rng("deck")
+        for fact, text, note in _subject_items(deck_rng, plan, context, presented, bool(plan.renditions)):
+            entries.setdefault(_heading_for(fact), []).append((text, None, note))
+        for heading, members in entries.items():
             chunks = math.ceil(len(members) / MAX_PER_SLIDE)
             size = math.ceil(len(members) / chunks)
             for part in range(chunks):
                 chunk = members[part * size:(part + 1) * size]
                 items: list[Flowable] = []
-                for rendition in chunk:
-                    items.append(bullet(rendition.text, rendition.fact_id))
-                    fact = plan.facts[rendition.fact_id]
-                    if fact.applies_to:
-                        items.append(_para(f"Applies to: {_products(fact, context)}", "slide_note"))
+                for text, fact_id, note in chunk:
+                    items.append(bullet(text, fact_id))
+                    if note:
+                        items.append(_para(note, "slide_note"))
                 label = heading if part == 0 else f"{heading} (continued)"
-                slides.append((label, items, tuple(r.fact_id for r in chunk)))
+                slides.append((label, items, tuple(fact_id for _text, fact_id, _note in chunk if fact_id)))
         for part in range(math.ceil(len(replaced) / MAX_PER_SLIDE)):
             chunk = replaced[part * MAX_PER_SLIDE:(part + 1) * MAX_PER_SLIDE]
             items = []
@@ -526,13 +537,20 @@ class PdfDocumentGenre(Genre):
                 items.append(bullet(f"Previous rule, until {_long_date(until)}: {rendition.text}", rendition.fact_id))
             slides.append(("What changed" if part == 0 else "What changed (continued)", items,
                            tuple(r.fact_id for r in chunk)))
-
         closing_heading, closing_items = "Questions and help", []
         for kind, text in _blocks(context.templates.get_template("pdf_document/slides_closing.j2").render(**values)):
             if kind == "heading":
                 closing_heading = text
             else:
                 closing_items.append(bullet(text))
+        footer = f"{brand} | {plan.topic_title} | Team briefing"
+        cover = f"{plan.topic_title} Team briefing {brand} {presenter}, {values['team']} Presented {_long_date(presented)}"
+        words = _deck_words(slides + [(closing_heading, closing_items, ())], footer) + _words(cover) + \
+            _words(f"Agenda {closing_heading} {footer} 2")
+        target = plan.length_words or deck_rng.randint(*SLIDE_WORDS)
+        before, after = _working_slides(deck_rng, plan, context, values, presented, target - words, footer)
+        slides = [(heading, [bullet(text) for text in texts], ()) for heading, texts in before] + slides + \
+                 [(heading, [bullet(text) for text in texts], ()) for heading, texts in after]
         agenda = list(dict.fromkeys(heading.replace(" (continued)", "") for heading, _items, _ids in slides))
         agenda.append(closing_heading)
 
@@ -556,8 +574,6 @@ class PdfDocumentGenre(Genre):
             story.append(box)
             if index < len(all_slides) - 1:
                 story.append(PageBreak())
-
-        footer = f"{brand} | {plan.topic_title} | Team briefing"
 
         def on_page(canvas: Canvas, doc: BaseDocTemplate) -> None:
             canvas.saveState()
@@ -623,6 +639,180 @@ class PdfDocumentGenre(Genre):
                 findings.append(error("structure", "page_out_of_range", subject,
                                       f"page_facts names page {number} of {len(texts)}"))
         return findings
+
+
+# ---------------------------------------------------------------------------------------------------
+# Slide decks: one process for carriers and fillers
+# ---------------------------------------------------------------------------------------------------
+
+_SLOT_COUNTS = (1, 1, 2, 2, 3, 4, 5)
+"""How many subjects a deck without rules covers with a grounded figure (about as many as decks with rules
+hold rules)."""
+_PEER_BULLETS = ("For comparison, {P} publishes {V} for {S}",
+                 "{P}'s published terms list {V} for {S}",
+                 "Customers who are also with {P} may quote {V} for {S}; that is {P}'s figure, not ours",
+                 "{P} charges {V} for {S}, according to its current published terms")
+_VOLUME_BULLETS = ("In {MONTH}, {N} customers asked about {S}",
+                   "{S} came up in {N} calls and chats in {MONTH}",
+                   "We logged {N} questions about {S} in {MONTH}",
+                   "{N} complaints in {MONTH} mentioned {S}")
+_NOTE_BULLETS = ("Customers often ask about {S} after a bill or statement arrives",
+                 "Most questions about {S} come in by phone; some arrive by secure message",
+                 "Check which product the customer holds before answering a question about {S}",
+                 "Questions about {S} are usually answered on the first contact")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+_WORKING_SLIDES = (  # (heading, bullets): working notes of a team briefing; {topic} {team} {brand} {M} month
+    ("Why this briefing", ("Customers ask us about {topic} in person, by phone and in chat",
+                           "We want every answer to be consistent, accurate and well recorded",
+                           "{team} owns the reference material for this subject",
+                           "This briefing replaces the notes circulated before {M}",
+                           "Team leaders will run a short refresher at the next huddle")),
+    ("Handling the conversation", ("Confirm who you are speaking to before discussing the account",
+                                   "Listen to the full request and repeat it back",
+                                   "Check the staff reference before you quote a rule",
+                                   "Offer a written summary when the customer asks for one",
+                                   "Use plain words and avoid internal terms")),
+    ("Records and referrals", ("Note the outcome and any promise you made in the case notes",
+                               "Refer requests outside the reference to {team}",
+                               "Log complaints the same day and tell the customer who will contact them",
+                               "Attach copies of letters and forms the customer sends in")),
+    ("What customers tell us", ("Many customers contact us only after something has gone wrong",
+                                "Customers want one clear answer, not a list of options",
+                                "Several asked for the rules to be sent by email after the call",
+                                "Long hold times are the most common complaint about {topic}")),
+    ("Common mistakes", ("Quoting from memory instead of the current reference",
+                         "Promising a call back without booking it in the case system",
+                         "Closing a case before the customer has confirmed the outcome",
+                         "Answering for another product than the one the customer holds")),
+    ("Quality review findings", ("Reviewers sampled calls and chats about {topic} in {M}",
+                                 "Most answers were accurate and well explained",
+                                 "Case notes were the weakest area: outcomes were often missing",
+                                 "Good examples will be shared in the team channel")),
+    ("Escalations", ("Escalate to a team leader when the customer asks for a decision you cannot make",
+                     "Urgent cases go to {team} by phone, not by email",
+                     "Tell the customer who will contact them next and by when",
+                     "Record the escalation and its reason in the case notes")),
+    ("Customer letters and messages", ("Use the approved letters from the library; never edit a template",
+                                       "Send the published customer material rather than your own summary",
+                                       "Check the customer's preferred contact channel before sending",
+                                       "Ask the content team when a letter seems out of date")),
+    ("Vulnerable customers", ("Take extra time and check the customer has understood",
+                              "Offer to speak with someone the customer trusts, with their consent",
+                              "Record any support needs so the customer does not have to repeat them",
+                              "Ask a team leader when you are unsure what help to offer")),
+    ("Working with other teams", ("{team} answers questions from front-line colleagues",
+                                  "Product questions go to the product owners through the usual queue",
+                                  "Share feedback on the reference with {team} at any time",
+                                  "Do not forward customer data by personal email")),
+    ("Keeping up to date", ("Read the reference again after each reissue",
+                            "Check the last-reviewed date before quoting a page",
+                            "New starters read this briefing during induction",
+                            "Ask {team} when the reference and customer material disagree")),
+    ("Next steps", ("Team leaders share this deck at the next huddle",
+                    "Questions collected in {M} will be answered in the next issue",
+                    "Suggestions for the next briefing go to {team}",
+                    "Please confirm you have read this briefing")),
+)
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def _deck_words(slides: list[tuple[str, list[Flowable], tuple[str, ...]]], footer: str) -> int:
+    """Words a deck's slides put on its pages: heading twice (the slide and the agenda), items, footer."""
+    total = 0
+    for heading, items, _ids in slides:
+        total += 2 * _words(heading) + _words(footer) + 1
+        total += sum(_words(item.getPlainText()) for item in items if isinstance(item, Paragraph))
+    return total
+
+
+def _subject_items(rng, plan: ArtifactPlan, context: RenderContext, day: dt.date,
+                   has_rules: bool) -> list[tuple["Fact", str, str]]:
+    """Bullets shaped like rule bullets about other subjects of the deck's topic, each holding a grounded
+    figure that is no rule of the business: another organisation's published figure (a comparable subject,
+    :func:`~taugen.generators.corpus.genres.benchmarks.comparable_facts`, two times in five; equal to no
+    value any fact on the subject ever had), how often customers asked about it (a count that is none of
+    the subject's values), or a working note. A deck without rules gets one to five (as many as decks hold
+    rule groups), a deck with rules one in two times. Returns ``[(subject fact, text, note)]`` (note: the
+    products label, or ''); ``[]`` when the context has no facts."""
+    from taugen.authoring.values import find_surface_form
+    from taugen.generators.corpus.genres.benchmarks import (
+        comparable_facts,
+        peer_names,
+        peer_value,
+        portable,
+        subject_values,
+        topic_subjects,
+    )
+
+    owned = {(fact.subject or "").lower() for fact in plan.facts.values()}
+    arcs = {fact.id for fact in plan.facts.values()} | {fact.supersedes for fact in plan.facts.values()}
+    subjects = [f for f in topic_subjects(context, plan.topic) if (f.subject or "").lower() not in owned
+                and f.id not in arcs and f.supersedes not in arcs]
+    if not subjects:
+        return []
+    rng.shuffle(subjects)
+    wanted = (1 if rng.random() < 0.5 else 0) if has_rules else rng.choice(_SLOT_COUNTS)
+    peers = peer_names(rng, plan.faker(context.config.locale, "deck-peers"), context, 3)
+    comparable = set(id(f) for f in comparable_facts(context, plan.topic))
+    items = []
+    for fact in subjects[:wanted]:
+        subject = _lower_first((fact.subject or "").strip().rstrip("."))
+        avoid = subject_values(context, fact, plan.facts.values())
+        guarded = [other.value for other in context.facts.values() if other.value is not None
+                   and other.value.canonical() in avoid]
+        draw = rng.random()
+        note = f"Applies to: {_products(fact, context)}" if fact.applies_to else ""
+        if draw < 0.4 and id(fact) in comparable and portable(subject, context):
+            peer = rng.choice(peers)
+            value = peer_value(rng, fact, avoid)
+            items.append((fact, _upper_first(rng.choice(_PEER_BULLETS).format(P=peer, V=value.canonical(),
+                                                                               S=subject)), ""))
+            continue
+        line = ""
+        if draw < 0.75:
+            for _ in range(20):
+                month = day - dt.timedelta(days=rng.randint(20, 60))
+                candidate = _upper_first(rng.choice(_VOLUME_BULLETS).format(
+                    S=subject, N=rng.randint(6, 240), MONTH=f"{_MONTHS[month.month - 1]} {month.year}"))
+                if not any(find_surface_form(value, candidate) for value in guarded):
+                    line = candidate
+                    break
+        items.append((fact, line or _upper_first(rng.choice(_NOTE_BULLETS).format(S=subject)), note))
+    return items
+
+
+def _working_slides(rng, plan: ArtifactPlan, context: RenderContext, values: dict, day: dt.date, room: int,
+                    footer: str) -> tuple[list[tuple[str, list[str]]], list[tuple[str, list[str]]]]:
+    """Working-note slides (:data:`_WORKING_SLIDES`, two to five bullets each) worth about ``room`` words
+    of page text, split into those shown before the rules (at most one) and after them. Slides are taken
+    in a seeded order while they bring the deck closer to its length; the last one gets as many bullets
+    as fit. Returns ``(before, after)`` as ``[(heading, bullets)]``."""
+    month = day - dt.timedelta(days=rng.randint(20, 80))
+    fill = {"topic": values["topic"], "team": values["team"], "brand": context.config.brand,
+            "M": f"{_MONTHS[month.month - 1]} {month.year}"}
+    pool = list(_WORKING_SLIDES)
+    rng.shuffle(pool)
+    chosen: list[tuple[str, list[str]]] = []
+    for heading, lines in pool:
+        overhead = 2 * _words(heading) + _words(footer) + 1
+        bullets = [_upper_first(line.format(**fill)) for line in rng.sample(lines, k=len(lines))]
+        sizes = [overhead + sum(_words(b) for b in bullets[:k]) for k in range(2, len(bullets) + 1)]
+        if not sizes or room < sizes[0] / 2:
+            break
+        fits = [k for k, size in zip(range(2, len(bullets) + 1), sizes) if size <= room]
+        k = max(fits) if fits else 2
+        chosen.append((heading, bullets[:k]))
+        room -= sizes[k - 2]
+    first = [slide for slide in chosen if slide[0] == "Why this briefing"]
+    return first, [slide for slide in chosen if slide[0] != "Why this briefing"]
+
+
+def _upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _rules_in_force(story: list, headings: list[str], number: int, current: list, plan: ArtifactPlan,

@@ -56,6 +56,15 @@ if TYPE_CHECKING:
 
 
 SUFFIX = ".txt"
+MIN_TOKENS = 250
+MAX_TOKENS = 720
+"""A transcript's length in tokens of the delivered text (words and punctuation marks of the header,
+turn labels, times and turns, as the realism gate counts them: a chat's times and turn numbers weigh
+more than a phone call's labels): the planner stratifies it over the transcripts (``spread_words``) and
+:meth:`SupportTranscriptGenre.render` adds or leaves out optional exchanges to reach it (a conversation's opening, renditions and closing are
+never left out, and at most 30 turns are written)."""
+SHORT_WORDS = 130
+"""A conversation planned at fewer words than this leaves out the identity check and the hold."""
 Channel = Literal["chat", "phone"]
 Role = Literal["agent", "customer"]
 
@@ -618,7 +627,7 @@ def _pick(rng: random.Random, pool, brief: bool = False, limit: int = 64):
 
 def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Channel, *, brief: bool = False,
                        max_turns: int = 30, min_turns: int = 6, genders: tuple[str, str] | None = None,
-                       max_words: int | None = None) -> Conversation:
+                       max_words: int | None = None, words: int | None = None) -> Conversation:
     """Build a deterministic agent–customer conversation for ``plan``.
 
     Args:
@@ -632,6 +641,11 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
         max_turns / min_turns: bounds on the number of turns (6–30 for transcripts).
         genders: ``(agent, customer)`` as ``"female"``/``"male"`` to pick matching first names.
         max_words: stop adding optional exchanges once the conversation has this many words.
+        words: a planned length in words (``plan.length_words``): optional exchanges are added, up to
+            ``max_turns`` turns, while they keep the conversation within this many words (it overrides
+            ``max_words``; under :data:`SHORT_WORDS` the identity check and holds are left out); a
+            conversation whose opening, renditions and closing alone are longer keeps
+            them all. None keeps the drawn number of exchanges.
 
     Returns:
         A :class:`Conversation` with turn offsets (seconds) estimated from word counts and typing or
@@ -699,7 +713,8 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
             say("customer", upper_first(reason) + ".")
 
     boundaries: list[int] = []  # places where an unrelated exchange may be inserted
-    if not brief and rng.random() < (0.6 if channel == "phone" else 0.3):
+    short = words is not None and words < SHORT_WORDS  # a planned short conversation skips the optional checks
+    if not brief and rng.random() < (0.6 if channel == "phone" else 0.3) and not short:
         question, answer = rng.choice(_VERIFY)
         say("agent", question)
         say("customer", answer.format(street=fake.street_address(), city=fake.city(),
@@ -732,7 +747,7 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
                 say("customer", _pick(rng, _QUESTIONS, brief).format(subject=subject))
             else:
                 say("customer", rng.choice(_QUESTIONS_NO_SUBJECT))
-        if not brief and rng.random() < 0.3:
+        if not brief and rng.random() < 0.3 and not short:
             hold, ok = rng.choice(_HOLDS)
             say("agent", hold)
             say("customer", ok)
@@ -773,6 +788,8 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
     else:
         ceiling = max(min_turns + 2, 24 if channel == "chat" else 26)
         target = rng.randint(max(min_turns, len(core) + len(closing)), max(ceiling, len(core) + len(closing)))
+    if words is not None:  # the planner gave this conversation its length: exchanges fill it
+        target, max_words = max_turns, words
     target = min(target, max_turns)
     words = sum(len(t.text.split()) for t in core + closing)
     body = list(core)
@@ -1091,6 +1108,8 @@ class SupportTranscriptGenre(Genre):
     label = "Support transcript"
     max_facts = 3
     variants = ("chat", "phone")
+    spread_words = (MIN_TOKENS, MAX_TOKENS)
+    """Planned lengths in tokens of the delivered text (:data:`MIN_TOKENS`, :data:`MAX_TOKENS`)."""
 
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
         """Render ``plan`` as a transcript; deterministic for a given plan.
@@ -1104,14 +1123,35 @@ class SupportTranscriptGenre(Genre):
             raise ValueError(f"{plan.artifact_id}: support_transcript variant must be one of {self.variants}, "
                              f"not '{variant}'")
         tz = local_zone(context)
-        conversation = build_conversation(plan, context, variant)  # type: ignore[arg-type]
-        fit_to_window(conversation, plan, tz)
         template = f"support_transcript/{variant}.txt.j2"
         channel_label = plan.rng("channel").choice(
             ("Live chat (online banking)", "Live chat (mobile app)", "Web chat") if variant == "chat"
             else ("Phone (inbound)", "Phone (inbound, customer care line)", "Phone"))
-        text = render_transcript(conversation, context.templates, template, tz, channel_label=channel_label,
-                                 agent_id=plan.rng("agent_id").randrange(1000, 9999))
+        agent_id = plan.rng("agent_id").randrange(1000, 9999)
+
+        def write(words: int | None) -> tuple[Conversation, str]:
+            conversation = build_conversation(plan, context, variant, words=words)  # type: ignore[arg-type]
+            fit_to_window(conversation, plan, tz)
+            return conversation, render_transcript(conversation, context.templates, template, tz,
+                                                   channel_label=channel_label, agent_id=agent_id)
+
+        if plan.length_words:
+            from taugen.generators.corpus.genres.workplace import token_count  # (workplace imports this module)
+
+            # The planned length counts the whole transcript in tokens (header, turn labels and times);
+            # the conversation's own words are aimed at it in up to three passes, keeping the closest.
+            aim, best = plan.length_words // 2, None
+            for _ in range(3):
+                conversation, text = write(max(aim, 1))
+                miss = plan.length_words - token_count(text)
+                if best is None or abs(miss) < abs(best[0]):
+                    best = (miss, conversation, text)
+                if abs(miss) <= 8:
+                    break
+                aim += miss * len(text.split()) // max(token_count(text), 1)  # tokens to words
+            _miss, conversation, text = best  # type: ignore[misc]
+        else:
+            conversation, text = write(None)
         if variant == "chat":
             stamps = [conversation.turn_time(i) for i in range(len(conversation.turns))]
         else:
