@@ -261,6 +261,13 @@ def test_a_routing_fact_decides_the_team_and_the_transfer_rule_reads_it(banking)
     assert [v.code for v in wrong] == ["K1"] and "wire_trace_routing" in wrong[0].facts
     elsewhere = PolicyContext(state=world, facts=PackFacts(pack), now=pack.now, scenario="You want a new card.")
     assert rule.check(elsewhere, "transfer_to_human_agents", {"department": "wire_desk", "summary": "x"}) != []
+    # every routing task's scenario names its fact's subject as the rule looks for it (a subject holding a
+    # product label, "goods paid for by debit card", once lost the label in the catalogue wording)
+    from taugen.generators.families import routed_by_facts
+    for route in (p for p in space.problems if getattr(p, "family", None) == "route"):
+        realised = _realise(banking, (route,))
+        said = " ".join(str(v) for v in realised.scenario["instructions"].values() if v)
+        assert routed_by_facts(PackFacts(pack), said) == {pack.facts[route.fact_id].value.value: (route.fact_id,)}
 
 
 def test_a_steps_value_needs_distinct_labelled_steps():

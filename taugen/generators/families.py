@@ -38,6 +38,7 @@ are reported with the reason (:func:`unexercisable`).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import re
@@ -382,7 +383,8 @@ class FamilyProblem(Problem):
                 reason_for_call=f"You want to {request}.", known_info=known, unknown_info=unknown,
                 task_instructions=[f"Ask to {request}. If the agent says policy does not allow it, accept that and "
                                    "do not insist."])  # the date is known info: the user gives it when asked
-        if self.family == "route":
+        if self.family == "route":  # the subject as the routing rule reads it (routed_by_facts), word for word
+            description = routing_phrase(context.pack.facts[self.fact_id].subject or description)
             return ScenarioFragment(
                 reason_for_call=f"You need the bank's help with {description}.", known_info=known,
                 task_instructions=[f"Tell the agent you need help with {description}, and answer their questions. "
@@ -410,7 +412,9 @@ class FamilyProblem(Problem):
 
     def solve(self, context: ProblemContext) -> list[GoldCall]:
         if self.family == "route":  # policy names the team: no catalogue lookup, no write but the transfer
-            return [self.binding.route(context.value(self.fact_id).value, self.topic)]  # type: ignore[attr-defined]
+            said = routing_phrase(context.pack.facts[self.fact_id].subject or self.topic.description)
+            return [self.binding.route(context.value(self.fact_id).value,  # type: ignore[attr-defined]
+                                       dataclasses.replace(self.topic, description=said))]
         account_id = context.state.get("account_id")
         calls = self.binding.lookups(context, account_id, self.topic, self.incomplete, self.search_query)
         if self.family in ("fee", "rate_fee"):
@@ -556,6 +560,12 @@ def instantiate(pack: "Pack", binding: FamilyBinding, special: set[str] = frozen
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
 
 
+def routing_phrase(subject: str) -> str:
+    """How a routing fact's subject is said in a scenario and looked for by the routing rule: without a
+    leading article, white space folded ("the wire trace" → "wire trace")."""
+    return " ".join(_ARTICLE.sub("", subject.strip()).split())
+
+
 def routed_by_facts(facts: Any, scenario: str) -> dict[str, tuple[str, ...]]:
     """The teams routing facts send this conversation to: ``{department: (fact ids)}`` for every current fact
     of category ``routing`` with an enum value whose subject (without a leading article) the scenario names,
@@ -570,7 +580,7 @@ def routed_by_facts(facts: Any, scenario: str) -> dict[str, tuple[str, ...]]:
         if category_of(fact_id) != "routing" or not facts.is_current(fact_id):
             continue
         value, subject = facts.value(fact_id), subject_of(fact_id)
-        if isinstance(value, EnumValue) and subject and " ".join(_ARTICLE.sub("", subject).lower().split()) in said:
+        if isinstance(value, EnumValue) and subject and routing_phrase(subject).lower() in said:
             found.setdefault(value.value, []).append(fact_id)
     return {department: tuple(sorted(ids)) for department, ids in sorted(found.items())}
 def family_rules(binding_account_product, normalise: "Any", steps_on_file: "Any" = None) -> tuple:
