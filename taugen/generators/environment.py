@@ -401,6 +401,20 @@ def deep_merge(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+def merged_for_reading(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """``deep_merge(base, patch)`` without copying what ``patch`` leaves alone: the dicts on a patched path
+    are new (shallow copies), every other value is ``base``'s own object. For a reader that does not
+    mutate the result (``model_validate`` builds new models from it); ``base`` is never changed. Equal to
+    :func:`deep_merge`'s result value for value."""
+    merged = dict(base)
+    for key, value in patch.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = merged_for_reading(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
 def diff_patch(before: dict[str, Any], after: dict[str, Any], path: str = "") -> dict[str, Any]:
     """The smallest patch ``p`` with ``deep_merge(before, p) == after``.
 

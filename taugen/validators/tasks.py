@@ -23,7 +23,7 @@ import json
 import re
 from typing import Any
 
-from taugen.generators.environment import Toolkit, clone, deep_merge
+from taugen.generators.environment import Toolkit, clone, merged_for_reading
 from taugen.generators.policy import ManifestFacts
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.findings import Finding, error
@@ -90,7 +90,7 @@ def _toolkit_class(view: BundleView) -> type[Toolkit]:
 def initial_state(toolkit_class: type[Toolkit], db: dict[str, Any], patch: dict[str, Any] | None):
     """The task's starting database: ``db`` with ``patch`` deep-merged, validated (tau2's
     ``update_pydantic_model_with_dict``)."""
-    return toolkit_class.db_model.model_validate(deep_merge(db, patch or {}))
+    return toolkit_class.db_model.model_validate(merged_for_reading(db, patch or {}))
 
 
 def replay(toolkit_class: type[Toolkit], start, actions: list[dict[str, Any]], now) -> tuple[Toolkit, list[str]]:
