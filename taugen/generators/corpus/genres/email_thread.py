@@ -629,7 +629,10 @@ class EmailThreadGenre(Genre):
         # Every thread has a number of slots drawn alike; the rules (and rules named in passing) take
         # theirs and grounded sentences about other subjects of the topic fill the rest, now and then one
         # more: a thread without a rule has as many slots as one with rules, written the same way.
-        wanted = max(rng.choice((2, 2, 3, 3, 4)) - len(groups), 0) + int(rng.random() < 0.25)
+        # The draw runs high enough that a carrier's rules and mention seldom pass it, so threads with and
+        # without rules are as long; at most five slots, so a forwarded thread keeps to six messages.
+        wanted = max(rng.choice((2, 3, 3, 4, 4)) - len(groups), 0) + int(rng.random() < 0.25)
+        wanted = max(0, min(wanted, 5 - len(groups)))
         grounded = self._grounded(rng, plan, context, wanted, start.date())
         for group in grounded:  # keep the rules in date order, grounded slots anywhere among them
             groups.insert(rng.randint(0, len(groups)), group)
@@ -790,13 +793,19 @@ class EmailThreadGenre(Genre):
     @staticmethod
     def _grounded(rng: random.Random, plan: ArtifactPlan, context: RenderContext, wanted: int,
                   day: dt.date) -> list[list[GroundedSlot]]:
-        """``wanted`` slot groups (one grounded sentence, now and then two) about subjects of the plan's
-        topic that the plan does not state (:func:`grounded_slots`); fewer when the topic has fewer."""
-        slots = grounded_slots(rng, context, plan, wanted + 1 if wanted else 0, day, peer_lines=_PEER_LINES,
+        """``wanted`` slot groups about subjects of the plan's topic that the plan does not state
+        (:func:`grounded_slots`), paired as :meth:`_groups` pairs rules (a group of one takes a second
+        sentence with probability 0.4); fewer when the topic has fewer subjects."""
+        slots = grounded_slots(rng, context, plan, 2 * wanted, day, peer_lines=_PEER_LINES,
                                volume_lines=_VOLUME_LINES, note_lines=_NOTE_LINES)
-        groups = [[slot] for slot in slots[:wanted]]
-        if groups and len(slots) > wanted and rng.random() < 0.4:
-            groups[-1].append(slots[wanted])
+        groups: list[list[GroundedSlot]] = []
+        for slot in slots:
+            if groups and len(groups[-1]) == 1 and rng.random() < 0.4:
+                groups[-1].append(slot)
+            elif len(groups) < wanted:
+                groups.append([slot])
+            else:
+                break
         return groups
 
     @staticmethod
