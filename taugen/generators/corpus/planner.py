@@ -584,7 +584,10 @@ def _plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: _H
 
     A filler (with probability ``preset.filler_mentions``) names as many rules as a carrier of its genre
     owns (a seeded draw from that genre's carriers); a carrier with room names one more with half that
-    probability. A mentioned fact is current, owned by another record, dated on or before the record,
+    probability. A genre with ``grounded_fillers`` fills the slots a filler's rules would take with
+    grounded sentences itself, so every record of it, carrier or filler, names one rule with probability
+    ``preset.filler_mentions``: mentions in place of a filler's rules would leave their wording mostly
+    in fillers. A mentioned fact is current, owned by another record, dated on or before the record,
     not in ``excluded`` (client-held, contested, route facts), not in the same supersession arc as a
     fact the record holds, and its value is in none of the record's sentences; the mention states no
     value of a fact the record already names nor of any client-held fact, and a record with a discovery
@@ -614,7 +617,9 @@ def _plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: _H
         if any(r.status in ("pointer", "caveat") for r in draft.renditions):
             continue  # a record that points to the client names nothing else (its words must not give the held value)
         carrier = bool(draft.owned())
-        if carrier:
+        if getattr(hosts.genres[draft.genre], "grounded_fillers", False):
+            wanted = 1 if rng.random() < preset.filler_mentions else 0
+        elif carrier:
             wanted = 1 if rng.random() < preset.filler_mentions / 2 else 0
         else:
             wanted = rng.choice(owned_counts.get(draft.genre) or [1]) if rng.random() < preset.filler_mentions else 0

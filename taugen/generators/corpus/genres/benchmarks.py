@@ -16,26 +16,37 @@ as a carrier with the fact's slot holding a peer's figure:
   equals no value any version of any fact on that subject ever had (so it can never read as the
   business's current or past rule, nor be read back as one by placement or K13);
 * :func:`peer_names`: names of other organisations of the business's own kind (the last word of its
-  name: ``Bank``, ``Mobile``), never the business's or a pack organisation's.
+  name: ``Bank``, ``Mobile``), never the business's or a pack organisation's;
+* :func:`grounded_sentences`: what a record may say about a subject in a rule's place, from the
+  genre's own phrasings: a peer's figure, how often customers asked about it, or a working note.
 
 Every choice is drawn from the ``rng`` / ``fake`` the caller seeds from its artifact.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any
 
 from faker import Faker
 
-from taugen.authoring.values import CapValue, CountValue, DurationValue, MoneyValue, PercentValue
+from taugen.authoring.values import (
+    CapValue,
+    CountValue,
+    DurationValue,
+    MoneyValue,
+    PercentValue,
+    find_surface_form,
+)
 
 if TYPE_CHECKING:
     from taugen.authoring.models import Fact
-    from taugen.generators.corpus.genre import RenderContext
+    from taugen.generators.corpus.genre import ArtifactPlan, RenderContext
 
 COMPARABLE_CATEGORIES = frozenset({"fee", "fees", "rate", "rates", "limit", "limits", "waiver", "waivers"})
 """Categories of rules an organisation sets for itself and publishes (a peer has its own figure)."""
@@ -221,5 +232,176 @@ def peer_names(rng: random.Random, fake: Faker, context: RenderContext, count: i
     return names
 
 
-__all__ = ["COMPARABLE_CATEGORIES", "comparable_facts", "current_ids", "peer_names", "peer_value", "portable",
-           "subject_values", "topic_subjects"]
+def voiced_share(context: RenderContext) -> float:
+    """The share of renditions the build's tier writes in the voiced register (0 for an unknown tier):
+    how often a grounded sentence should take the place a voiced rule would (a comment, a chat line),
+    so that where a record puts its slot says nothing about what the slot holds."""
+    from taugen.generators.tiers import TIERS
+
+    preset = TIERS.get(getattr(context, "tier", ""))
+    return preset.voiced_share if preset is not None else 0.0
+
+
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+
+
+def comparable(context: RenderContext, fact: Fact, subject: str) -> bool:
+    """Whether another organisation publishes a figure for ``fact``'s subject as written (``subject``):
+    a numeric value, a commercial category (:data:`COMPARABLE_CATEGORIES`), a :func:`portable` subject."""
+    return fact.value is not None and fact.value.type in NUMERIC_TYPES and fact.category in COMPARABLE_CATEGORIES \
+        and portable(subject, context)
+
+
+def peer_sentences(rng: random.Random, context: RenderContext, fact: Fact, subject: str, peers: list[str],
+                   extra: Iterable[Fact] = (), *, peer_lines: tuple[str, ...], written: str = "") -> list[str]:
+    """One or two sentences (``peer_lines``: ``{P}`` peer, ``{V}`` figure, ``{S}`` subject, written as
+    ``written`` when given, ``this`` beside a record that already names it) giving what other
+    organisations publish for ``fact``'s subject, each figure named with its organisation and equal to no
+    value any fact on the subject ever had (nor any fact of ``extra``, the caller's plan); ``[]`` when the
+    subject is not :func:`comparable` or ``peers`` is empty."""
+    if not peers or not comparable(context, fact, subject):
+        return []
+    avoid = subject_values(context, fact, extra)
+    lines = []
+    for peer in rng.sample(peers, k=min(len(peers), rng.choice((1, 1, 2)))):
+        value = peer_value(rng, fact, avoid)
+        avoid.add(value.canonical())
+        lines.append(peer_line(rng, peer_lines, peer, value, written or subject))
+    return lines
+
+
+def peer_line(rng: random.Random, peer_lines: tuple[str, ...], peer: str, value: Any, subject: str) -> str:
+    """One of ``peer_lines`` filled with a peer, its figure (canonical form) and the subject."""
+    return rng.choice(peer_lines).format(P=peer, V=value.canonical(), S=subject)
+
+
+def grounded_sentences(rng: random.Random, context: RenderContext, fact: Fact, subject: str, peers: list[str],
+                       day: Any, extra: Iterable[Fact] = (), *, peer_lines: tuple[str, ...],
+                       volume_lines: tuple[str, ...], note_lines: tuple[str, ...],
+                       weights: tuple[float, float] = (0.0, 0.85), written: str = "") -> list[str]:
+    """Sentences a record may write about ``fact``'s subject in the place a rule would take, stating no
+    rule of the business: with probability ``weights[0]`` (when the subject is :func:`comparable`)
+    :func:`peer_sentences`; below ``weights[1]`` how often customers asked about it (``volume_lines``:
+    ``{N}`` count, ``{MONTH}`` a month before ``day``), never one of the subject's values; otherwise a
+    working note without a figure (``note_lines``). ``subject`` is the subject as the record writes it
+    (``written`` replaces it in the sentence when given: ``this``, beside a title that names it);
+    ``extra`` are facts of the caller's plan (their values are avoided too).
+
+    Peers' figures are off by default: a slot of a filler holding money where a carrier's slot holds a
+    rule leaves the money only in fillers once the rules are taken out. A genre that quotes peers puts
+    :func:`comparison` beside any slot, a rule's or not, at one rate."""
+    avoid = subject_values(context, fact, extra)
+    guarded = [other.value for other in list(getattr(context, "facts", {}).values()) + list(extra)
+               if other.value is not None and other.value.canonical() in avoid]
+    draw = rng.random()
+    if draw < weights[0]:
+        lines = peer_sentences(rng, context, fact, subject, peers, extra, peer_lines=peer_lines, written=written)
+        if lines:
+            return lines
+    if draw < weights[1]:
+        template = rng.choice(volume_lines)
+        for _ in range(20):
+            month = day - dt.timedelta(days=rng.randint(20, 60))
+            line = template.format(S=written or subject, N=rng.randint(6, 240),
+                                   MONTH=f"{_MONTHS[month.month - 1]} {month.year}")
+            if not any(find_surface_form(value, line) for value in guarded):
+                return [line]
+    return [rng.choice(note_lines).format(S=written or subject)]
+
+
+def comparison(rng: random.Random, context: RenderContext, fact: Fact | None, subject: str, peers: list[str],
+               extra: Iterable[Fact], chance: float, *, peer_lines: tuple[str, ...], written: str = "this") -> str:
+    """With probability ``chance``, :func:`peer_sentences` about ``fact``'s subject joined into one
+    paragraph (first letters in upper case): what a record says beside any slot, a rule's or a grounded
+    one, so that peers' figures are as common next to rules as elsewhere. The subject is written
+    ``written`` (``this``: the slot beside it has just named it). ``""`` otherwise, or when the subject is
+    not comparable."""
+    if fact is None or rng.random() >= chance:
+        return ""
+    lines = peer_sentences(rng, context, fact, subject, peers, extra, peer_lines=peer_lines, written=written)
+    return " ".join(line[:1].upper() + line[1:] for line in lines)
+
+
+def plan_peers(context: RenderContext, plan: ArtifactPlan) -> list[str]:
+    """Three :func:`peer_names` for a record, from a generator of its own (``plan.faker``), so that
+    naming peers draws nothing from the record's main generator."""
+    return peer_names(random.Random(0), plan.faker(context.config.locale, "grounded-peers"), context, 3)
+
+
+def other_subjects(context: RenderContext, plan: ArtifactPlan) -> list[Fact]:
+    """:func:`topic_subjects` of the plan's topic that the plan does not state: no subject of a fact it
+    holds, no fact of a supersession arc it holds, no subject whose words state its fact's value (sorted
+    by id, as :func:`topic_subjects`)."""
+    owned = {_key(fact.subject) for fact in plan.facts.values()}
+    arcs = {fact.id for fact in plan.facts.values()} | {fact.supersedes for fact in plan.facts.values()}
+    return [fact for fact in topic_subjects(context, plan.topic) if _key(fact.subject) not in owned
+            and fact.id not in arcs and fact.supersedes not in arcs
+            and (fact.value is None or find_surface_form(fact.value, fact.subject or "") is None)]
+
+
+@dataclass
+class GroundedSlot:
+    """A grounded sentence in the place a rule would take (see :func:`grounded_sentences`). It owns no
+    fact; ``status`` and ``register`` let a genre handle it where it handles a rendition.
+
+    Attributes:
+        text: the sentence(s) as written (first letter in upper case).
+        subject: the subject it is about, as a record writes it (``the outgoing domestic wire fee``).
+        register: ``voiced`` as often as the tier writes rules voiced (:func:`voiced_share`), else
+            ``canonical``: a genre that says voiced rules in a comment or a chat line says these there too.
+    """
+
+    text: str
+    subject: str
+    register: str = "canonical"
+    status: str = "grounded"
+    fact_id: str = ""
+    fact: Any = None
+    """The fact whose subject the slot is about (not stated)."""
+
+
+def grounded_slots(rng: random.Random, context: RenderContext, plan: ArtifactPlan, wanted: int, day: Any,
+                   *, peer_lines: tuple[str, ...], volume_lines: tuple[str, ...],
+                   note_lines: tuple[str, ...]) -> list[GroundedSlot]:
+    """Up to ``wanted`` grounded slots about :func:`other_subjects` of the plan (a random choice of them),
+    each from :func:`grounded_sentences` with the genre's phrasings; peers are named by the plan's own
+    generator; ``[]`` when the topic has no such subject."""
+    subjects = other_subjects(context, plan)
+    rng.shuffle(subjects)
+    if wanted <= 0 or not subjects:
+        return []
+    peers = plan_peers(context, plan)
+    share = voiced_share(context)
+    slots = []
+    for fact in subjects[:wanted]:
+        subject = (fact.subject or "").strip().rstrip(".")
+        subject = subject if len(subject) > 1 and subject[:2].isupper() else subject[:1].lower() + subject[1:]
+        lines = grounded_sentences(rng, context, fact, subject, peers, day, plan.facts.values(),
+                                   peer_lines=peer_lines, volume_lines=volume_lines, note_lines=note_lines)
+        text = " ".join(line[:1].upper() + line[1:] for line in lines)
+        slots.append(GroundedSlot(text=text, subject=subject,
+                                  register="voiced" if rng.random() < share else "canonical", fact=fact))
+    return slots
+
+
+__all__ = [
+    "COMPARABLE_CATEGORIES",
+    "GroundedSlot",
+    "comparable",
+    "comparable_facts",
+    "comparison",
+    "current_ids",
+    "grounded_sentences",
+    "grounded_slots",
+    "other_subjects",
+    "peer_line",
+    "peer_names",
+    "peer_sentences",
+    "peer_value",
+    "plan_peers",
+    "portable",
+    "subject_values",
+    "topic_subjects",
+    "voiced_share",
+]

@@ -18,14 +18,19 @@ https://api.slack.com/events/message ; threads: https://api.slack.com/messaging/
   ``&amp;``, ``&lt;`` and ``&gt;``, and mentions are ``<@U…>``.
 
 The export holds three to seven conversations (questions answered in a thread, announcements,
-day-to-day chatter with no values) whether or not some state rules, posted in working hours inside
-the window and never before the rules stated took effect.
-Renditions sit in message text (answers in a thread, or announcements), verbatim after unescaping;
-voiced ones are written as people type in chat. A superseded rendition is framed as history only when
-:func:`~taugen.generators.corpus.genre.shown_as_history` holds on its message's date; otherwise it is
-the rule in force that day and is posted like any other. Sentences the planner adds about a fact
-without owning it (pointers, caveats, route pointers, decoys) are posted in passing in a chatter
-thread, verbatim, with no "approved wording" lead. ``timestamps`` are the message times in
+day-to-day chatter) posted in working hours inside the window and never before the rules stated took
+effect. Carriers and fillers come from one process: every export draws how many conversations about one
+subject it has; a rule the plan owns takes one (answered in a thread or announced, verbatim after
+unescaping; voiced ones as people type in chat), a rule named in passing (a mention the planner adds)
+takes one the same way, and grounded sentences about other subjects of the topic take the rest (see
+:func:`~taugen.generators.corpus.genres.benchmarks.grounded_slots`: how often customers asked, a
+working note); a question often says how the subject came up with customers, and now and then
+someone adds what other organisations publish for the subject
+(:func:`~taugen.generators.corpus.genres.benchmarks.comparison`), beside a rule or not alike. Questions,
+leads and replies come from one pool for every slot. A superseded rendition is framed as history only
+when :func:`~taugen.generators.corpus.genre.shown_as_history` holds on its message's date; otherwise it
+is the rule in force that day and is posted like any other. Pointers, caveats, route pointers and
+decoys are posted in passing in a chatter thread, verbatim. ``timestamps`` are the message times in
 ``ts`` order (the file order).
 """
 
@@ -46,6 +51,13 @@ from taugen.generators.corpus.genre import (
     RenderedFile,
     Rendition,
     register_genre,
+)
+from taugen.generators.corpus.genres.benchmarks import (
+    GroundedSlot,
+    comparison,
+    grounded_sentences,
+    grounded_slots,
+    plan_peers,
 )
 from taugen.generators.corpus.genres.workplace import (
     Colleague,
@@ -68,15 +80,24 @@ _TS = re.compile(r"^\d{9,10}\.\d{6}$")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,79}$")
 _MENTION = re.compile(r"<@(U[A-Z0-9]+)>")
 
-# Chat lines. No digits and no number words: only renditions carry values.
-_QUESTIONS = ("Quick q: what are we telling customers about {S} these days?",
-              "Does anyone have the current wording on {S}? Got a customer asking.",
-              "Sanity check on {S} before I reply to a complaint, what's the rule?",
-              "Can someone remind me how {S} works now? Want to get it right on the call back.",
-              "Is there an approved line for {S}? The macro looks off to me.")
-_ANSWER_LEADS = ("Here's the approved wording:", "This is what's in the current terms:", "Per the latest schedule:",
-                 "Copying from the procedures page:", "From the policy team's sign-off:", "Current rule:")
-_VOICED_LEADS = ("", "", "yep,", "so basically:", "from what I have:", "ok so")
+# Chat lines of a conversation about one subject, whatever its slot holds (a rule, a rule named in
+# passing, a peer's figure, how often customers asked, a working note). {S} subject.
+_QUESTIONS = ("Quick q: anything I should know about {S} these days?",
+              "Does anyone have anything on {S}? Got a customer asking.",
+              "Sanity check on {S} before I reply to a complaint, what do we have?",
+              "Can someone catch me up on {S}? Want to get it right on the call back.",
+              "Anyone looked at {S} lately? The macro looks off to me.")
+_ANSWER_LEADS = ("For reference:", "From what I have:", "Noting it here:", "From the team notes:", "So:", "", "")
+_VOICED_LEADS = ("", "", "yep,", "so basically:", "from what I have:", "ok so", "fyi:", "btw,", "also,")
+"""Leads of a chat line said in passing: a voiced slot or a remark."""
+# Grounded content of a slot that holds no rule (see benchmarks.grounded_sentences). {P} peer, {V} figure.
+_PEER_LINES = ("customers keep quoting {P}'s {V} for {S}.", "for comparison, {P} publishes {V} for {S}.",
+               "had a customer compare us with {P}, which lists {V} for {S}.", "{P}'s terms give {V} for {S}.")
+_VOLUME_LINES = ("{N} customers asked about {S} in {MONTH}.", "{S} came up in {N} calls and chats in {MONTH}.",
+                 "complaints logged {N} cases mentioning {S} in {MONTH}.")
+_NOTE_LINES = ("customers mostly ask about {S} after a statement arrives.",
+               "people keep explaining {S} differently on calls.",
+               "customers sometimes mix up {S} with something else, worth checking what they mean.")
 _ANNOUNCE = ("Heads up, team. {text}", "FYI for anyone on the queue today: {text}", "Posting this so it's pinned "
              "somewhere: {text}", "Reminder, since it came up again: {text}")
 _THANKS = ("thanks!", "perfect, thank you", "great, updating the macro now", "got it, thanks", "ty, that's what I "
@@ -100,7 +121,6 @@ _CHATTER = (  # (opening line, replies that fit it)
 )
 _PURPOSES = ("Day-to-day questions about {T} for the operations teams.", "Working channel for {T} changes and "
              "customer questions.", "Shared channel between {bank} and {other} for {T} work.")
-_REMARK_LEADS = ("", "", "fyi:", "btw,", "also,")
 _REACTIONS = ("+1", "white_check_mark", "pray", "eyes", "raised_hands", "thumbsup", "100")
 
 
@@ -136,6 +156,8 @@ class ChannelExportGenre(Genre):
                 ("text", "internal", 2), ("enum", "shared", 1), ("count", "internal", 1), ("cap", "shared", 1),
                 ("none", "internal", 1))
     voiced = True
+    grounded_fillers = True
+    """Conversations whose slot holds no rule hold grounded sentences (peers' figures, customers' questions)."""
 
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
         """Write the channel's messages and export them.
@@ -174,13 +196,21 @@ class ChannelExportGenre(Genre):
         bank_people = [p for p in people if p.org.id == bank.id]
         chatter = list(_CHATTER)
         rng.shuffle(chatter)
-        owned = sorted((r for r in plan.renditions if r.status not in CUE_STATUSES), key=lambda r: (r.date, r.fact_id))
-        remarks = [r for r in plan.renditions if r.status in CUE_STATUSES]  # said in passing, own nothing
-        order: list[object] = list(owned)
+        # Conversations about one subject each: a rule the plan owns, a rule named in passing (a mention),
+        # or a grounded sentence about another subject of the topic. Every export draws how many subject
+        # conversations it has alike; rules take theirs, grounded sentences the rest (now and then one more).
+        slotted = sorted((r for r in plan.renditions if r.status not in CUE_STATUSES or r.status == "mention"),
+                         key=lambda r: (r.date, r.fact_id))
+        remarks = [r for r in plan.renditions if r.status in CUE_STATUSES and r.status != "mention"]  # in passing
+        order: list[object] = list(slotted) + grounded_slots(
+            rng, context, plan, max(rng.choice((1, 1, 2, 2, 3)) - len(slotted), 0) + int(rng.random() < 0.25),
+            plan.start.date(), peer_lines=_PEER_LINES,
+            volume_lines=_VOLUME_LINES, note_lines=_NOTE_LINES)
         wanted = rng.randint(3, 7)  # conversations in the export, with or without rules
         order += chatter[:max(wanted - len(order), 1 if order else 3)]
         rng.shuffle(order)
         chatter_threads = [index for index, item in enumerate(order) if isinstance(item, tuple)]
+        peers = plan_peers(context, plan)
         remark_in = {id(remark): rng.choice(chatter_threads) for remark in remarks}
         for position, item in enumerate(order):
             if isinstance(item, tuple):
@@ -191,20 +221,34 @@ class ChannelExportGenre(Genre):
                     post(rng.choice([p for p in people if p is not asker]), reply, parent)
                 for remark in remarks:
                     if remark_in[id(remark)] == position:
-                        lead = rng.choice(_REMARK_LEADS)
+                        lead = rng.choice(_VOICED_LEADS)
                         post(rng.choice([p for p in people if p is not asker]),
                              f"{lead} {lower_first(remark.text) if lead.endswith(',') else remark.text}" if lead
                              else remark.text, parent if rng.random() < 0.5 else None)
                 continue
-            assert isinstance(item, Rendition)
+            assert isinstance(item, (Rendition, GroundedSlot))
             answerer = rng.choice(bank_people)
+            subject = item.subject if isinstance(item, GroundedSlot) else subject_phrase(plan, item)
+            fact = item.fact if isinstance(item, GroundedSlot) else plan.facts.get(item.fact_id)
+            # now and then someone adds what other organisations publish for the subject (rule or not alike)
+            aside = comparison(rng, context, fact, subject, peers, plan.facts.values(), 0.35, peer_lines=_PEER_LINES)
             if rng.random() < 0.65:
                 asker = rng.choice([p for p in people if p is not answerer])
-                parent = post(asker, rng.choice(_QUESTIONS).format(S=subject_phrase(plan, item)))
+                question = rng.choice(_QUESTIONS).format(S=subject)
+                if fact is not None and rng.random() < 0.5:  # how it came up (a rule's subject or not alike)
+                    question += " " + " ".join(line[:1].upper() + line[1:] for line in grounded_sentences(
+                        rng, context, fact, subject, peers, plan.start.date(), plan.facts.values(),
+                        peer_lines=_PEER_LINES, volume_lines=_VOLUME_LINES, note_lines=_NOTE_LINES,
+                        written="this"))
+                parent = post(asker, question)
                 post(answerer, "", parent, item, "answer")
+                if aside:
+                    post(rng.choice([p for p in people if p is not answerer]), aside, parent)
                 post(asker, rng.choice(_THANKS), parent)
             else:
                 parent = post(answerer, "", None, item, "announce")
+                if aside:
+                    post(rng.choice([p for p in people if p is not answerer]), aside, parent)
                 if rng.random() < 0.6:
                     follower = rng.choice([p for p in people if p is not answerer])
                     post(follower, rng.choice(_FOLLOW), parent)
@@ -219,13 +263,19 @@ class ChannelExportGenre(Genre):
             rendition = item["rendition"]
             if rendition is None:
                 continue
-            lead, tail = written_history(rng, plan, rendition, moment.date())  # only when history that day
+            lead, tail = ("", "") if isinstance(rendition, GroundedSlot) else \
+                written_history(rng, plan, rendition, moment.date())  # only when history that day
             if lead:
                 item["text"] = " ".join(part for part in (lead, rendition.text, tail) if part)
+            elif item["shape"] == "announce":
+                item["text"] = rendition.text
             elif rendition.register == "voiced":
-                item["text"] = " ".join(part for part in (rng.choice(_VOICED_LEADS), rendition.text) if part)
+                said = rng.choice(_VOICED_LEADS)
+                text = lower_first(rendition.text) if isinstance(rendition, GroundedSlot) and said.endswith(",") \
+                    else rendition.text
+                item["text"] = " ".join(part for part in (said, text) if part)
             else:
-                item["text"] = f"{rng.choice(_ANSWER_LEADS)} {rendition.text}"
+                item["text"] = " ".join(part for part in (rng.choice(_ANSWER_LEADS), rendition.text) if part)
             if item["shape"] == "announce" and not lead:
                 item["text"] = rng.choice(_ANNOUNCE).format(text=item["text"])
         stamps: list[str] = []
@@ -266,7 +316,7 @@ class ChannelExportGenre(Genre):
                 name = rng.choice(_REACTIONS)
                 message["reactions"] = [{"name": name, "users": [ids[p.handle] for p in reactors],
                                          "count": len(reactors)}]
-            if item["rendition"] is not None:
+            if isinstance(item["rendition"], Rendition) and item["rendition"].status not in CUE_STATUSES:
                 fact_posts[item["rendition"].fact_id] = post_ts[index]
             messages.append(message)
         messages.sort(key=lambda m: m["ts"])

@@ -22,6 +22,15 @@ would use the wall clock and the global random generator). Dates use the domain'
 charset=utf-8`` sent ``7bit`` when ASCII, else ``8bit`` (RFC 2045 §2.7–2.8), with paragraphs kept on one
 line (under the 998-octet limit of RFC 5322 §2.1.1) so that no sentence is broken by quoting.
 
+Carriers and fillers come from one process: every thread draws how many *slots* it has; the
+renditions (rules, and rules the planner names in passing) take theirs and grounded sentences about
+other subjects of the topic take the rest (see
+:func:`~taugen.generators.corpus.genres.benchmarks.grounded_slots`: how often customers asked, a
+working note), so a thread without a rule is written by the same code, with the same openers, leads,
+tails, requests and subject lines, as one with rules. Now and then a message adds what other
+organisations publish for its slot's subject, and a bank opener how the subject came up with customers,
+beside a rule or not alike.
+
 Renditions sit in staff paragraphs of the message dated on (or nearest to) the rendition's date;
 superseded ones sit in older messages than current ones. A superseded rendition is framed as history
 only when :func:`~taugen.generators.corpus.genre.shown_as_history` holds on its message's date (the
@@ -54,6 +63,13 @@ from taugen.generators.corpus.genre import (
     register_genre,
     shown_as_history,
     stable_seed,
+)
+from taugen.generators.corpus.genres.benchmarks import (
+    GroundedSlot,
+    comparison,
+    grounded_sentences,
+    grounded_slots,
+    plan_peers,
 )
 from taugen.validators.findings import Finding, error
 
@@ -112,6 +128,7 @@ class ThreadMessage:
         kind: ``new``, ``reply`` or ``forward``.
         text: the message's own text (greeting, paragraphs, sign-off, signature).
         renditions: renditions stated in this message's own text.
+        slots: what the message states in a rule's place: its renditions and grounded sentences.
     """
 
     index: int
@@ -125,6 +142,7 @@ class ThreadMessage:
     kind: str = "reply"
     text: str = ""
     renditions: list[Rendition] = field(default_factory=list)
+    slots: list[Rendition | GroundedSlot] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -204,15 +222,15 @@ _OPENER_CONTEXT = {
 }
 _REQUESTS = {
     "bank": (
-        "I'll follow up with the approved wording once it's signed off.",
+        "I'll follow up with the details once I've checked them.",
         "Could you tell me what {A} currently shows for the {S}?",
         "Can you send me a copy of what's live today?",
     ),
     "other": (
-        "Could you send us the current wording for the {S}?",
-        "Can you confirm what we should show for the {S}?",
-        "Please share the approved text when you have it.",
-        "Could you point us to the current version of your terms on this?",
+        "Could you send over what you have on the {S}?",
+        "Can you tell us where things stand on the {S}?",
+        "Please share the details when you have them.",
+        "Could you point us to the latest on this?",
     ),
 }
 _FILLER_SCENARIOS = (  # (subject, opener, reply, closer)
@@ -322,31 +340,40 @@ _CLOSERS = (
     "That works. Appreciate your help on this.",
     "Thanks, we're all set.",
 )
+# Leads and tails of a paragraph holding a thread's slot, whatever it holds (a rule, a peer's figure, how
+# often customers asked, a working note). {S} is the slot's own subject.
 _LEADS_OWN = (
-    "Here is the rule as approved:",
-    "To confirm the current position on the {S}:",
-    "For {A}, please use this wording:",
-    "The approved text is below.",
-    "Our terms on this are settled.",
-    "Quoting the updated schedule:",
-    "This is the line our staff use with customers:",
-    "Here's the wording from our current terms.",
+    "On the {S}:",
+    "To confirm where we are on the {S}:",
+    "For {A}, here's what we have on the {S}.",
+    "Some background for {A}:",
+    "Here's what I found on the {S}.",
+    "For reference:",
+    "A quick note on the {S}.",
+    "This came out of our review this week:",
 )
 _LEADS_RESTATED = (
-    "Confirming what we have configured:",
+    "Confirming what we have:",
     "Per your last note, we've recorded the following:",
-    "Our reading of your current terms is:",
-    "This is the wording we now have on file:",
-    "Just so we're aligned, this is what we'll publish:",
+    "For our notes on the {S}:",
+    "This is what we now have on file:",
+    "Just so we're aligned on the {S}:",
 )
 _LEADS_LIST = {
-    "bank": ("These are the points to reflect:", "Please build the following exactly as written:",
-             "The approved wording for the {T} items:"),
-    "other": ("Here is what we have on file:", "To confirm, this is what we'll publish:",
-              "Our notes now read as follows:"),
+    "bank": ("A few points on {T}:", "Here's where things stand on {T}:", "Notes for {A}:"),
+    "other": ("Here is what we have on file:", "Our notes now read as follows:", "For our records:"),
 }
-_TAILS = ("Please mirror that exactly.", "Let me know if that doesn't match your records.", "Nothing else changes.",
-          "Shout if that reads oddly.", "That's the version to use going forward.")
+_TAILS = ("Let me know if that doesn't match your records.", "Shout if anything looks off.",
+          "Happy to talk it through.", "Worth keeping in mind for {A}.", "Nothing else changes.")
+# Grounded content of a slot that holds no rule (see benchmarks.grounded_sentences). {P} peer, {V} figure.
+_PEER_LINES = ("For comparison, {P} publishes {V} for {S}.", "Customers keep quoting {P}'s {V} for {S}.",
+               "{P}'s published terms give {V} for {S}.", "A customer compared us with {P}, which lists {V} for {S}.")
+_VOLUME_LINES = ("We had {N} customer questions about {S} in {MONTH}.", "{S} came up in {N} calls in {MONTH}.",
+                 "Our contact centre logged {N} questions about {S} in {MONTH}.",
+                 "{N} customers asked us about {S} in {MONTH}.")
+_NOTE_LINES = ("Customers keep asking about {S}, and the explanation on calls varies.",
+               "Most questions about {S} come in by phone rather than in writing.",
+               "Customers sometimes mix up {S} with something else, so staff check what they mean first.")
 _FORWARD_NOTES = (
     "Forwarding the note below from {colleague}. Please update {A} accordingly.",
     "See below from {colleague}. Can your team pick this up for {A}?",
@@ -567,6 +594,8 @@ class EmailThreadGenre(Genre):
     voiced = True
     label = "Email thread"
     max_facts = 4
+    grounded_fillers = True
+    """Slots that hold no rule hold grounded sentences (peers' published figures, customers' questions)."""
 
     # ---------------------------------------------------------------------------------------------- render
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
@@ -595,9 +624,20 @@ class EmailThreadGenre(Genre):
                 titles = [t for t in _TITLES.get(role, _TITLES["business"]) if t != pair[0].title]
                 pair[1].title = rng.choice(titles)
 
+        start, end = _aware(plan.start, tz), _aware(plan.end, tz)
         groups = self._groups(rng, plan)
+        # Every thread has a number of slots drawn alike; the rules (and rules named in passing) take
+        # theirs and grounded sentences about other subjects of the topic fill the rest, now and then one
+        # more: a thread without a rule has as many slots as one with rules, written the same way.
+        # The draw runs high enough that a carrier's rules and mention seldom pass it, so threads with and
+        # without rules are as long; at most five slots, so a forwarded thread keeps to six messages.
+        wanted = max(rng.choice((2, 3, 3, 4, 4)) - len(groups), 0) + int(rng.random() < 0.25)
+        wanted = max(0, min(wanted, 5 - len(groups)))
+        grounded = self._grounded(rng, plan, context, wanted, start.date())
+        for group in grounded:  # keep the rules in date order, grounded slots anywhere among them
+            groups.insert(rng.randint(0, len(groups)), group)
         forward = bool(groups) and rng.random() < 0.2
-        # a thread without a rule runs as long as one with rules, so its length says nothing about that
+        # a thread without a slot runs as long as one with slots, so its length says nothing about that
         size = len(groups) if groups else rng.choice((1, 2, 2, 3, 3))
         least = max(2, size + (1 if forward else 0), 3 if forward else 2)
         count = rng.randint(least, max(least, min(6, least + rng.choice((0, 1, 1, 2, 3)))))
@@ -607,21 +647,22 @@ class EmailThreadGenre(Genre):
             carriers = sorted(rng.sample(range(count), len(groups)))
         group_at = dict(zip(carriers, groups, strict=True))
 
-        start, end = _aware(plan.start, tz), _aware(plan.end, tz)
-        anchors = {index: group[0].date for index, group in group_at.items()}
+        anchors = {index: group[0].date for index, group in group_at.items() if isinstance(group[0], Rendition)}
         times = schedule(rng, count, start, end, anchors)
 
         messages = self._cast(rng, count, forward, people_bank, people_other, times)
         values = {
             "T": _lower_first(plan.topic_title), "Title": plan.topic_title,
             "A": rng.choice(_ASSETS.get(other_role, _ASSETS["business"])),
-            "S": self._subject_phrase(plan), "other": other.name, "bank": bank.name,
+            "S": self._subject_phrase(plan, grounded), "subject_fact": self._subject_fact(plan, grounded),
+            "other": other.name, "bank": bank.name,
             "counter_role": other_role, "scenario": rng.choice(_FILLER_SCENARIOS),
         }
-        base_subject = self._base_subject(rng, plan, values, other, bank)
+        base_subject = self._base_subject(rng, plan, values, other, bank, bool(groups))
         for message in messages:
-            message.renditions = group_at.get(message.index, [])
-            if message.kind == "reply" and not message.renditions and rng.random() < 0.15:
+            message.slots = group_at.get(message.index, [])
+            message.renditions = [r for r in message.slots if isinstance(r, Rendition)]
+            if message.kind == "reply" and not message.slots and rng.random() < 0.15:
                 message.style = "apple"  # a short reply sent from a phone
             message.message_id = self._message_id(rng, message.sender.org.email_domain, message.style)
         self._subjects(messages, base_subject)
@@ -750,20 +791,52 @@ class EmailThreadGenre(Genre):
         return f"<{rng.getrandbits(64):016x}.{rng.getrandbits(32):08x}@{host}>"
 
     @staticmethod
-    def _subject_phrase(plan: ArtifactPlan) -> str:
+    def _grounded(rng: random.Random, plan: ArtifactPlan, context: RenderContext, wanted: int,
+                  day: dt.date) -> list[list[GroundedSlot]]:
+        """``wanted`` slot groups about subjects of the plan's topic that the plan does not state
+        (:func:`grounded_slots`), paired as :meth:`_groups` pairs rules (a group of one takes a second
+        sentence with probability 0.4); fewer when the topic has fewer subjects."""
+        slots = grounded_slots(rng, context, plan, 2 * wanted, day, peer_lines=_PEER_LINES,
+                               volume_lines=_VOLUME_LINES, note_lines=_NOTE_LINES)
+        groups: list[list[GroundedSlot]] = []
+        for slot in slots:
+            if groups and len(groups[-1]) == 1 and rng.random() < 0.4:
+                groups[-1].append(slot)
+            elif len(groups) < wanted:
+                groups.append([slot])
+            else:
+                break
+        return groups
+
+    @staticmethod
+    def _subject_fact(plan: ArtifactPlan, grounded: list[list[GroundedSlot]]) -> tuple:
+        """The fact the thread is about and its subject as written: the first rule's, else the first
+        grounded slot's; ``(None, "")`` when there is neither."""
         for rendition in plan.renditions:
             fact = plan.facts.get(rendition.fact_id)
-            subject = getattr(fact, "subject", None) if fact is not None else None
+            if fact is not None and fact.subject:
+                return fact, _lower_first(fact.subject.strip().rstrip("."))
+        for group in grounded:
+            if group[0].fact is not None:
+                return group[0].fact, group[0].subject
+        return None, ""
+
+    @staticmethod
+    def _subject_phrase(plan: ArtifactPlan, grounded: list[list[GroundedSlot]] = ()) -> str:
+        """The thread's subject without its article: the first rule's, else the first grounded slot's,
+        else the topic's terms."""
+        subjects = [getattr(plan.facts.get(r.fact_id), "subject", None) for r in plan.renditions]
+        for subject in [*subjects, *(group[0].subject for group in grounded)]:
             if subject:
                 return re.sub(r"^(the|a|an)\s+", "", _lower_first(subject.strip()), flags=re.IGNORECASE)
         return _lower_first(plan.topic_title) + " terms"
 
     @staticmethod
     def _base_subject(rng: random.Random, plan: ArtifactPlan, values: dict, other: Organisation,
-                      bank: Organisation) -> str:
+                      bank: Organisation, slotted: bool) -> str:
         title, subject = plan.topic_title, values["S"]
         short_other, short_bank = other.name.split()[0], bank.name.split()[0]
-        if plan.renditions:
+        if slotted:
             pool = (f"{title}: updates for {values['A']}", f"{subject[:1].upper() + subject[1:]}: confirmation needed",
                     f"Question re {subject}", f"{title} changes", f"Follow-up: {title}",
                     f"Action required: {values['A']}", f"{short_other} / {short_bank}: {title}",
@@ -804,6 +877,8 @@ class EmailThreadGenre(Genre):
         scenario = values["scenario"]
         pending: tuple[str, str] | None = None  # (side that asked, answer)
         signed: set[str] = set()
+        slotted = any(m.slots for m in messages)  # a thread with rules or grounded slots, written one way
+        peers = plan_peers(context, plan)
 
         for message in messages:
             sender, recipient = message.sender, message.to[0]
@@ -842,12 +917,19 @@ class EmailThreadGenre(Genre):
             if message.kind == "new":
                 if recipient.org.id == sender.org.id:  # an internal note that will be forwarded
                     paragraphs.append(pick(_INTERNAL_ASKS))
-                elif plan.renditions:
+                elif slotted:
                     recipient_side = "business" if recipient.org.id == bank_id else recipient.org.role
                     openers = _OPENERS.get((side, recipient_side)) or _OPENERS[("business", "vendor")]
                     opening = pick(openers)
                     if rng.random() < 0.6:
                         opening += " " + pick(_OPENER_CONTEXT[group])
+                    fact, subject = values["subject_fact"]
+                    if group == "bank" and fact is not None and rng.random() < 0.5:
+                        # how the thread's subject came up with customers (a rule's thread or not alike)
+                        opening += " " + " ".join(line[:1].upper() + line[1:] for line in grounded_sentences(
+                            rng, context, fact, subject, peers, message.date.date(), plan.facts.values(),
+                            peer_lines=_PEER_LINES, volume_lines=_VOLUME_LINES, note_lines=_NOTE_LINES,
+                            written="this"))
                     paragraphs.append(opening)
                 else:
                     paragraphs.append(_fill(scenario[1], local))
@@ -855,21 +937,21 @@ class EmailThreadGenre(Genre):
                 paragraphs.append(pick(_FORWARD_NOTES))
             elif answer:
                 paragraphs.append(answer)
-            elif plan.renditions and not (last and not message.renditions and rng.random() < 0.6) \
-                    or (not plan.renditions and message.index >= 1 and rng.random() < 0.5):
+            elif slotted and not (last and not message.slots and rng.random() < 0.6) \
+                    or (not slotted and message.index >= 1 and rng.random() < 0.5):
                 paragraphs.append(pick(_ACKS, named))
 
-            paragraphs += self._rendition_paragraphs(rng, plan, message, side, local)
+            paragraphs += self._rendition_paragraphs(rng, plan, message, side, local, context, peers)
 
-            if not plan.renditions:
+            if not slotted:
                 if message.index == 1:
                     paragraphs.append(_fill(scenario[2], local))
                 elif last and message.index >= 2:
                     paragraphs.append(_fill(scenario[3], local))
                 elif message.kind == "reply":
                     paragraphs.append(pick(_FILLER_MIDDLE))
-            elif message.renditions:
-                history_only = all(shown_as_history(plan, r, message.date.date()) for r in message.renditions)
+            elif message.slots:
+                history_only = all(shown_as_history(plan, r, message.date.date()) for r in message.slots)
                 if history_only or message.kind == "new" and recipient.org.id == sender.org.id:
                     pass
                 elif group == "bank" and not last and rng.random() < 0.7:
@@ -899,17 +981,19 @@ class EmailThreadGenre(Genre):
                                           signature=self._signature(context, sender, first_time))
 
     def _rendition_paragraphs(self, rng: random.Random, plan: ArtifactPlan, message: ThreadMessage, side: str,
-                              values: dict) -> list[str]:
-        """Paragraphs stating the message's renditions verbatim.
+                              values: dict, context: RenderContext, peers: list[str]) -> list[str]:
+        """Paragraphs stating the message's slots: renditions verbatim, grounded sentences as written, and
+        now and then (a rule's slot or not alike) what other organisations publish for the first slot's
+        subject (:func:`comparison`).
 
         A rendition is framed as history (dated past-tense lead and tail) only when
         :func:`shown_as_history` holds on the message's date; every other one, superseded or not, is
         written as the rule in force.
         """
-        if not message.renditions:
+        if not message.slots:
             return []
         day = message.date.date()
-        current = [r for r in message.renditions if not shown_as_history(plan, r, day)]
+        current = [r for r in message.slots if not shown_as_history(plan, r, day)]
         paragraphs: list[str] = []
         for rendition in message.renditions:
             if not shown_as_history(plan, rendition, day):
@@ -922,9 +1006,20 @@ class EmailThreadGenre(Genre):
             paragraphs.append(_fill(rng.choice(_LEADS_LIST["bank" if side == "business" else "other"]), values) + "\n" +
                               "\n".join(f"- {r.text.strip()}" for r in current))
         elif current:
-            lead = _fill(rng.choice(leads), values) if rng.random() < 0.85 else ""
-            tail = rng.choice(_TAILS) if rng.random() < 0.45 else ""
+            item = current[0]
+            subject = item.subject if isinstance(item, GroundedSlot) else \
+                (getattr(plan.facts.get(item.fact_id), "subject", None) or values["S"])
+            subject = re.sub(r"^(the|a|an)\s+", "", _lower_first(subject.strip().rstrip(".")), flags=re.IGNORECASE)
+            lead = _fill(rng.choice(leads), dict(values, S=subject)) if rng.random() < 0.85 else ""
+            tail = _fill(rng.choice(_TAILS), values) if rng.random() < 0.45 else ""
             paragraphs.append(_join(lead, current[0].text, tail))
+        first = message.slots[0]
+        fact = first.fact if isinstance(first, GroundedSlot) else plan.facts.get(first.fact_id)
+        subject = first.subject if isinstance(first, GroundedSlot) else \
+            _lower_first((getattr(fact, "subject", None) or "").strip().rstrip("."))
+        aside = comparison(rng, context, fact, subject, peers, plan.facts.values(), 0.35, peer_lines=_PEER_LINES)
+        if aside:
+            paragraphs.append(aside)
         return paragraphs
 
     @staticmethod

@@ -10,6 +10,10 @@ The process is a :class:`networkx.DiGraph` whose nodes carry ``kind`` (``start``
 * one step per rendition in force on the chart's date (``plan.end``) whose label is the rendition
   text, wrapped on word boundaries; a superseded rendition is such a plain step unless
   :func:`~taugen.generators.corpus.genre.shown_as_history` holds on that date;
+* in the same run of steps, steps about other subjects of the topic that state nothing about them
+  (``Look up <subject> in the staff reference before answering``): every map draws how many subject
+  steps it has alike, rules take theirs and these the rest, so a map without a rule (a filler) is drawn
+  by the same process as one with rules;
 * one note per rendition shown as history (``Previous rule, until <date>: <text>``; its successor is on
   the chart and already in force), tied by a dashed edge to the step of the rule that replaced it.
 
@@ -39,6 +43,7 @@ from taugen.generators.corpus.genre import (
     register_genre,
     shown_as_history,
 )
+from taugen.generators.corpus.genres.benchmarks import other_subjects
 from taugen.validators.findings import Finding, error
 
 if TYPE_CHECKING:
@@ -143,6 +148,20 @@ def _lower_first(title: str) -> str:
     return title if title[:2].isupper() else title[:1].lower() + title[1:]
 
 
+_SUBJECT_STEPS = ("Check what the customer has already been told about {S}, and correct anything that was wrong.",
+                  ("Look up {S} in the staff reference before answering, and tell the customer where the answer "
+                   "comes from."),
+                  "Explain {S} to the customer in plain words and check that they have understood it.",
+                  "Note the customer's question about {S} in the case, with the answer you gave.",
+                  "Confirm which account {S} concerns before you go any further with the request.")
+"""Steps about a subject of the topic that state nothing about it, in the place a rule's step takes."""
+
+
+def _subject(fact: Fact) -> str:
+    subject = (fact.subject or "").strip().rstrip(".")
+    return subject if subject[:2].isupper() else subject[:1].lower() + subject[1:]
+
+
 def _long_date(day: dt.date) -> str:
     return f"{day:%B} {day.day}, {day.year}"
 
@@ -205,23 +224,28 @@ class FlowchartGenre(Genre):
         step_of: dict[str, str] = {}
         drawn = plan.end.date()
         current = [r for r in plan.renditions if not shown_as_history(plan, r, drawn)]  # in force that day
-        if current:
-            for rendition in current:
-                step = b.node("step", rendition.text, (rendition.fact_id,))
-                step_of[rendition.fact_id] = step
-                b.edge(previous, step, first_label)
-                previous, first_label = step, ""
-        else:
-            generic = ["Review the account notes and recent contacts",
-                       "Answer the question using the current staff reference",
-                       "Summarise what happens next for the customer"]
-            for text in generic[: rng.randint(2, 3)]:
-                step = b.node("step", text)
-                b.edge(previous, step, first_label)
-                previous, first_label = step, ""
+        # Every map draws how many subject steps it has alike: rules in force take theirs, steps about
+        # other subjects of the topic (what to check or say about them, no value) the rest, now and then
+        # one more, in the same place.
+        wanted = max(rng.choice((1, 2, 2, 3, 3)) - len(current), 0) + int(rng.random() < 0.25)
+        subjects = other_subjects(context, plan)
+        rng.shuffle(subjects)
+        slots: list = list(current)
+        for fact in subjects[:wanted]:
+            slots.insert(rng.randint(0, len(slots)), rng.choice(_SUBJECT_STEPS).format(S=_subject(fact)))
+        for slot in slots:
+            if isinstance(slot, str):
+                step = b.node("step", slot[:1].upper() + slot[1:])
+            else:
+                step = b.node("step", slot.text, (slot.fact_id,))
+                step_of[slot.fact_id] = step
+            b.edge(previous, step, first_label)
+            previous, first_label = step, ""
         # Working steps every real process map carries in varying number (so the map's size says
         # nothing about the rules on it).
-        extra = ["Check for an open case on the same request", "Read back the request to the customer",
+        extra = ["Review the account notes and recent contacts",
+                 "Answer the question using the current staff reference",
+                 "Summarise what happens next for the customer", "Check for an open case on the same request", "Read back the request to the customer",
                  "Attach documents the customer provided", "Check the account for holds and flags",
                  "Confirm the customer's contact details", "Note the channel the request came in on",
                  "Ask whether anyone else is on the account", "Check the notes from the last contact",

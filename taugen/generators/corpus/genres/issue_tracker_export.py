@@ -16,15 +16,24 @@ https://developer.atlassian.com/cloud/jira/platform/rest/v2/api-group-issue-sear
 
 Times use Jira's format ``2026-03-04T14:09:31.000-0500``. Issues are numbered in the order they were
 raised and each runs through its own events (created, assigned, moved, commented) in working hours
-inside the plan window, never before the rules stated took effect. Every issue draws its summary from
-the same templates whether or not it states a rule; an export that would pass
+inside the plan window, never before the rules stated took effect.
+
+Carriers and fillers come from one process: every issue is about one subject and has one *slot*, in
+its description under a heading drawn from one pool (``Details:``, ``Reference:`` ...) or in a
+comment from the policy owner. An issue about a rule the plan owns holds the rendition there,
+verbatim (voiced renditions only in comments); an issue about another subject of the topic holds a
+grounded sentence in the same place (see
+:func:`~taugen.generators.corpus.genres.benchmarks.grounded_sentences`): another organisation's
+published figure for a comparable subject (attributed, never a value any fact on the subject had), how
+often customers asked about it, or a working note. A filler is an export of such issues only; summaries,
+backgrounds, acceptance criteria, issue types, statuses and comments come from the same pools for
+every issue. An export that would pass
 :data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens is written with fewer optional
-issues and comments. Renditions sit in an issue's description under ``Approved wording:`` or in a comment from
-the policy owner (voiced renditions only in comments), verbatim. A superseded rendition is framed as
-history only when :func:`~taugen.generators.corpus.genre.shown_as_history` holds on the date of the
-description or comment stating it. Sentences the planner adds about a fact without owning it
-(pointers, caveats, route pointers, decoys) are plain comments, verbatim. ``timestamps`` are every
-event time, in chronological order.
+issues and comments. A superseded rendition is framed as history only when
+:func:`~taugen.generators.corpus.genre.shown_as_history` holds on the date of the description or
+comment stating it. Sentences the planner adds about a fact without owning it (pointers, caveats,
+route pointers, decoys) are plain comments, verbatim. ``timestamps`` are every event time, in
+chronological order.
 """
 
 from __future__ import annotations
@@ -43,11 +52,20 @@ from taugen.generators.corpus.genre import (
     Rendition,
     register_genre,
 )
+from taugen.generators.corpus.genres.benchmarks import (
+    GroundedSlot,
+    comparison,
+    grounded_sentences,
+    other_subjects,
+    plan_peers,
+    voiced_share,
+)
 from taugen.generators.corpus.genres.workplace import (
     Colleague,
     cast,
     counterpart,
     in_force_from,
+    lower_first,
     plan_frame,
     render_within_budget,
     subject_phrase,
@@ -64,27 +82,32 @@ STATUSES = ("To Do", "In Progress", "In Review", "Done")
 _KEY = re.compile(r"^[A-Z][A-Z0-9]{1,9}-\d+$")
 _STAMP = "%Y-%m-%dT%H:%M:%S.000%z"
 
-# No digits and no number words: only renditions carry values. {S} subject, {T} topic, {A} asset.
+# One pool of everything an issue says, whether its slot holds a rule or a grounded figure. {S} subject,
+# {T} topic, {A} asset. No digits and no number words.
 _SUMMARIES = ("Update {A} for {S}", "Align {A} with the approved wording on {S}", "Confirm {S} before the "
-              "content release", "Customer complaint: {A} unclear on {S}", "Refresh {S} in {A}")
+              "content release", "Customer complaint: {A} unclear on {S}", "Refresh {S} in {A}",
+              "Agents unsure about {S}", "Add {S} to the {T} module of new-starter training")
+"""Summaries of an issue about one subject (a rule's or another subject of the topic)."""
 _TOPIC_SUMMARIES = ("Refresh the {T} FAQ layout", "Move {T} guidance into the knowledge base",
                     "Tag {T} complaints in the case system", "Review access to the {T} procedures page",
                     "Add a {T} module to new-starter training", "Fix broken links on the {T} help pages",
                     "Retire the old {T} letter templates")
+"""Summaries of an issue about the topic as a whole (when the topic has no other subject left)."""
 _GENERIC_SUBJECTS = ("the {T} help pages", "the {T} letters", "the {T} section of the call guide",
                      "{T} complaints", "the {T} FAQ", "the {T} chat macros")
 _BACKGROUND = ("Agents have been giving different answers on this and complaints picked it up.",
                "The content in {A} predates the latest policy review.",
                "Raised after a branch escalation; the wording customers see should match our terms.",
-               "Part of the quarterly content review for {T}.")
-_FILLER_BACKGROUND = ("Housekeeping item from the last {T} review.", "Requested by the contact centre leads.",
-                      "Needed before the next round of training.", "Follow-up from the audit walkthrough.")
+               "Part of the quarterly content review for {T}.", "Housekeeping item from the last {T} review.",
+               "Requested by the contact centre leads.", "Needed before the next round of training.",
+               "Follow-up from the audit walkthrough.")
 _CRITERIA = ("The wording in {A} matches the approved text exactly", "Compliance has signed off the change",
              "Contact centre leads are briefed", "The old wording is removed everywhere it appears",
-             "Change is recorded in the content log")
-_FILLER_CRITERIA = ("Content team has reviewed the page", "Links are checked", "Owners are agreed and recorded",
-                    "Change is recorded in the content log", "Team leads are told where to find it")
-_WAITING = "We need the approved wording from the policy owner before building this."
+             "Change is recorded in the content log", "Content team has reviewed the page", "Links are checked",
+             "Owners are agreed and recorded", "Team leads are told where to find it")
+_DETAILS = ("Details:", "Reference:", "For the change:")
+"""The heading of the description's slot, whatever it holds (a rule, a peer's figure, a count, a note)."""
+_WAITING = ("Details to follow in the comments.", "The policy owner will add the details below.")
 _COMMENTS = {  # by the issue's status when the comment is written
     "To Do": ("Picked this up, will have a draft for review shortly.", "Looking into this now.",
               "Bumping this, the contact centre asked again."),
@@ -94,11 +117,19 @@ _COMMENTS = {  # by the issue's status when the comment is written
                   "One small wording tweak requested, otherwise fine."),
     "Done": ("Released, closing this one.", "Confirmed live.", "All done, thanks everyone."),
 }
-_WORDING_LEADS = ("Confirmed with the policy team, the wording is:", "Approved wording below.",
-                  "From the current terms:", "Please use exactly this:", "Signed off today:")
-_VOICED_LEADS = ("Quick note from the call with the team:", "How we say it on calls:", "For context, agents put it "
-                 "like this:")
-_REMARK_LEADS = ("", "FYI:", "Note:", "For context:")
+_SLOT_LEADS = ("Confirmed with the policy team:", "For reference:", "Quick note from the call with the team:",
+               "For context:", "Checked this today:", "Noting this here:", "FYI:", "Note:", "", "")
+"""Leads of a comment holding the slot or a remark in passing (a rule, a grounded figure, a pointer alike)."""
+# Grounded content of a slot that holds no rule (see benchmarks.grounded_sentences). {P} peer, {V} figure.
+_PEER_LINES = ("Customers are quoting {P}'s {V} for {S}.", "For comparison, {P} publishes {V} for {S}.",
+               "A customer compared us with {P}, which lists {V} for {S}.", "{P}'s terms give {V} for {S}.")
+_VOLUME_LINES = ("{N} customers asked about {S} in {MONTH}.", "{S} came up in {N} calls and chats in {MONTH}.",
+                 "Complaints logged {N} cases mentioning {S} in {MONTH}.",
+                 "The contact centre took {N} questions about {S} in {MONTH}.")
+_NOTE_LINES = ("Customers often ask about {S} after a statement arrives.",
+               "Agents explain {S} differently from one call to the next.",
+               "Most questions about {S} come in by phone; some by secure message.",
+               "Customers sometimes confuse {S} with something else; check what they mean first.")
 _ASSETS = ("the IVR prompts", "the chat macros", "the website help pages", "the agent knowledge base",
            "the customer letter templates", "the branch reference guide", "the call guide")
 _LABELS = ("content", "compliance", "contact-centre", "website", "ivr", "training")
@@ -134,6 +165,8 @@ class IssueTrackerExportGenre(Genre):
                 ("boolean", "defect", 1), ("cap", "change_request", 1), ("enum", "defect", 1),
                 ("none", "change_request", 1))
     voiced = True
+    grounded_fillers = True
+    """Issues whose slot holds no rule hold grounded figures (peers' published terms, customers' questions)."""
 
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
         """Raise the issues, play out their events in the window, export them. An export that would
@@ -161,29 +194,50 @@ class IssueTrackerExportGenre(Genre):
         asset = rng.choice(_ASSETS)
         variant = plan.variant if plan.variant in self.variants else self.variants[0]
 
-        # Issues: one per rendition (two close ones may share), plus context issues with no values.
+        # Issues: one per rendition (two close ones may share), plus issues about other subjects of the
+        # topic whose slot holds a grounded sentence instead of a rule (a peer's figure, how often customers
+        # asked, a working note). A filler is the same export with only the latter.
+        # A mention (a rule named in passing) holds the slot of an issue about its subject, as a rule does;
+        # pointers, caveats, routes and decoys are plain comments.
         groups: list[list[Rendition]] = []
-        remarks = [r for r in plan.renditions if r.status in CUE_STATUSES]  # plain comments, own nothing
-        for rendition in sorted((r for r in plan.renditions if r.status not in CUE_STATUSES),
+        remarks = [r for r in plan.renditions if r.status in CUE_STATUSES and r.status != "mention"]
+        for rendition in sorted((r for r in plan.renditions if r.status not in CUE_STATUSES or r.status == "mention"),
                                 key=lambda r: (r.date, r.fact_id)):
-            if groups and len(groups[-1]) == 1 and rng.random() < 0.3:
+            if groups and len(groups[-1]) == 1 and groups[-1][0].status != "mention" and rendition.status != "mention" \
+                    and rng.random() < 0.3:
                 groups[-1].append(rendition)
             else:
                 groups.append([rendition])
-        count_context = (rng.randint(0, 1) if len(groups) < 4 and not shrink else 0) if groups else \
-            rng.randint(2, max(2, 4 - shrink))
-        issues: list[dict] = [{"renditions": g} for g in groups] + [{"renditions": []} for _ in range(count_context)]
+        wanted = max(1, rng.randint(2, 4) - shrink)
+        subjects = other_subjects(context, plan)
+        rng.shuffle(subjects)
+        issues: list[dict] = [{"renditions": g} for g in groups]
+        issues += [{"renditions": [], "about": subjects[n] if n < len(subjects) else None}
+                   for n in range(max(wanted - len(groups), 0))]
         rng.shuffle(issues)
         for remark in remarks:
             rng.choice(issues).setdefault("remarks", []).append(remark)
+        peers = plan_peers(context, plan)
+        voiced = voiced_share(context)
 
         # Events per issue: created, assigned, status moves, comments.
         for issue in issues:
-            final = rng.choice(("Done", "Done", "In Review", "In Progress")) if issue["renditions"] else \
-                rng.choice(STATUSES)
+            # now and then a comment on what other organisations publish for the issue's subject, beside a
+            # rule or a grounded sentence alike
+            lead = issue["renditions"][0] if issue["renditions"] else None
+            fact = plan.facts.get(lead.fact_id) if lead is not None else issue.get("about")
+            subject = subject_phrase(plan, lead) if lead is not None else \
+                lower_first((getattr(fact, "subject", None) or "").strip().rstrip("."))
+            aside = comparison(rng, context, fact, subject, peers, plan.facts.values(), 0.35, peer_lines=_PEER_LINES)
+            if aside:
+                issue.setdefault("remarks", []).append(GroundedSlot(text=aside, subject=subject, fact=fact))
+            final = rng.choice(("Done", "Done", "In Review", "In Progress", "To Do"))
             moves = list(STATUSES[1:STATUSES.index(final) + 1])
             comments = rng.randint(1, max(1, 3 - shrink))
-            in_comment = [r for r in issue["renditions"] if r.register == "voiced" or rng.random() < 0.35]
+            slots_of = issue["renditions"] or ([issue["about"]] if issue.get("about") is not None else [])
+            # voiced renditions are said in comments; a grounded slot is "voiced" as often as the tier's rules
+            in_comment = [r for r in slots_of if (r.register == "voiced" if isinstance(r, Rendition)
+                                                  else rng.random() < voiced) or rng.random() < 0.35]
             needed = len(in_comment) + len(issue.get("remarks", []))
             issue.update(final=final, moves=moves, n_comments=max(comments, needed), in_comment=in_comment,
                          assigned=rng.random() < 0.9)
@@ -203,27 +257,49 @@ class IssueTrackerExportGenre(Genre):
             created = slots[0]
             issue_number = first_number if number == 0 else issue_number + rng.randint(1, 9)
             key = f"{project}-{issue_number}"
-            reporter = rng.choice(people[1:3]) if issue["renditions"] else rng.choice(people)
-            assignee = builder if issue["renditions"] else rng.choice(people)
+            reporter = rng.choice(people[1:3])
+            assignee = builder if rng.random() < 0.75 else rng.choice(people)
             renditions: list[Rendition] = issue["renditions"]
+            about = issue.get("about")
             # Every issue draws its summary from the same templates, whether or not it states a rule.
-            subject = subject_phrase(plan, renditions[0]) if renditions else \
-                rng.choice(_GENERIC_SUBJECTS).format(T=topic)
-            summary = upper_first(rng.choice(_SUMMARIES + _TOPIC_SUMMARIES).format(S=subject, A=asset, T=topic))
+            if renditions:
+                subject = subject_phrase(plan, renditions[0])
+            elif about is not None:
+                subject = lower_first((about.subject or "").strip().rstrip("."))
+            else:
+                subject = rng.choice(_GENERIC_SUBJECTS).format(T=topic)
+            templates = _SUMMARIES if renditions or about is not None else _SUMMARIES + _TOPIC_SUMMARIES
+            summary = upper_first(rng.choice(templates).format(S=subject, A=asset, T=topic))
+            grounded = {}
+            if about is not None:
+                grounded[id(about)] = " ".join(upper_first(line) for line in grounded_sentences(
+                    rng, context, about, subject, peers, created.date(), plan.facts.values(), peer_lines=_PEER_LINES,
+                    volume_lines=_VOLUME_LINES, note_lines=_NOTE_LINES))
             where: dict[str, str] = {}
-            described = [r for r in renditions if r not in issue["in_comment"]]
-            background = rng.choice(_BACKGROUND if renditions else _FILLER_BACKGROUND).format(A=asset, T=topic)
+            slot_items = renditions or ([about] if about is not None else [])
+            described = [r for r in slot_items if r not in issue["in_comment"]]
+            background = rng.choice(_BACKGROUND).format(A=asset, T=topic)
+            # the background often says how the subject came up (a rule's issue or not alike)
+            fact = plan.facts.get(renditions[0].fact_id) if renditions else about
+            if fact is not None and rng.random() < 0.6:
+                background += " " + " ".join(upper_first(line) for line in grounded_sentences(
+                    rng, context, fact, subject, peers, created.date(), plan.facts.values(), peer_lines=_PEER_LINES,
+                    volume_lines=_VOLUME_LINES, note_lines=_NOTE_LINES, written="this"))
             description = [f"Background:\n{background}"]
             if described:
                 wording = []
-                for rendition in described:
-                    lead, tail = written_history(rng, plan, rendition, created.date())
-                    wording.append(" ".join(part for part in (lead, rendition.text, tail) if part))
-                    where[rendition.fact_id] = "description"
-                description.append("Approved wording:\n" + "\n".join(wording))
-            elif renditions:
-                description.append(_WAITING)
-            criteria = rng.sample(_CRITERIA if renditions else _FILLER_CRITERIA, k=rng.randint(2, 3))
+                for item in described:
+                    if isinstance(item, Rendition):
+                        lead, tail = written_history(rng, plan, item, created.date())
+                        wording.append(" ".join(part for part in (lead, item.text, tail) if part))
+                        if item.status not in CUE_STATUSES:
+                            where[item.fact_id] = "description"
+                    else:
+                        wording.append(grounded[id(item)])
+                description.append(rng.choice(_DETAILS) + "\n" + "\n".join(wording))
+            elif slot_items:
+                description.append(rng.choice(_WAITING))
+            criteria = rng.sample(_CRITERIA, k=rng.randint(2, 3))
             description.append("Acceptance criteria:\n" + "\n".join(f"* {c.format(A=asset)}" for c in criteria))
 
             # Lay the events on their slots in order.
@@ -260,17 +336,20 @@ class IssueTrackerExportGenre(Genre):
                 else:
                     comment_id += rng.randint(1, 60)
                     if pending:
-                        rendition = pending.pop(0)
-                        lead, tail = written_history(rng, plan, rendition, moment.date())
-                        if not lead:
-                            lead = rng.choice(_VOICED_LEADS if rendition.register == "voiced" else _WORDING_LEADS)
-                        body = " ".join(part for part in (lead, rendition.text, tail) if part)
+                        item = pending.pop(0)
+                        if isinstance(item, Rendition):
+                            lead, tail = written_history(rng, plan, item, moment.date())
+                            lead, text = lead or rng.choice(_SLOT_LEADS), item.text
+                            if item.status not in CUE_STATUSES:
+                                where[item.fact_id] = f"comment:{comment_id}"
+                        else:
+                            lead, text, tail = rng.choice(_SLOT_LEADS), grounded[id(item)], ""
+                        body = " ".join(part for part in (lead, text, tail) if part)
                         author = policy_owner
-                        where[rendition.fact_id] = f"comment:{comment_id}"
                     elif asides and (len(asides) >= issue["n_comments"] - len(comments) - len(pending)
                                      or rng.random() < 0.5):
                         aside = asides.pop(0)
-                        lead = rng.choice(_REMARK_LEADS)
+                        lead = rng.choice(_SLOT_LEADS)
                         body = f"{lead} {aside.text}" if lead else aside.text
                         author = rng.choice(people)
                     else:
@@ -281,11 +360,11 @@ class IssueTrackerExportGenre(Genre):
                     comments.append({"id": str(comment_id), "author": _user(author, accounts[author.handle]),
                                      "body": body, "created": jira_time(moment), "updated": jira_time(moment)})
             updated = slots[-1]
+            issue_type = rng.choice(("Bug", "Bug", "Task") if variant == "defect" else ("Story", "Story", "Task"))
             fields = {
                 "summary": summary,
                 "description": "\n\n".join(description),
-                "issuetype": {"name": "Bug" if variant == "defect" and renditions else "Task" if not renditions
-                              else "Story"},
+                "issuetype": {"name": issue_type},
                 "project": {"key": project,
                             "name": f"{bank.name} {'Customer Experience' if variant == 'defect' else 'Operations'}"},
                 "priority": {"name": rng.choice(("Medium", "Medium", "High", "Low"))},
@@ -302,7 +381,8 @@ class IssueTrackerExportGenre(Genre):
                              "key": key, "fields": fields,
                              "changelog": {"startAt": 0, "maxResults": len(histories), "total": len(histories),
                                            "histories": histories}})
-            metadata_issues[key] = {"facts": [r.fact_id for r in renditions], "where": where}
+            metadata_issues[key] = {"facts": [r.fact_id for r in renditions if r.status not in CUE_STATUSES],
+                                    "where": where}
         document = {"expand": "schema,names", "startAt": 0, "maxResults": 50, "total": len(exported),
                     "issues": exported}
         data = (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
