@@ -582,10 +582,9 @@ def _plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: _H
                    owner_of: dict[str, _Draft], excluded: set[str]) -> None:
     """Give records in cue-capable genres *mentions*: rules of their topic named in passing (subject only).
 
-    A carrier with room names one more rule with probability ``preset.filler_mentions / 2``; a filler
-    (with probability ``preset.filler_mentions``) names as many rules as a carrier of its genre names in
-    all: what a seeded draw from that genre's carriers owns, plus one more with the carrier's probability
-    (so no count of named subjects tells the two apart). A mentioned fact is current, owned by another record, dated on or before the record,
+    A filler (with probability ``preset.filler_mentions``) names as many rules as a carrier of its genre
+    owns (a seeded draw from that genre's carriers); a carrier with room names one more with half that
+    probability. A mentioned fact is current, owned by another record, dated on or before the record,
     not in ``excluded`` (client-held, contested, route facts), not in the same supersession arc as a
     fact the record holds, and its value is in none of the record's sentences; the mention states no
     value of a fact the record already names nor of any client-held fact, and a record with a discovery
@@ -615,12 +614,10 @@ def _plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: _H
         if any(r.status in ("pointer", "caveat") for r in draft.renditions):
             continue  # a record that points to the client names nothing else (its words must not give the held value)
         carrier = bool(draft.owned())
-        extra = 1 if rng.random() < preset.filler_mentions / 2 else 0  # the one more a carrier with room names
         if carrier:
-            wanted = extra
-        else:  # as many as a carrier names in all: what it owns plus the one more, drawn the same way
-            wanted = rng.choice(owned_counts.get(draft.genre) or [1]) + extra \
-                if rng.random() < preset.filler_mentions else 0
+            wanted = 1 if rng.random() < preset.filler_mentions / 2 else 0
+        else:
+            wanted = rng.choice(owned_counts.get(draft.genre) or [1]) if rng.random() < preset.filler_mentions else 0
         wanted = min(wanted, hosts.genres[draft.genre].max_facts - len(draft.renditions))
         pool = [f for f in by_topic.get(draft.topic, []) if f.effective_from <= draft.day and owner_of[f.id] is not draft]
         rng.shuffle(pool)
