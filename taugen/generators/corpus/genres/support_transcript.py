@@ -450,18 +450,19 @@ _AGENT_TAILS = (
 # A slot's grounded figures (both kinds of slot draw from these, so neither gives the other away): the
 # customer quoting another organisation's published figure for the subject, and the agent reading the
 # customer's own contact history (a date, a count) off the file. No pool line names a rule of the business.
-_PEER_QUESTIONS = (
+_PEER_QUESTIONS = (  # the figure is spoken as a rule's voiced value is ("thirty-five dollars")
     "I saw {P} lists {V} for {S}. How does yours compare?",
-    "Over at {P} it's {V} for {S}. What is it with you?",
-    "{P} told me {V} for {S}. Is it the same here?",
-    "My friend banks with {P} and pays {V} for {S}. What about you?",
+    "Over at {P}, {S} runs {V}. What is it with you?",
+    "{P} told me it comes to {V} for {S}. Is it the same here?",
+    "My friend is with {P} and they charge {V} for {S}. What about you?",
+    "Heads up, {P} quoted me {V} for {S}. Where are you on that?",
 )
-_HISTORY_LINES = (
+_HISTORY_LINES = (  # counts spoken, as a voiced value is
     "I can see you asked about this on {D} as well.",
     "There's a note on your file from {D}, when this came up before.",
     "Your profile shows {N} earlier contacts about this, the last on {D}.",
     "I see this came up on your account on {D} too.",
-    "Looking at your file, you called about this on {D}.",
+    "Looking at your file, you called about this on {D}, and again {W} days later.",
     "I can see {N} notes on your profile about this since {D}.",
 )
 GROUNDED_SHARE = 0.45
@@ -469,7 +470,7 @@ GROUNDED_SHARE = 0.45
 slot that names a rule without stating it (a mention) always gets one when a free figure exists."""
 PEER_SHARE = 0.3
 """Share of slots about a comparable subject whose question quotes another organisation's figure."""
-_NUMBERS = re.compile(r"\d")
+_SPOKEN_COUNTS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight")
 
 
 _HISTORY_PAST = (
@@ -672,7 +673,8 @@ def history_line(rng: random.Random, plan: ArtifactPlan, context: RenderContext,
     pool = [line for line in _HISTORY_LINES if not brief or len(line) <= 60] or list(_HISTORY_LINES)
     for _ in range(20):
         earlier = day - dt.timedelta(days=rng.randint(9, 240))
-        line = rng.choice(pool).format(D=spoken_date(earlier), N=rng.randint(2, 6))
+        line = rng.choice(pool).format(D=spoken_date(earlier), N=_SPOKEN_COUNTS[rng.randint(2, 6)],
+                                       W=_SPOKEN_COUNTS[rng.randint(2, 8)])
         if _free(line, guarded):
             return line
     return ""
@@ -698,7 +700,7 @@ def peer_question(rng: random.Random, plan: ArtifactPlan, context: RenderContext
     guarded = _guarded_values(plan, context, fact)
     for _ in range(10):
         value = peer_value(rng, fact, avoid)
-        line = rng.choice(_PEER_QUESTIONS).format(P=peer, V=value.canonical(), S=subject)
+        line = rng.choice(_PEER_QUESTIONS).format(P=peer, V=rng.choice(value.voiced_forms()), S=subject)
         if _free(line, guarded):
             return line
         avoid.add(value.canonical())
