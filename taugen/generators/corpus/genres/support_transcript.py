@@ -465,10 +465,15 @@ _HISTORY_LINES = (  # counts spoken, as a voiced value is
     "Looking at your file, you called about this on {D}, and again {W} days later.",
     "I can see {N} notes on your profile about this since {D}.",
 )
+_AMOUNT_LINES = (  # the customer's own transactions, where the subject is priced in a currency
+    "I can see the {A} payment from {D} on your account.",
+    "Your statement shows {A} going out on {D}.",
+    "There's a transaction for {A} on {D} that I can see here.",
+)
 GROUNDED_SHARE = 0.45
 """Share of rule statements that the agent opens with a line from the customer's own contact history; a
 slot that names a rule without stating it (a mention) always gets one when a free figure exists."""
-PEER_SHARE = 0.3
+PEER_SHARE = 0.5
 """Share of slots about a comparable subject whose question quotes another organisation's figure."""
 _SPOKEN_COUNTS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight")
 
@@ -667,14 +672,23 @@ def _free(line: str, guarded: list) -> bool:
 def history_line(rng: random.Random, plan: ArtifactPlan, context: RenderContext, fact, day: dt.date,
                  brief: bool = False) -> str:
     """A line the agent reads off the customer's own file about the slot's subject: an earlier contact's
-    date (and a count of them), none equal to a value of the plan's facts or of ``fact``'s subject.
+    date (and a count of them) or, half the time for a subject priced in a currency, one of the customer's
+    own transactions (a spoken amount), none equal to a value of the plan's facts or of ``fact``'s subject.
     Returns '' when twenty draws found no free figure."""
+    from taugen.authoring.values import MoneyValue
+
     guarded = _guarded_values(plan, context, fact)
     pool = [line for line in _HISTORY_LINES if not brief or len(line) <= 60] or list(_HISTORY_LINES)
+    currency = getattr(getattr(fact, "value", None), "currency", None)
+    if currency and rng.random() < 0.5:
+        pool = list(_AMOUNT_LINES)
     for _ in range(20):
         earlier = day - dt.timedelta(days=rng.randint(9, 240))
+        amount = MoneyValue(amount=f"{rng.randint(8, 480)}.{rng.choice((0, 0, 25, 50, 75, 99)):02d}",
+                            currency=currency) if currency else None
         line = rng.choice(pool).format(D=spoken_date(earlier), N=_SPOKEN_COUNTS[rng.randint(2, 6)],
-                                       W=_SPOKEN_COUNTS[rng.randint(2, 8)])
+                                       W=_SPOKEN_COUNTS[rng.randint(2, 8)],
+                                       A=rng.choice(amount.voiced_forms()) if amount else "")
         if _free(line, guarded):
             return line
     return ""
