@@ -15,11 +15,7 @@ two to five agenda items whether or not some own facts (fewer when the transcrip
 :data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens). Each item is decided the way
 working sessions decide things: someone proposes an approach, it is rejected (proposals never carry a
 number, so no wrong value is planted), and the host states the final position; for an item that owns a
-fact, the final position is the rendition, in one cue, verbatim. An item about a rule the record names
-without stating it (a mention) is decided the same way with the mention as its final position. Items
-about rules are introduced with a grounded figure (another organisation's published figure for a
-comparable subject, or how often customers raised it), a mention's always and a stated rule's now and
-then, so a filler's items carry figures as a carrier's do. Sentences the planner adds about a fact
+fact, the final position is the rendition, in one cue, verbatim. Sentences the planner adds about a fact
 without owning it (pointers, caveats, route pointers, decoys) are said in passing by a participant after
 an item, in one cue, verbatim, and decide nothing. A superseded rendition is framed as history only when
 :func:`~taugen.generators.corpus.genre.shown_as_history` holds on the meeting date; otherwise it is the
@@ -125,17 +121,6 @@ _ACTIONS = ("{name}, can you update {A} with that wording?", "{name}, could you 
             "{A} against that before it goes out?")
 _ACTION_REPLIES = ("Yep, I'll take that.", "Sure, I'll get it done this week.", "On it.",
                    "Will do. I'll send it round when it's done.", "Yes, I've got it.")
-# An item's grounded figure, said when the item is introduced: another organisation's published figure
-# for the subject (a comparable subject) or how often customers raised it. Every subject item draws from
-# these, a rule's now and then and a mention's (a rule named, nothing stated) always, so an item that
-# states no rule carries a figure as one that does. Figures are spoken, as voiced values are.
-_PEER_CONTEXT = ("For comparison, {P} publishes {V} for it.", "{P} lists {V} for it, for what it's worth.",
-                 "Worth knowing {P} charges {V} there; we're not matching that.")
-_VOLUME_CONTEXT = ("We logged {N} calls about it in {M}.", "It came up {N} times in {M}.",
-                   "Complaints counted {N} cases on it in {M}.", "The contact centre had {N} questions on it in {M}.")
-FIGURE_SHARE = 0.45
-"""Share of rule items introduced with a grounded figure (a mention item always gets one when a free
-figure exists)."""
 _HISTORY_ASIDES = ("Just so nobody quotes the old version:", "For context, since people still ask about it:",
                    "Quick bit of history, for the recording:")
 _REMARK_LEADS = ("", "Quick one before we move on.", "Side note:", "Before I forget:", "One more thing on this.")
@@ -258,42 +243,6 @@ def parse_vtt(data: bytes) -> tuple[list[str], list[ParsedCue], list[str]]:
     return notes, cues, problems
 
 
-def _figure_line(rng: random.Random, plan: ArtifactPlan, context: RenderContext, fact, day: dt.date) -> str:
-    """A grounded figure about ``fact``'s subject that is no rule of the business: another organisation's
-    published figure (a comparable subject, two times in five, spoken; equal to no value any fact on the
-    subject ever had) or a spoken count of customer contacts in a recent month; none equal to a value of
-    the plan's facts. '' when no free figure turns up."""
-    from num2words import num2words
-
-    from taugen.authoring.values import find_surface_form
-    from taugen.generators.corpus.genres.benchmarks import (
-        COMPARABLE_CATEGORIES,
-        NUMERIC_TYPES,
-        peer_names,
-        peer_value,
-        portable,
-        subject_values,
-    )
-
-    avoid = subject_values(context, fact, plan.facts.values())
-    guarded = [f.value for f in plan.facts.values() if f.value is not None] + [
-        other.value for other in context.facts.values() if other.value is not None and other.value.canonical() in avoid]
-    comparable = fact.value is not None and fact.value.type in NUMERIC_TYPES and fact.category in COMPARABLE_CATEGORIES \
-        and bool(fact.subject) and portable(fact.subject, context)
-    peer = comparable and rng.random() < 0.4
-    for _ in range(20):
-        if peer:
-            name = peer_names(rng, plan.faker(context.config.locale, "meeting-peers"), context, 1)[0]
-            value = peer_value(rng, fact, avoid)
-            line = rng.choice(_PEER_CONTEXT).format(P=name, V=rng.choice(value.voiced_forms()))
-        else:
-            month = day - dt.timedelta(days=rng.randint(20, 60))
-            line = rng.choice(_VOLUME_CONTEXT).format(N=num2words(rng.randint(6, 90)), M=f"{month:%B}")
-        if not any(find_surface_form(value, line) for value in guarded):
-            return line
-    return ""
-
-
 @register_genre
 class MeetingTranscriptGenre(Genre):
     """A recorded working session as a WebVTT transcript; see the module docstring.
@@ -342,7 +291,7 @@ class MeetingTranscriptGenre(Genre):
         title = f"{plan.topic_title} {'case review' if variant == 'case_review' else 'working session'}"
         values = {"T": subject_phrase(plan), "title": title, "A": rng.choice(_ASSETS)}
 
-        lines, decisions = self._script(rng, plan, day, host, guest, staff, people, values, shrink, context)
+        lines, decisions = self._script(rng, plan, day, host, guest, staff, people, values, shrink)
         cues = self._cues(rng, lines, pace)
         duration = cues[-1].end
         recorded = self._recording_start(rng, start, end, duration, day)
@@ -399,9 +348,8 @@ class MeetingTranscriptGenre(Genre):
 
     def _script(self, rng: random.Random, plan: ArtifactPlan, day: dt.date, host: Colleague,
                 guest: Colleague | None, staff: list[Colleague], people: list[Colleague],
-                values: dict, shrink: int = 0, context: RenderContext | None = None) -> tuple[list[_Line], list[dict]]:
-        """The session as utterances, and its decisions (item, facts); with ``context``, subject items are
-        introduced with grounded figures (:func:`_figure_line`)."""
+                values: dict, shrink: int = 0) -> tuple[list[_Line], list[dict]]:
+        """The session as utterances, and its decisions (item, facts)."""
         lines: list[_Line] = []
         decisions: list[dict] = []
         others = [p for p in people if p is not host]
@@ -442,7 +390,6 @@ class MeetingTranscriptGenre(Genre):
             items.insert(rng.randint(0, len(items)), (filler[0].format(**values), []))
         filler_by_item = {f[0].format(**values): f for f in fillers}
         remark_after = {id(remark): rng.randrange(len(items)) for remark in remarks}
-        grounding = plan.rng("meeting-figures")
 
         for item, renditions in items:
             index = len(decisions)
@@ -451,12 +398,7 @@ class MeetingTranscriptGenre(Genre):
             objector = rng.choice([p for p in people if p is not proposer])
             local = dict(values, S=item)
             intro = rng.choice(_ITEM_INTRO if index else _FIRST_INTRO).format(**local)
-            subject_fact = plan.facts.get(mentioned[item].fact_id) if item in mentioned else \
-                (plan.facts.get(renditions[-1].fact_id) if renditions else None)
-            figure = _figure_line(grounding, plan, context, subject_fact, day) if context is not None \
-                and subject_fact is not None and (
-                item in mentioned or grounding.random() < FIGURE_SHARE) else ""
-            say(host, intro, figure or (rng.choice(_ITEM_CONTEXT) if rng.random() < 0.6 else ""))
+            say(host, intro, rng.choice(_ITEM_CONTEXT) if rng.random() < 0.6 else "")
             filler = filler_by_item.get(item) if item not in mentioned else None
             if filler is not None:
                 proposal, rejection, final = (part.format(**values) for part in filler[1:])
