@@ -13,10 +13,17 @@ For each rendition the table records the alternatives considered and rejected (t
 number, so no wrong value is planted) and the final decision, whose text is the rendition, verbatim. A
 superseded rendition is a ``Superseded`` row (``Replaced by D-NN.``) only when
 :func:`~taugen.generators.corpus.genre.shown_as_history` holds on the register's date; otherwise it was
-the decision in force that day and is a ``Final`` row like any other. Other topics (ownership, channels,
+the decision in force that day and is a ``Final`` row like any other.
+
+Carriers and fillers come from one process. Other rules of the topic are decided the same way, with the
+same alternatives, and a final decision that states no rule of the business: another organisation's
+published figure (a comparable subject, :func:`~taugen.generators.corpus.genres.benchmarks.comparable_facts`),
+how often customers raised the subject, or a working note; a register without rules decides one to four
+such subjects, one with rules one beside them half the time. Housekeeping topics (ownership, channels,
 training, sign-off) are decided the same way with no values; a register decides two to seven topics
-whether or not some state rules (a filler register decides only those), and fewer when it would pass
-:data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens. Rows are in date order;
+whether or not some state rules, and fewer when it would pass
+:data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens. Every row's owner is drawn
+from the same people and teams. Rows are in date order;
 ``timestamps`` are the workshop and decision times and the last-updated time, in chronological order."""
 
 from __future__ import annotations
@@ -84,6 +91,24 @@ _FILLER_DECISIONS = (  # (alternatives considered, final decision): ownership, c
     (("Keep retired {T} letters in the letter library.", "Delete retired {T} letters without a record."),
      "Retired {T} letters move to the archive with a note of the date they were withdrawn."),
 )
+# A subject block decides another rule of the topic the way a rule block decides its rule, and states no
+# rule of the business: another organisation's published figure (a comparable subject), how often
+# customers raised it (a count that is none of the subject's values), or a working note. {P} peer, {V}
+# its figure, {N} a count, {M} a month.
+_PEER_FINALS = ("Keep {S} as published; {P} lists {V} and we do not match it.",
+                "Note in the pricing review that {P} publishes {V} for {S}, labelled as theirs.",
+                "Answer questions comparing {S} with {P} ({V}) by pointing to our published terms.",
+                "Track {P}'s published {V} for {S} in the market comparison, not in {A}.")
+_VOLUME_FINALS = ("Give {S} its own answer in {A}: customers asked about it {N} times in {M}.",
+                  "Review how {A} explains {S} after {N} complaints in {M}.",
+                  "Add {S} to the refresher: {N} calls about it in {M} were transferred.",
+                  "Flag {S} in {A}; {N} cases in {M} needed a call back.")
+_NOTE_FINALS = ("{A} links to the published terms for {S} rather than restating them.",
+                "Agents quote {S} from the current schedule, never from old letters.",
+                "Keep {S} out of the IVR prompts and answer it in {A}.",
+                "Explain {S} in plain words in {A}, with the terms linked.")
+_SUBJECT_COUNTS = (1, 2, 2, 3, 3, 4)
+"""Subject blocks in a register without rules (as many as registers with rules hold rule blocks)."""
 _GENERIC_SUBJECTS = ("the {T} help pages", "the {T} letters", "the {T} section of the call guide", "the {T} FAQ")
 _PURPOSES = ("This register records what was decided about {T} during the kickoff workshops, who owns each "
              "decision and where it stands. It is the reference for {A}.",
@@ -100,6 +125,11 @@ _ACTIONS = ("Update {A} with the final wording.", "Brief the contact centre lead
             "vendor.", "Archive the superseded guidance.", "Book the follow-up workshop.")
 _ASSETS = ("the call guide", "the agent knowledge base", "the branch reference guide", "the IVR prompts",
            "the website help pages", "the customer letter templates")
+
+
+def _subject_of(fact) -> str:
+    text = (fact.subject or "").strip().rstrip(".")
+    return text[:1].lower() + text[1:] if text[1:2].islower() or not text[1:2] else text
 
 
 def md_escape(text: str) -> str:
@@ -157,6 +187,7 @@ class DecisionRegisterGenre(Genre):
     name = "decision_register"
     label = "Decision register (Markdown)"
     max_facts = 5
+    grounded_fillers = True
     variants = ("kickoff", "register")
     affinity = (("text", "register", 2), ("money", "kickoff", 1), ("duration", "register", 1),
                 ("boolean", "register", 1), ("enum", "kickoff", 1), ("cap", "kickoff", 1), ("percent", "kickoff", 1),
@@ -208,6 +239,9 @@ class DecisionRegisterGenre(Genre):
         for rendition in plan.renditions:  # history whose successor is not stated here (not expected)
             if rendition.fact_id not in placed:
                 blocks.append([{"status": "Final", "text": rendition.text, "facts": [rendition.fact_id]}])
+        subject_facts = self._subjects(rng, plan, context, bool(blocks))
+        for fact in subject_facts:
+            blocks.append(self._subject_block(rng, plan, context, fact, asset, end.date()))
         fillers = list(_FILLER_DECISIONS)
         rng.shuffle(fillers)
         wanted = rng.randint(2, 7) - 2 * shrink  # topics decided: the same spread with or without rules
@@ -242,11 +276,11 @@ class DecisionRegisterGenre(Genre):
                 assert newer is not None  # shown as history: the successor is in this register
                 text = f"{text} Replaced by {final_ids[newer.id]} from {long_day(newer.effective_from)}."
             table.append({"id": row["id"], "date": f"{row['moment']:%Y-%m-%d}", "text": md_escape(text),
-                          "owner": md_escape(rng.choice(owners) if row["facts"] else rng.choice(owners + list(TEAMS))),
+                          "owner": md_escape(rng.choice(owners + list(TEAMS))),
                           "status": row["status"]})
         workshops = []
         for index, moment in enumerate(workshop_times, start=1):
-            subjects = [subject_phrase(plan, r) for r in current] or [topic]
+            subjects = [subject_phrase(plan, r) for r in current] + [_subject_of(f) for f in subject_facts] or [topic]
             notes = [md_escape(upper_first(n.format(S=rng.choice(subjects), A=asset)))
                      for n in rng.sample(_NOTES, k=rng.randint(3, 5))]
             attendees = rng.sample(people, k=rng.randint(2, len(people)))
@@ -272,6 +306,63 @@ class DecisionRegisterGenre(Genre):
         return RenderedArtifact(plan=plan, files=[RenderedFile(SUFFIX, data)],
                                 author_text=self.extract_text([RenderedFile(SUFFIX, data)], ""),
                                 renditions=list(plan.renditions), timestamps=stamps, metadata=metadata)
+
+    @staticmethod
+    def _subjects(rng, plan: ArtifactPlan, context: RenderContext, has_rules: bool) -> list:
+        """Other rules of the topic the register decides without stating them: one to four in a register
+        without rules (:data:`_SUBJECT_COUNTS`), one beside the rules half the time; none of the plan's
+        subjects or supersession arcs."""
+        from taugen.generators.corpus.genres.benchmarks import topic_subjects
+
+        owned = {(fact.subject or "").lower() for fact in plan.facts.values()}
+        arcs = {fact.id for fact in plan.facts.values()} | {fact.supersedes for fact in plan.facts.values()}
+        subjects = [f for f in topic_subjects(context, plan.topic) if (f.subject or "").lower() not in owned
+                    and f.id not in arcs and f.supersedes not in arcs]
+        rng.shuffle(subjects)
+        wanted = (1 if rng.random() < 0.5 else 0) if has_rules else rng.choice(_SUBJECT_COUNTS)
+        return subjects[:wanted]
+
+    @staticmethod
+    def _subject_block(rng, plan: ArtifactPlan, context: RenderContext, fact, asset: str, day: dt.date) -> list[dict]:
+        """Rows deciding ``fact``'s subject as a rule block decides a rule (rejected alternatives, now and
+        then a proposal, a final decision) whose final decision states no rule of the business: another
+        organisation's published figure (a comparable subject, two times in five; equal to no value any
+        fact on the subject ever had), how often customers raised it (one time in three; a count that is
+        none of the subject's values), or a working note."""
+        from taugen.authoring.values import find_surface_form
+        from taugen.generators.corpus.genres.benchmarks import (
+            comparable_facts,
+            peer_names,
+            peer_value,
+            portable,
+            subject_values,
+        )
+
+        subject = _subject_of(fact)
+        values = {"S": subject, "A": asset}
+        block = [{"status": "Rejected", "text": upper_first(text.format(**values)), "facts": []}
+                 for text in rng.sample(_ALTERNATIVES, k=rng.randint(1, 2))]
+        if rng.random() < 0.3:
+            block.append({"status": "Proposal", "text": rng.choice(_OPEN).format(**values), "facts": []})
+        avoid = subject_values(context, fact, plan.facts.values())
+        guarded = [f.value for f in plan.facts.values() if f.value is not None] + [
+            other.value for other in context.facts.values() if other.value is not None
+            and other.value.canonical() in avoid]
+        draw = rng.random()
+        final = ""
+        if draw < 0.4 and portable(subject, context) and fact in comparable_facts(context, fact.section):
+            peer = peer_names(rng, plan.faker(context.config.locale, "register-peers"), context, 1)[0]
+            final = rng.choice(_PEER_FINALS).format(P=peer, V=peer_value(rng, fact, avoid).canonical(), **values)
+        elif draw < 0.75:
+            for _ in range(20):
+                month = day - dt.timedelta(days=rng.randint(20, 60))
+                line = rng.choice(_VOLUME_FINALS).format(N=rng.randint(6, 240), M=f"{month:%B %Y}", **values)
+                if not any(find_surface_form(value, line) for value in guarded):
+                    final = line
+                    break
+        final = final or rng.choice(_NOTE_FINALS).format(**values)
+        block.append({"status": "Final", "text": upper_first(final), "facts": []})
+        return block
 
     def extract_text(self, files: list[RenderedFile], author_text: str) -> str:
         """Parse each ``.md`` with markdown-it-py (CommonMark plus GFM tables) and return one line per

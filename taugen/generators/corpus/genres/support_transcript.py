@@ -447,6 +447,37 @@ _AGENT_TAILS = (
     "Does that help?", "Does that answer your question?", "I can send that to your secure inbox too if you like.",
     "Let me know if you want me to go over any part of that.", "Is that what you were looking for?",
 )
+# A slot's grounded figures (both kinds of slot draw from these, so neither gives the other away): the
+# customer quoting another organisation's published figure for the subject, and the agent reading the
+# customer's own contact history (a date, a count) off the file. No pool line names a rule of the business.
+_PEER_QUESTIONS = (  # the figure is spoken as a rule's voiced value is ("thirty-five dollars")
+    "I saw {P} lists {V} for {S}. How does yours compare?",
+    "Over at {P}, {S} runs {V}. What is it with you?",
+    "{P} told me it comes to {V} for {S}. Is it the same here?",
+    "My friend is with {P} and they charge {V} for {S}. What about you?",
+    "Heads up, {P} quoted me {V} for {S}. Where are you on that?",
+)
+_HISTORY_LINES = (  # counts spoken, as a voiced value is
+    "I can see you asked about this on {D} as well.",
+    "There's a note on your file from {D}, when this came up before.",
+    "Your profile shows {N} earlier contacts about this, the last on {D}.",
+    "I see this came up on your account on {D} too.",
+    "Looking at your file, you called about this on {D}, and again {W} days later.",
+    "I can see {N} notes on your profile about this since {D}.",
+)
+_AMOUNT_LINES = (  # the customer's own transactions, where the subject is priced in a currency
+    "I can see the {A} payment from {D} on your account.",
+    "Your statement shows {A} going out on {D}.",
+    "There's a transaction for {A} on {D} that I can see here.",
+)
+GROUNDED_SHARE = 0.45
+"""Share of rule statements that the agent opens with a line from the customer's own contact history; a
+slot that names a rule without stating it (a mention) always gets one when a free figure exists."""
+PEER_SHARE = 0.5
+"""Share of slots about a comparable subject whose question quotes another organisation's figure."""
+_SPOKEN_COUNTS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight")
+
+
 _HISTORY_PAST = (
     "You're right that it changed. Until the new schedule took effect on {date}, it worked like this:",
     "That was the old rule. Before {date}, our terms said:",
@@ -621,6 +652,75 @@ def _pick(rng: random.Random, pool, brief: bool = False, limit: int = 64):
     return rng.choice(options)
 
 
+def _guarded_values(plan: ArtifactPlan, context: RenderContext, fact) -> list:
+    """Values a slot's grounded figure must not equal: every value the plan's facts have, and every value
+    any version of ``fact``'s subject ever had."""
+    from taugen.generators.corpus.genres.benchmarks import subject_values
+
+    values = [f.value for f in plan.facts.values() if f.value is not None]
+    if fact is not None:
+        avoid = subject_values(context, fact, plan.facts.values())
+        values += [other.value for other in (getattr(context, "facts", None) or {}).values()
+                   if other.value is not None and other.value.canonical() in avoid]
+    return values
+
+
+def _free(line: str, guarded: list) -> bool:
+    return not any(find_surface_form(value, line) is not None for value in guarded)
+
+
+def history_line(rng: random.Random, plan: ArtifactPlan, context: RenderContext, fact, day: dt.date,
+                 brief: bool = False) -> str:
+    """A line the agent reads off the customer's own file about the slot's subject: an earlier contact's
+    date (and a count of them) or, half the time for a subject priced in a currency, one of the customer's
+    own transactions (a spoken amount), none equal to a value of the plan's facts or of ``fact``'s subject.
+    Returns '' when twenty draws found no free figure."""
+    from taugen.authoring.values import MoneyValue
+
+    guarded = _guarded_values(plan, context, fact)
+    pool = [line for line in _HISTORY_LINES if not brief or len(line) <= 60] or list(_HISTORY_LINES)
+    currency = getattr(getattr(fact, "value", None), "currency", None)
+    if currency and rng.random() < 0.5:
+        pool = list(_AMOUNT_LINES)
+    for _ in range(20):
+        earlier = day - dt.timedelta(days=rng.randint(9, 240))
+        amount = MoneyValue(amount=f"{rng.randint(8, 480)}.{rng.choice((0, 0, 25, 50, 75, 99)):02d}",
+                            currency=currency) if currency else None
+        line = rng.choice(pool).format(D=spoken_date(earlier), N=_SPOKEN_COUNTS[rng.randint(2, 6)],
+                                       W=_SPOKEN_COUNTS[rng.randint(2, 8)],
+                                       A=rng.choice(amount.voiced_forms()) if amount else "")
+        if _free(line, guarded):
+            return line
+    return ""
+
+
+def peer_question(rng: random.Random, plan: ArtifactPlan, context: RenderContext, fact, subject: str,
+                  peer: str) -> str:
+    """The customer's question quoting ``peer``'s published figure for ``fact``'s subject (a comparable
+    subject: a numeric value of a commercial category, no proper name); the figure equals no
+    value any fact on the subject ever had nor a value of the plan's facts. '' for any other subject."""
+    from taugen.generators.corpus.genres.benchmarks import (
+        COMPARABLE_CATEGORIES,
+        NUMERIC_TYPES,
+        peer_value,
+        portable,
+        subject_values,
+    )
+
+    if fact is None or not subject or fact.value is None or fact.value.type not in NUMERIC_TYPES \
+            or fact.category not in COMPARABLE_CATEGORIES or not portable(subject, context):
+        return ""
+    avoid = subject_values(context, fact, plan.facts.values())
+    guarded = _guarded_values(plan, context, fact)
+    for _ in range(10):
+        value = peer_value(rng, fact, avoid)
+        line = rng.choice(_PEER_QUESTIONS).format(P=peer, V=rng.choice(value.voiced_forms()), S=subject)
+        if _free(line, guarded):
+            return line
+        avoid.add(value.canonical())
+    return ""
+
+
 # --------------------------------------------------------------------------------------------------
 # Building a conversation
 # --------------------------------------------------------------------------------------------------
@@ -725,6 +825,8 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
     # --- the renditions ----------------------------------------------------------------------------
     superseded_ids = {r.fact_id for r in ordered if id(r) in history}
     replaced_pending = bool(superseded_ids)  # a "what is it now?" follow-up is still natural
+    grounding = plan.rng(f"grounded:{channel}")  # a slot's grounded figures, the same draws for every slot
+    peers = None
     for index, rendition in enumerate(ordered):
         if index and id(ordered[index - 1]) not in history:  # never between an old rule and its follow-up
             boundaries.append(len(turns))
@@ -740,7 +842,21 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
                                          or not any(getattr(plan.facts.get(i), "supersedes", None) in superseded_ids
                                                     for i in (r.fact_id for r in ordered)))
         replaced_pending = replaced_pending and not replaces
-        if index > 0 or rng.random() < 0.5:
+        asked = ""
+        if subject and not replaces and grounding.random() < PEER_SHARE:
+            if peers is None:
+                from taugen.generators.corpus.genres.benchmarks import peer_names
+
+                peers = peer_names(grounding, plan.faker(context.config.locale, "transcript-peers"), context, 2)
+            asked = peer_question(grounding, plan, context, fact, subject, grounding.choice(peers))
+        # the agent reads the customer's history off the file before a rule now and then, and always before
+        # naming a rule it does not state, so every slot has the same chance of a figure
+        mention = rendition.status == "mention"
+        note = history_line(grounding, plan, context, fact, conversation_day, brief) \
+            if mention or grounding.random() < GROUNDED_SHARE else ""
+        if asked:
+            say("customer", asked)
+        elif index > 0 or rng.random() < 0.5:
             if replaces:
                 say("customer", _pick(rng, _FOLLOW_QUESTIONS, brief))
             elif subject:
@@ -752,6 +868,7 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
             say("agent", hold)
             say("customer", ok)
         ack = rng.choice(_AGENT_ACKS) if rng.random() < 0.7 else ""
+        ack = f"{ack} {note}".strip()
         tail = "" if brief or rng.random() < 0.5 else rng.choice(_AGENT_TAILS)
         text = rendition.text.strip()
         if text[:1].islower():
