@@ -600,6 +600,18 @@ def test_k10_k11_on_a_bundle_use_the_policy(bundle_files):
     assert found == {("courtesy_refund_already_used", "K10"), ("domestic_wire", "K11")}
 
 
+def test_a_refusal_reaction_does_not_borrow_the_next_requests_words():
+    """K10: "ask the agent to check again" ends nothing; the next request's "accepted" (a power of attorney
+    accepted without a certification) is not the end of the refused refund (medium seed 3 let it pass)."""
+    asked = "Ask for the new overdraft fee to be refunded."
+    text = (f"{asked} If the agent explains that policy allows no further courtesy refund yet, ask the agent to "
+            "check again. Ask to have a Georgia power of attorney accepted without a new attorney certification. "
+            "If the agent says policy does not allow it, accept that and do not insist.")
+    assert not scenario._scripted_refusal(text, "refund", asked)
+    assert scenario._scripted_refusal(text.replace("ask the agent to check again", "accept it and do not insist"),
+                                      "refund", asked)
+
+
 @needs_fixtures
 @needs_tau2
 def test_k10_and_k11_requests_without_gold_or_fallback(tmp_path):

@@ -661,6 +661,8 @@ def _scripted_refusal(text: str, request: str, sentence: str = "", other_actions
         for later in sentences[at + 1: at + 3]:
             if _CONDITION.match(later):
                 break  # another branch ("If you are transferred …", "When everything is handled …")
+            if _ASK.search(later) and not _NEGATION.search(later):
+                break  # the next request ("Ask to have ... accepted"): its words end nothing about this one
             following.append(later)
         window = " ".join([reaction, *following])
         if _REFUSAL.search(reaction) and (_END.search(window) or _TRANSFER.search(reaction) or _DECLINE.search(window)):
