@@ -392,13 +392,7 @@ def deep_merge(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
     tau2 (``update_pydantic_model_with_dict``) uses ``addict.Dict.update``: dicts merge recursively,
     every other value (lists included) replaces the old one.
     """
-    merged = copy.deepcopy(base)
-    for key, value in patch.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = deep_merge(merged[key], value)
-        else:
-            merged[key] = copy.deepcopy(value)
-    return merged
+    return copy.deepcopy(merged_for_reading(base, patch))
 
 
 def merged_for_reading(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:

@@ -246,6 +246,11 @@ _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augu
            "November", "December")
 
 
+def month_and_year(day: dt.date) -> str:
+    """``"March 2026"``: the month a count of contacts is given for (English names, whatever the locale)."""
+    return f"{_MONTHS[day.month - 1]} {day.year}"
+
+
 def comparable(context: RenderContext, fact: Fact, subject: str) -> bool:
     """Whether another organisation publishes a figure for ``fact``'s subject as written (``subject``):
     a numeric value, a commercial category (:data:`COMPARABLE_CATEGORIES`), a :func:`portable` subject."""
@@ -304,7 +309,7 @@ def grounded_sentences(rng: random.Random, context: RenderContext, fact: Fact, s
         for _ in range(20):
             month = day - dt.timedelta(days=rng.randint(20, 60))
             line = template.format(S=written or subject, N=rng.randint(6, 240),
-                                   MONTH=f"{_MONTHS[month.month - 1]} {month.year}")
+                                   MONTH=month_and_year(month))
             if not any(find_surface_form(value, line) for value in guarded):
                 return [line]
     return [rng.choice(note_lines).format(S=written or subject)]

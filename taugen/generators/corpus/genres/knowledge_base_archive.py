@@ -56,6 +56,7 @@ from taugen.generators.corpus.genre import (
 )
 from taugen.generators.corpus.genres.benchmarks import (
     comparable_facts,
+    month_and_year,
     peer_names,
     peer_value,
     portable,
@@ -121,8 +122,6 @@ _PEER_LINES = ("{P}'s published schedule lists {V} for {S}.",
                "Customers who are also with {P} may quote {V} for {S}; that is {P}'s figure.",
                "For comparison, {P} publishes {V} for {S}.",
                "{P}'s own terms give {V} for {S}.")
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December")
 _CONTEXT = (  # (title, summary, details, figure, steps): working notes; {T} topic, {N} {M} counts, {R} percent, {D} date
     ("Escalating {T} complaints", "How to route a complaint about {T} to the right team.",
      "Complaints are logged on the customer's record so that the complaints team sees the full history.",
@@ -326,7 +325,7 @@ class KnowledgeBaseArchiveGenre(Genre):
         for moment, (title, summary, details, figure, steps) in zip(context_times[n_peer:], contexts[:n_context]):
             month = moment.date() - dt.timedelta(days=rng.randint(20, 60))
             figures = {"T": topic, "N": rng.randint(12, 480), "M": rng.randint(2, 9), "R": f"{rng.randint(61, 97)}%",
-                       "MONTH": f"{_MONTHS[month.month - 1]} {month.year}",
+                       "MONTH": month_and_year(month),
                        "D": long_day(moment.date() - dt.timedelta(days=rng.randint(10, 300)))}
             drafts.append((moment, {"title": upper_first(title.format(T=topic)), "facts": [],
                                     "sections": [{"heading": "Summary", "paragraphs": [summary.format(T=topic)],
@@ -409,7 +408,7 @@ class KnowledgeBaseArchiveGenre(Genre):
                     month = day - dt.timedelta(days=rng.randint(20, 60))
                     line = upper_first(template.format(
                         S=subject, T=topic, N=rng.randint(6, 240), R=f"{rng.randint(4, 38)}%",
-                        MONTH=f"{_MONTHS[month.month - 1]} {month.year}", D=long_day(month),
+                        MONTH=month_and_year(month), D=long_day(month),
                         E=long_day(month + dt.timedelta(days=rng.randint(7, 19)))))
                     if not any(find_surface_form(value, line) for value in guarded):
                         lines.append(line)

@@ -69,6 +69,7 @@ from taugen.generators.corpus.genre import (
     register_genre,
     shown_as_history,
 )
+from taugen.generators.corpus.genres.benchmarks import month_and_year
 from taugen.generators.corpus.prose import long_sections
 from taugen.validators.findings import Finding, error
 
@@ -660,8 +661,6 @@ _NOTE_BULLETS = ("Customers often ask about {S} after a bill or statement arrive
                  "Most questions about {S} come in by phone; some arrive by secure message",
                  "Check which product the customer holds before answering a question about {S}",
                  "Questions about {S} are usually answered on the first contact")
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December")
 _WORKING_SLIDES = (  # (heading, bullets): working notes of a team briefing; {topic} {team} {brand} {M} month
     ("Why this briefing", ("Customers ask us about {topic} in person, by phone and in chat",
                            "We want every answer to be consistent, accurate and well recorded",
@@ -777,7 +776,7 @@ def _subject_items(rng, plan: ArtifactPlan, context: RenderContext, day: dt.date
             for _ in range(20):
                 month = day - dt.timedelta(days=rng.randint(20, 60))
                 candidate = _upper_first(rng.choice(_VOLUME_BULLETS).format(
-                    S=subject, N=rng.randint(6, 240), MONTH=f"{_MONTHS[month.month - 1]} {month.year}"))
+                    S=subject, N=rng.randint(6, 240), MONTH=month_and_year(month)))
                 if not any(find_surface_form(value, candidate) for value in guarded):
                     line = candidate
                     break
@@ -793,7 +792,7 @@ def _working_slides(rng, plan: ArtifactPlan, context: RenderContext, values: dic
     as fit. Returns ``(before, after)`` as ``[(heading, bullets)]``."""
     month = day - dt.timedelta(days=rng.randint(20, 80))
     fill = {"topic": values["topic"], "team": values["team"], "brand": context.config.brand,
-            "M": f"{_MONTHS[month.month - 1]} {month.year}"}
+            "M": month_and_year(month)}
     pool = list(_WORKING_SLIDES)
     rng.shuffle(pool)
     chosen: list[tuple[str, list[str]]] = []
