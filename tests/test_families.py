@@ -387,11 +387,10 @@ def test_problem_base_class_keeps_context_facts_apart():
     assert Problem.context_facts == ()
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not __import__("os").environ.get("TAUGEN_SLOW"), reason="set TAUGEN_SLOW=1 for default-count sweeps")
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [0, 1, 2])
 def test_hard_default_task_count_meets_the_coverage_targets(seed):
-    """Issue 9's targets at hard with the default 300 tasks, from the composed tasks and the corpus plan."""
+    """Issue 9's targets at hard with the default 300 tasks, from the composed tasks and the corpus plan (about
+    7 s of CPU a seed since certificates got faster, so three seeds run by default)."""
     from taugen.build.assemble import task_coverage
     from taugen.generators.corpus.genre import genres
     from taugen.generators.corpus.planner import plan_corpus

@@ -458,22 +458,25 @@ def limit_request_just_over_submitted(bundle: MutableBundle) -> str | None:
 
 
 @mutation("K3", "quote_off_by_one_unit",
-          "a quoted window or count is one unit off what the fact says (off-by-one reading of a deadline)")
+          "a quoted figure is one unit off what the fact says (an off-by-one reading of a deadline, count or rate; "
+          "windows and counts first)")
 def quote_off_by_one_unit(bundle: MutableBundle) -> str | None:
     import re
 
     rows = _topic_rows(bundle)
-    for task in sorted(bundle.tasks, key=lambda t: t["id"]):
-        for call in gold(task):
-            if call["name"] != "record_quote":
-                continue
-            facts = rows.get(call["arguments"]["topic_id"], [])
-            if len(facts) == 1 and (facts[0][1].get("value") or {}).get("type") in ("duration", "count"):
-                value = str(call["arguments"]["value"])
-                match = re.search(r"\d+", value)
-                if match:
-                    call["arguments"]["value"] = value[:match.start()] + str(int(match.group()) + 1) + value[match.end():]
-                    return task["id"]
+    for types in (("duration", "count"), ("percent", "cap", "money")):  # a window or count where the bundle has one
+        for task in sorted(bundle.tasks, key=lambda t: t["id"]):
+            for call in gold(task):
+                if call["name"] != "record_quote":
+                    continue
+                facts = rows.get(call["arguments"]["topic_id"], [])
+                if len(facts) == 1 and (facts[0][1].get("value") or {}).get("type") in types:
+                    value = str(call["arguments"]["value"])
+                    match = re.search(r"\d+", value)
+                    if match:
+                        call["arguments"]["value"] = value[:match.start()] + str(int(match.group()) + 1) \
+                            + value[match.end():]
+                        return task["id"]
     return None
 
 
