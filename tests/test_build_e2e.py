@@ -7,6 +7,7 @@ import email.policy
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -106,11 +107,16 @@ def test_every_genre_opens_with_its_own_reader(hard, manifest):
         assert message["Message-ID"] and message["Date"] and message["From"] and message["Subject"]
         if message["In-Reply-To"]:
             assert message["In-Reply-To"] in message["References"]
+    numeric = []
     for path in _files_of(hard, manifest, "spreadsheet", ".xlsx")[:10]:
         workbook = openpyxl.load_workbook(path)
-        numeric = [c.value for ws in workbook.worksheets for row in ws.iter_rows() for c in row
-                   if isinstance(c.value, (int, float))]
-        assert workbook.worksheets and numeric
+        cells = [c.value for ws in workbook.worksheets for row in ws.iter_rows() for c in row if c.value is not None]
+        assert workbook.worksheets and len(cells) > 8, path.name
+        # figures are stored as numbers, never as text a spreadsheet would not sum ("30.00" in a string cell);
+        # a decision table of yes/no rules alone may hold no figure at all ("exempt from the paper statement fee")
+        assert not [v for v in cells if isinstance(v, str) and re.fullmatch(r"\$?-?[\d,]+(\.\d+)?%?", v.strip())], path.name
+        numeric += [v for v in cells if isinstance(v, (int, float))]
+    assert numeric
     for path in _files_of(hard, manifest, "pdf_document", ".pdf")[:6]:
         text = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, check=True, text=True).stdout
         assert len(text.split()) > 30

@@ -575,14 +575,15 @@ def test_k8_name_and_only_if_conditions_checked_against_the_gold(bundle_files):
     def edit(tasks):
         task = _task(tasks, "stop_payment", alone=True)
         fields = task["user_scenario"]["instructions"]
-        fields["known_info"] = re.sub(r"You are [^.]+\.", "You are Adam Burton.", fields["known_info"], count=1)
+        # a name no customer of the world has (Adam Burton was one once the task space grew)
+        fields["known_info"] = re.sub(r"You are [^.]+\.", "You are Zelda Quartermaine.", fields["known_info"], count=1)
         fields["task_instructions"] = fields["task_instructions"].replace(
             "agree to the stop payment fee", "agree to it only if the stop payment fee is waived")
         _only(tasks, task)
 
     messages = [f.message for f in scenario.check_scenario(_view(bundle_files("easy"), edit))
                 if f.code == "K8" and f.severity == "error"]
-    assert any("'Adam Burton'" in m for m in messages) and any("only if" in m and "fee=" in m for m in messages)
+    assert any("'Zelda Quartermaine'" in m for m in messages) and any("only if" in m and "fee=" in m for m in messages)
 
 
 def test_k10_k11_on_a_bundle_use_the_policy(bundle_files):

@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from taugen.authoring.models import DomainConfig, Fact
+from taugen.authoring.pack import load_pack
 from taugen.authoring.values import find_surface_form, normalise_text
 from taugen.build.pipeline import build
 from taugen.generators.corpus.genre import ArtifactPlan, RenderContext, Rendition, genres
@@ -102,9 +103,9 @@ _EXTRA_PLAIN = """
 """
 
 _EXTRA_LONG = f"""
-  - id: dormant_reactivation_procedure
+  - id: dormant_reactivation_checklist
     category: procedure
-    subject: reactivating a dormant account
+    subject: the full reactivation checklist for a dormant account
     statement: "{LONG_STATEMENT}"
     value: {{type: text, key_terms: ["{LONG_KEY}"]}}
     effective_from: 2024-01-01
@@ -128,7 +129,7 @@ def _check_built(tmp_path: Path, extra: str, tier: str, fact_id: str) -> None:
     manifest = json.loads((result.path / "author" / "manifest.json").read_text())
     assert fact_id in manifest["facts"]
     info = json.loads((result.path / "bundle.json").read_text())
-    assert info["counts"]["facts"] == 1049
+    assert info["counts"]["facts"] == len(load_pack(REPO / "taugen" / "facts" / "banking").facts) + 1
 
 
 _SLOW_TIERS = [pytest.param("easy", marks=pytest.mark.slow), pytest.param("medium", marks=pytest.mark.slow), "hard"]
@@ -141,4 +142,4 @@ def test_a_pack_with_one_more_plain_fact_builds(tmp_path, tier):  # all slow (CI
 
 @pytest.mark.parametrize("tier", _SLOW_TIERS)
 def test_a_pack_with_a_very_long_statement_builds(tmp_path, tier):
-    _check_built(tmp_path, _EXTRA_LONG, tier, "dormant_reactivation_procedure")
+    _check_built(tmp_path, _EXTRA_LONG, tier, "dormant_reactivation_checklist")
