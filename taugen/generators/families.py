@@ -529,14 +529,12 @@ def instantiate(pack: "Pack", binding: FamilyBinding, special: set[str] = frozen
             reasons[fact.id] = (f"its window's request shares no word with its catalogue topic "
                                 f"({topic.description!r}): an agent could not find the topic from what the user asks")
             continue
-        if family == "route":  # a routing topic is policy's business: it is not a catalogue entry
-            pass
-        elif topic.topic_id in topics:  # product rows of one service share a topic: merge their products
-            known = topics[topic.topic_id]
-            products = tuple(sorted(set(known.products) | set(topic.products))) if known.products and topic.products \
-                else ()
-            topic = Topic(known.topic_id, known.description, products)
-        if family != "route":
+        if family != "route":  # a routing topic is policy's business, not a catalogue entry
+            if topic.topic_id in topics:  # product rows of one service share a topic: merge their products
+                known = topics[topic.topic_id]
+                products = tuple(sorted(set(known.products) | set(topic.products))) \
+                    if known.products and topic.products else ()
+                topic = Topic(known.topic_id, known.description, products, known.steps)
             topics[topic.topic_id] = topic
         digest = int(_digest(fact.id), 16)
         for variant in variants(family):
@@ -583,6 +581,8 @@ def routed_by_facts(facts: Any, scenario: str) -> dict[str, tuple[str, ...]]:
         if isinstance(value, EnumValue) and subject and routing_phrase(subject).lower() in said:
             found.setdefault(value.value, []).append(fact_id)
     return {department: tuple(sorted(ids)) for department, ids in sorted(found.items())}
+
+
 def family_rules(binding_account_product, normalise: "Any", steps_on_file: "Any" = None) -> tuple:
     """Policy rules for the family tools, for a domain's ``DomainDefinition.policy``.
 

@@ -60,7 +60,7 @@ EventDate = Annotated[str, Field(description="The date of the event the topic's 
                                             "statement date, the day a document was signed ...), as YYYY-MM-DD.",
                                 pattern=r"^\d{4}-\d{2}-\d{2}$")]
 ProcedureStepName = Annotated[str, Field(description="A step name of the procedure's topic, as find_service_topics "
-                                                     "lists it, e.g. block_card.")]
+                                                     "lists it, e.g. confirm_wire_details.")]
 QuotedValue = Annotated[str, Field(description="The value you told the customer: the policy's number in digits "
                                                "(3.75 for 3.75%, 25 for $25.00, 10 for 10 business days), a clock "
                                                "time or date as written, or yes / no for a yes-or-no rule.")]
@@ -588,7 +588,8 @@ class BankingTools(Toolkit):
         return {"quote_id": quote_id, "value": normalise_quote(value)}
 
     @tool("write")
-    def record_procedure_step(self, customer_id: CustomerId, topic_id: TopicId, step: ProcedureStepName) -> dict[str, Any]:
+    def record_procedure_step(self, customer_id: CustomerId, topic_id: TopicId,
+                              step: ProcedureStepName) -> dict[str, Any]:
         """Record on the customer's file that you carried out one step of a catalogued procedure. ``step`` is one
         of the topic's ``steps`` (find_service_topics lists them, alphabetically). Record each step as you do
         it, in the order the bank's procedure requires; the file keeps the order steps were recorded in."""
