@@ -374,6 +374,14 @@ def load_pack_only(directory: str | Path) -> tuple[Pack, list[str]]:
         problems += instances
         notes += [f"{fact_id}: its window is not compiled into tasks: {reason}" for fact_id, reason in
                   sorted(reasons.items()) if pack.facts[fact_id].window is not None and pack.is_current(fact_id)]
+    from taugen.authoring.values import find_surface_form
+
+    for fact in pack.facts.values():  # a pointer to the client names the subject: it must not state the value
+        said = find_surface_form(fact.value, fact.subject) if fact.value is not None and fact.subject else None
+        if said and fact.holder == "client":
+            notes.append(f"{fact.id}: its subject states its client-held value ({said!r}), so a record that points "
+                         "to the client for it would give the value away and the discovery gate fails the build; "
+                         "word the subject or the value differently")
     unused = set(pack.facts) - {f for p in problems for f in p.facts}
     notes.append(f"{len(pack.facts) - len(unused)} facts decide problems (hand-written or family instances), "
                  f"{len(unused)} are corpus-only")
