@@ -797,15 +797,14 @@ def _transfer(context: PolicyContext, tool: str, arguments: dict[str, Any]) -> l
     if inputs is None:
         return []
     department, routed = inputs["department"], inputs["routed"]
+    routing = tuple(f for facts in routed.values() for f in facts)
     if department not in _TRANSFER_FACTS and department not in routed:
         return [Violation("transfer_department", tuple(f for facts in _TRANSFER_FACTS.values() for f in facts)
-                          + tuple(f for facts in routed.values() for f in facts),
-                          f"no fact sends callers to the {department!r} team")]
+                          + routing, f"no fact sends callers to the {department!r} team")]
     if inputs.get(department):
         return []
-    return [Violation("transfer_department", _TRANSFER_FACTS.get(department, ()) + tuple(
-        f for facts in routed.values() for f in facts),
-        f"the caller is transferred to {department!r} but the case the policy sends there is absent")]
+    return [Violation("transfer_department", _TRANSFER_FACTS.get(department, ()) + routing,
+                      f"the caller is transferred to {department!r} but the case the policy sends there is absent")]
 
 
 def _department_options(context: PolicyContext, tool: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
