@@ -6,6 +6,7 @@ bundle (the session's cached ``built_bundle("hard")``).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import random
@@ -16,7 +17,7 @@ import pytest
 from taugen.authoring.pack import load_pack
 from taugen.authoring.values import find_surface_form, normalise_text
 from taugen.build.files import read_bundle
-from taugen.generators.corpus.genre import genres
+from taugen.generators.corpus.genre import genres, stable_seed
 from taugen.generators.corpus.planner import genre_medium, plan_corpus
 from taugen.generators.tiers import tier
 from taugen.validators.bundle_view import BundleView
@@ -293,6 +294,24 @@ def test_evidence_routes_resolve(view, manifest):
         assert manifest["facts"][route["fact_id"]]["owner"] == hop["to"]
         assert find_surface_form(view.fact_value(route["fact_id"]), view.text(hop["from"])) is None
     assert check_routes(view) == []
+
+
+def test_a_route_shortfall_is_reported_and_routes_reach_the_requested_count_on_several_draws(view):
+    manifest = json.loads(view.files["author/manifest.json"])
+    manifest["routes"] = manifest["routes"][:5]
+    short = BundleView({**view.files, "author/manifest.json": json.dumps(manifest).encode()}, source="<test>")
+    findings = [f for f in check_routes(short) if f.code == "fewer_than_requested"]
+    assert len(findings) == 1 and findings[0].severity == "error"
+    assert "asks for 12 evidence routes; 5 were placed" in findings[0].message
+    # the uniquely dated schedules run out on some draws (seed 0's first corpus redraw has 8); a second
+    # fact of a targeted schedule then takes its own pointer, so every draw still places all twelve
+    pack = load_pack(PACK)
+    for draw in (0, stable_seed(0, "corpus redraw", 1), 3):
+        plan = plan_corpus(pack, dataclasses.replace(tier("hard"), tasks=45), draw, genres())
+        assert len(plan.routes) == 12, draw
+        assert len({route["fact_id"] for route in plan.routes}) == 12
+        hosts = [route["hops"][0]["from"] for route in plan.routes]
+        assert len(set(hosts)) == 12
 
 
 def test_modality_substitution_moves_renditions_and_never_duplicates(view, manifest):

@@ -712,7 +712,10 @@ def _plan_routes(pack: Pack, preset: TierPreset, rng: random.Random, drafts: lis
                  owner_of: dict[str, _Draft], hosts: _Hosts, genres: dict[str, Genre],
                  excluded: set[str]) -> list[dict[str, Any]]:
     """Pick up to ``preset.evidence_routes`` facts owned by a schedule or handbook whose date names it
-    uniquely among records of its kind, and point to it from a later conversation or thread."""
+    uniquely among records of its kind, and point to it from a later conversation or thread.
+
+    Routes go to distinct records while there are any; then a record already pointed to may take a
+    second route for another of its facts (never the same fact twice, never the same host twice)."""
     busy: dict[str, list[tuple[dt.date, dt.date]]] = {}
     for draft in drafts:  # a record shows days around its own date (review dates, publication)
         busy.setdefault(draft.genre, []).append((draft.day - dt.timedelta(days=4), draft.day + dt.timedelta(days=1)))
@@ -734,10 +737,14 @@ def _plan_routes(pack: Pack, preset: TierPreset, rng: random.Random, drafts: lis
     rng.shuffle(candidates)
     routes: list[dict[str, Any]] = []
     targets: set[int] = set()
-    for fact, draft, title in candidates:
+    # distinct target records first; when the uniquely dated records run out (a few schedules own most
+    # candidate facts), a second fact of an already-targeted record gets its own pointer from another host
+    ordered = candidates + candidates
+    routed: set[str] = set()
+    for position, (fact, draft, title) in enumerate(ordered):
         if len(routes) >= preset.evidence_routes:
             break
-        if id(draft) in targets:
+        if fact.id in routed or (position < len(candidates) and id(draft) in targets):
             continue
         host = hosts.pick(rng, fact, after=max(draft.day, fact.effective_from) + dt.timedelta(days=1),
                           exclude=[draft], avoid_values=[fact.value],
@@ -748,6 +755,7 @@ def _plan_routes(pack: Pack, preset: TierPreset, rng: random.Random, drafts: lis
         text = cue_text(fact, "route", rng, anchor=(title, anchor_date))
         hosts.add(host, Rendition(fact.id, text, "", "voiced", "route", host.day), fact)  # type: ignore[arg-type]
         targets.add(id(draft))
+        routed.add(fact.id)
         routes.append({"id": f"route_{len(routes) + 1:03d}", "fact_id": fact.id,
                        "hops": [{"from_draft": id(host), "to_draft": id(draft), "text": text, "anchor_title": title,
                                  "anchor_date": draft.day.isoformat()}]})
