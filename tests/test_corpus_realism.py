@@ -19,6 +19,7 @@ from taugen.authoring.values import find_surface_form, normalise_text
 from taugen.build.files import read_bundle
 from taugen.generators.corpus.genre import genres, stable_seed
 from taugen.generators.corpus.planner import genre_medium, plan_corpus
+from taugen.generators.corpus.renditions import mention_texts
 from taugen.generators.tiers import tier
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.leakage import check_leakage
@@ -35,7 +36,7 @@ NAMES = ("Ava Stone", "Liam Park", "Noah Reyes", "Mia Chen", "Ella Ford", "Owen 
 # --------------------------------------------------------------------------------------------------
 
 def synthetic(artifacts: dict[str, dict], facts: dict | None = None, tier_name: str = "hard") -> BundleView:
-    """A minimal bundle: each artifact ``{text, genre?, suffix?, carrier?, renditions?}`` is one file."""
+    """A minimal bundle: each artifact ``{text, genre?, suffix?, carrier?, renditions?, cues?}`` is one file."""
     files: dict[str, bytes] = {}
     entries = {}
     for artifact_id, spec in artifacts.items():
@@ -47,7 +48,7 @@ def synthetic(artifacts: dict[str, dict], facts: dict | None = None, tier_name: 
             "genre": spec.get("genre", "support_transcript"), "variant": "chat", "topic": "fees",
             "carrier": spec.get("carrier", False), "start": "2025-01-02T09:00:00-06:00",
             "end": "2025-01-02T09:30:00-06:00", "files": [{"path": path, "role": "main", "suffix": suffix}],
-            "author_source": None, "timestamps": [], "renditions": spec.get("renditions", []), "cues": [],
+            "author_source": None, "timestamps": [], "renditions": spec.get("renditions", []), "cues": spec.get("cues", []),
             "target_words": 0, "metadata": {}}
     manifest = {"domain": "banking", "tier": tier_name, "now": "2026-03-16T10:30:00-05:00",
                 "snapshot_date": "2026-03-16", "history_start": "2024-01-01", "facts": facts or {},
@@ -391,6 +392,56 @@ def test_records_mention_rules_of_their_topic_by_subject_only(view, manifest):
         assert key not in seen
         seen.add(key)
     assert len({cue["fact_id"] for _, cue in mentions}) >= 300
+
+
+def test_every_owned_fact_is_talked_about_beyond_its_owner():
+    """Issue 10 item 4 (keyword search): the hard tier names each fact a record owns in passing in up to
+    ``mentions_per_fact`` (3) other records of its topic, everyone to one mention before anyone gets two,
+    so a subject-word search finds talk about the rule and not only its owner; the records with room take
+    them fewest-slots-first, so carriers and fillers end with rule slots at one rate. Without the knob
+    the first pass leaves most facts at one mention."""
+    pack, seed = load_pack(PACK), 4  # seed 0's plan is the built bundle the other tests read
+    preset = dataclasses.replace(tier("hard"), tasks=45)
+    assert preset.mentions_per_fact == 3
+
+    def tally(plan):
+        mentioned: dict[str, int] = {}
+        owned, slots = set(), {True: [], False: []}
+        for artifact in plan.artifacts:
+            for rendition in artifact.renditions:
+                if rendition.status == "mention":
+                    mentioned[rendition.fact_id] = mentioned.get(rendition.fact_id, 0) + 1
+                    assert rendition.fact_id not in {r.fact_id for r in artifact.renditions if r.status == "current"}
+                elif rendition.status == "current":
+                    owned.add(rendition.fact_id)
+            if artifact.genre in ("email_thread", "support_transcript", "meeting_transcript", "channel_export"):
+                carrier = any(r.status in ("current", "superseded") for r in artifact.renditions)
+                slots[carrier].append(len(artifact.renditions))
+        return mentioned, owned, slots
+
+    plan = plan_corpus(pack, preset, seed, genres())
+    mentioned, owned, slots = tally(plan)
+    # a support agent names rules to the customer, never in the lines colleagues say to each other
+    said_to_customer = [(r, pack.facts[r.fact_id]) for a in plan.artifacts if a.genre == "support_transcript"
+                        for r in a.renditions if r.status == "mention"]
+    assert len(said_to_customer) > 100
+    for rendition, fact in said_to_customer:
+        assert rendition.text in mention_texts(fact, random.Random(0), "customer")
+    assert len(mention_texts(fact, random.Random(0), "staff")) > 2 * len(mention_texts(fact, random.Random(0), "customer"))
+    with pytest.raises(ValueError, match="mention audience"):
+        mention_texts(fact, random.Random(0), "partners")
+    talked = [f for f in owned if mentioned.get(f, 0) >= 2]
+    assert len(talked) >= 0.9 * len(owned), (len(talked), len(owned))
+    assert sum(1 for f in owned if mentioned.get(f, 0) >= 3) >= 0.5 * len(owned)  # room runs out: 60% measured
+    assert max(mentioned.values()) <= 6
+
+    def gap(slots):  # mean rule slots (stated, cued or mentioned) of carriers minus fillers'
+        return sum(slots[True]) / len(slots[True]) - sum(slots[False]) / len(slots[False])
+
+    first_pass, _, first_slots = tally(plan_corpus(pack, dataclasses.replace(preset, mentions_per_fact=0), seed,
+                                                   genres()))
+    assert sum(1 for f in owned if first_pass.get(f, 0) >= 2) < 0.5 * len(owned)
+    assert 0 <= gap(slots) < 0.5 * gap(first_slots), (gap(slots), gap(first_slots))  # measured 0.36 from 1.1
 
 
 def test_few_record_genres_get_planned_lengths_one_per_stratum():

@@ -43,6 +43,10 @@ class TierPreset:
             carrier with room names one more at half that rate. A filler then reads like a carrier to a
             keyword search or a text classifier, without owning anything. 0 on tiers whose policy
             document owns every fact.
+        mentions_per_fact: after the filler mentions, every fact a record owns is named in passing by
+            up to this many other records of its topic (where they have room), carriers and fillers at
+            one rate, so a search on its subject words finds talk about it, not only its owner. 0 adds
+            none.
     """
 
     name: str
@@ -60,6 +64,7 @@ class TierPreset:
     long_documents: float = 0.0
     case_kind_share: float = 0.0
     filler_mentions: float = 0.0
+    mentions_per_fact: int = 0
 
     def knobs(self) -> dict:
         """The preset as plain data for ``bundle.json``."""
@@ -88,7 +93,7 @@ TIERS: dict[str, TierPreset] = {
     "medium": TierPreset("medium", (2, 2), ("None", "Plain"), 120, "core", 0.3, 0.5, 0.6, 3, 4, "text+image", 0, 0.15,
                          filler_mentions=1.0),
     "hard": TierPreset("hard", (3, 4), ("None", "Plain", "Demanding"), 300, "hard", 0.75, 1.0, 2.2, 12, 8,
-                       "text+image+audio", 3, 1.0, 0.05, filler_mentions=1.0),
+                       "text+image+audio", 3, 1.0, 0.05, filler_mentions=1.0, mentions_per_fact=3),
 }
 
 

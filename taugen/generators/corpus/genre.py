@@ -214,6 +214,8 @@ class Genre(ABC):
             rows only ever carries filler.
         voiced: True when the genre carries people talking or writing informally (emails, chats,
             calls, meetings): the planner puts voiced renditions only there.
+        mention_audience: who the genre's people name rules in passing to: ``staff`` (colleagues, the
+            default) or ``customer`` (a support conversation), which picks the mention lines that fit.
     """
 
     name: str = ""
@@ -224,6 +226,7 @@ class Genre(ABC):
     binary: bool = False
     affinity: tuple[tuple[str, str, int], ...] = ()
     voiced: bool = False
+    mention_audience: str = "staff"
 
     def accepts(self, fact: "Fact") -> bool:
         """Whether a fact may be owned by this genre (default: by category)."""

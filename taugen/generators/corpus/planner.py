@@ -49,6 +49,7 @@ import math
 import random
 from dataclasses import dataclass, field
 from decimal import Decimal
+from collections.abc import Callable
 from typing import Any
 
 from taugen.authoring.models import Fact
@@ -634,7 +635,8 @@ def _plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: _H
                                            if fact.value is not None):
                 continue
             guarded = held_values + [f.value for f in draft.facts.values() if f.value is not None]
-            text = next((t for t in mention_texts(fact, rng) if (draft.genre, t) not in used
+            audience = hosts.genres[draft.genre].mention_audience
+            text = next((t for t in mention_texts(fact, rng, audience) if (draft.genre, t) not in used
                          and not any(find_surface_form(value, t) for value in guarded)), None)
             if text is None:
                 continue
@@ -642,6 +644,61 @@ def _plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: _H
             hosts.add(draft, Rendition(fact.id, text, "", "voiced", "mention", draft.day), fact)
             times[fact.id] = times.get(fact.id, 0) + 1
             wanted -= 1
+
+    if preset.mentions_per_fact > 0:
+        _top_up_mentions(preset.mentions_per_fact, rng, hosts, owner_of, by_topic, times, used, held_values,
+                         related)
+
+
+def _top_up_mentions(target: int, rng: random.Random, hosts: _Hosts, owner_of: dict[str, _Draft],
+                     by_topic: dict[str, list[Fact]], times: dict[str, int], used: set[tuple[str, str]],
+                     held_values: list, related: Callable[[Fact, _Draft], bool]) -> None:
+    """Bring every mentionable fact up to ``target`` mentions where records of its topic have room.
+
+    A rule a business keeps is talked about in more places than the one that states it; a fact named
+    only by its owner is found by searching its subject words. Hosts are records of the fact's topic,
+    dated on or after it took effect, with room, no discovery cue and no rendition of the fact's arc;
+    among them the record with the fewest sentences about rules so far (stated, cued or mentioned) is
+    taken, then the one with fewest mentions (ties drawn from ``rng``): every record fills its slots by
+    one process, a carrier's with its rules first and a filler's with mentions, so both kinds end
+    with as many rule slots and neither is marked by how many names it drops. The same
+    sentence rules as the first pass apply (no value stated, no sentence twice in a genre).
+    """
+    mentions: dict[int, int] = {}
+    for draft in hosts.drafts:
+        mentions[id(draft)] = sum(1 for r in draft.renditions if r.status == "mention")
+    by_section: dict[str, list[_Draft]] = {}
+    for draft in hosts.drafts:
+        if not any(r.status in ("pointer", "caveat") for r in draft.renditions):
+            by_section.setdefault(draft.topic, []).append(draft)
+    facts = [fact for topic in sorted(by_topic) for fact in by_topic[topic]]
+    for level in range(1, target + 1):  # everyone to one mention, then to two, ...: no topic starves
+        for fact in facts:
+            if times.get(fact.id, 0) >= level:
+                continue
+            pool = [d for d in by_section.get(fact.section, []) if d is not owner_of[fact.id]
+                    and d.day >= fact.effective_from and hosts.room(d) and not related(fact, d)
+                    and not any(r.fact_id == fact.id for r in d.renditions)]
+            rng.shuffle(pool)
+            pool.sort(key=lambda d: (len(d.renditions), mentions[id(d)]))
+            tried = 0
+            for draft in pool:
+                if tried == 8:
+                    break
+                if fact.value is not None and any(find_surface_form(fact.value, r.text) for r in draft.renditions):
+                    continue
+                tried += 1
+                guarded = held_values + [f.value for f in draft.facts.values() if f.value is not None]
+                audience = hosts.genres[draft.genre].mention_audience
+                text = next((t for t in mention_texts(fact, rng, audience) if (draft.genre, t) not in used
+                             and not any(find_surface_form(value, t) for value in guarded)), None)
+                if text is None:
+                    continue
+                used.add((draft.genre, text))
+                hosts.add(draft, Rendition(fact.id, text, "", "voiced", "mention", draft.day), fact)
+                times[fact.id] = times.get(fact.id, 0) + 1
+                mentions[id(draft)] += 1
+                break
 
 
 def _choose_contested(pack: Pack, preset: TierPreset, rng: random.Random, held: list[str],

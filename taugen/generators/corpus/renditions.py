@@ -68,25 +68,54 @@ _ROUTES = (
     "Don't quote {subject} from memory; the {title} dated {date} has it.",
 )
 # Mentions name a rule's subject where a rule could stand and state nothing about it: no value, no
-# person to ask, no "case by case" (those are discovery cues with a meaning of their own).
-_MENTIONS = (
+# person to ask, no "case by case" (those are discovery cues with a meaning of their own). Some fit a
+# conversation with the customer, the others only talk among staff (a genre says which it holds).
+_MENTIONS_TO_CUSTOMER = (
     "On {subject}, I've added a note to the file so it's on record.",
     "I've made a note about {subject} and will send the details over in writing.",
     "{Subject} is in the terms that came with the account, and I can send a copy over.",
     "I'll follow up on {subject} in writing so there's a record of it.",
-    "We've had a few questions about {subject} lately, so it's worth a look.",
     "I'll put the details on {subject} in a secure message so you have them.",
     "Let me note {subject} on the case so whoever picks it up can see it.",
     "I've flagged {subject} on the case file so nobody has to ask again.",
     "Thanks for raising {subject}; I've logged it with today's notes.",
     "For {subject}, I'll send the relevant page over after this.",
+    "I can see you asked about {subject} before, so I've added today's call to that note.",
+    "Happy to explain {subject} in more detail by email if that helps.",
+    "I'll make sure {subject} is noted so you don't have to repeat it.",
+    "Let me add {subject} to the summary I send you after this.",
+)
+_MENTIONS_AMONG_STAFF = (
+    "We've had a few questions about {subject} lately, so it's worth a look.",
     "{Subject} came up again this week, so I've added it to the review list.",
     "I'd like us to look at how we explain {subject} before the next refresher.",
     "Can we make sure {subject} is covered in the next round of notes?",
     "There's a question on {subject} in the queue; I'll pick it up this afternoon.",
     "I've seen {subject} mentioned in a few complaints, so I'm keeping an eye on it.",
     "The notes on {subject} are in the shared folder if anyone needs them.",
+    "A couple of customers brought up {subject} this morning, so it's on my list.",
+    "I spent part of yesterday on {subject} and have written up where things stand.",
+    "Whoever takes the next shift should know {subject} has been asked about.",
+    "{Subject} was on the agenda last time too; we never quite finished it.",
+    "I'm drafting a short explainer on {subject} for the new starters.",
+    "A customer wanted to know about {subject}, and I promised to get back to them.",
+    "Not urgent, but {subject} keeps coming back in the inbox.",
+    "Quick one on {subject}: I've answered the customer and copied the notes across.",
+    "If anyone gets asked about {subject}, the write-up is attached to the case.",
+    "{Subject} is one of the topics in Thursday's team huddle.",
+    "We should add {subject} to the FAQ page review.",
+    "I had a long call about {subject} earlier and noted everything on the file.",
+    "There were several tickets touching {subject} this week.",
+    "Training asked whether {subject} is in the refresher deck; I said I'd check.",
+    "Can someone double-check how we word {subject} in the templates?",
+    "Just flagging that {subject} came up on the complaints call.",
+    "I've left a note about {subject} on the shared board.",
+    "{Subject} might be worth a line in the next team update.",
+    "The customer's question about {subject} is answered and closed.",
+    "Following up on {subject} from yesterday's handover.",
 )
+MENTION_AUDIENCES = ("customer", "staff")
+"""Who a record's mentions are said to: the customer (support conversations, calls) or colleagues."""
 _WORD = re.compile(r"[a-z0-9$%']+")
 
 
@@ -192,14 +221,19 @@ def cue_text(fact: Fact, kind: str, rng: random.Random, anchor: tuple[str, str] 
     return text
 
 
-def mention_texts(fact: Fact, rng: random.Random) -> list[str]:
-    """Every mention of ``fact`` (its subject named in passing, no value), in a seeded order; empty when
-    the fact has no subject that can be named without its value. The subject is used as the expert
-    wrote it: a mention owns nothing, so sharing the statement's words is what a real record does."""
+def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff") -> list[str]:
+    """Every mention of ``fact`` (its subject named in passing, no value) said to ``audience`` (one of
+    :data:`MENTION_AUDIENCES`: ``customer`` uses the lines that fit a conversation with the customer,
+    ``staff`` those and the lines colleagues say to each other), in a seeded order; empty when the fact
+    has no subject that can be named without its value. The subject is used as the expert wrote it: a
+    mention owns nothing, so sharing the statement's words is what a real record does. Raises
+    ``ValueError`` for another audience."""
+    if audience not in MENTION_AUDIENCES:
+        raise ValueError(f"mention audience must be one of {MENTION_AUDIENCES}, not {audience!r}")
     subject = (fact.subject or "").strip().rstrip(".")
     if not subject or (fact.value is not None and find_surface_form(fact.value, subject) is not None):
         return []
-    frames = list(_MENTIONS)
+    frames = list(_MENTIONS_TO_CUSTOMER) + (list(_MENTIONS_AMONG_STAFF) if audience == "staff" else [])
     rng.shuffle(frames)
     texts = [frame.format(subject=subject, Subject=subject[:1].upper() + subject[1:]) for frame in frames]
     return [text for text in texts if fact.value is None or find_surface_form(fact.value, text) is None]

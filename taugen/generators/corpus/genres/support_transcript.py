@@ -1224,6 +1224,8 @@ class SupportTranscriptGenre(Genre):
     voiced = True
     label = "Support transcript"
     max_facts = 3
+    mention_audience = "customer"
+    """The agent names rules in passing to the customer, never in words staff say to each other."""
     variants = ("chat", "phone")
     spread_words = (MIN_TOKENS, MAX_TOKENS)
     """Planned lengths in tokens of the delivered text (:data:`MIN_TOKENS`, :data:`MAX_TOKENS`)."""
