@@ -3,7 +3,9 @@
     python3 scripts/strong_readers.py dist/banking-hard-0.3.0 [more bundles...] [--explain]
 
 For each bundle: cross-validated carrier-vs-filler ROC AUC of every classifier overall and per genre
-(with >= 20 artifacts), and the keyword-search top-3 share per genre. ``--explain`` adds the TF-IDF
+(with >= 20 artifacts): the three readers on the text as an agent sees it, then the two facts-removed
+diagnostics (every planned sentence about a fact deleted from every record); and the keyword-search
+top-3 share per genre. ``--explain`` adds the TF-IDF
 features (facts removed) that weigh most towards carriers and fillers. Needs scikit-learn (extra probes).
 """
 
@@ -28,7 +30,7 @@ def main(argv: list[str]) -> int:
         classifiers = result["classifiers"]
         print(f"== {folder}  ({classifiers['artifacts']} records, {classifiers['carriers']} carriers, "
               f"{time.perf_counter() - started:.1f} s)")
-        names = ["tfidf", "tfidf_facts_removed", "numeric", "structure"]
+        names = ["tfidf", "numeric", "structure", "tfidf_facts_removed", "numeric_facts_removed"]
         genres = sorted({g for n in names for g in classifiers[n]["per_genre"]})
         print(f"{'':24}" + "".join(f"{n:>21}" for n in names))
         for row in ["overall", *genres]:

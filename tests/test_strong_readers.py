@@ -59,6 +59,26 @@ def test_the_facts_removed_reader_still_sees_a_marker_outside_the_fact_sentence(
     assert result["tfidf_facts_removed"]["overall"] >= 0.95
 
 
+def test_the_facts_removed_readers_delete_fact_sentences_from_fillers_too():
+    """A carrier's slot holds its rule and a filler's the same kind of sentence naming a rule (a
+    mention): the full-text reader may see the difference, but once every planned sentence about a fact
+    is deleted from every record, nothing is left to tell them apart. Deleting from carriers only
+    would leave the fillers' mention lines as a marker of fillers (it once did)."""
+    rng = random.Random(11)
+    artifacts = {}
+    for index in range(80):
+        carrier = index % 2 == 0
+        amount = f"${rng.randint(5, 60)}.{rng.randint(10, 99)}"
+        line = (f"[99] Agent: the {rng.choice(WORDS)} fee is {amount} per item." if carrier
+                else f"[99] Agent: I have flagged the {rng.choice(WORDS)} fee on the case file for review.")
+        kind = {"renditions": [{"text": line}]} if carrier else {"cues": [{"kind": "mention", "text": line}]}
+        artifacts[f"support_transcript_{index:03d}"] = {"text": chat(rng, line), "carrier": carrier, **kind}
+    result = readers.classifiers(synthetic(artifacts))
+    assert result["tfidf"]["overall"] >= 0.95 and result["numeric"]["overall"] >= 0.9
+    assert result["tfidf_facts_removed"]["overall"] <= 0.7
+    assert result["numeric_facts_removed"]["overall"] <= 0.7
+
+
 def test_no_classifier_separates_records_from_one_process():
     def marker(rng, carrier):  # both classes draw the same shapes: an amount half the time
         return f"[99] Agent: that came to ${rng.randint(5, 60)}.{rng.randint(10, 99)}." if rng.random() < 0.5 else ""
@@ -123,7 +143,7 @@ def test_bundle_json_reports_what_the_readers_measure_on_the_delivered_files(har
                                                        if e["genre"] != "policy_document"])
 
 
-READERS = ("tfidf", "tfidf_facts_removed", "numeric", "structure")
+READERS = ("tfidf", "numeric", "structure", "tfidf_facts_removed", "numeric_facts_removed")
 
 
 @pytest.mark.xfail(strict=True, reason="issue 10 item 3 not met yet: measured hard seed 0 at 300 tasks: "

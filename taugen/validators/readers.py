@@ -10,12 +10,16 @@ be shortcut:
 
   - ``tfidf``: logistic regression on TF-IDF word 1–2-grams plus character 3–5-grams
     (``char_wb``) of the extracted text;
-  - ``tfidf_facts_removed``: the same after deleting every rendition's sentence from its carrier,
-    so what it finds is a marker *around* the facts, not the facts themselves;
   - ``numeric``: gradient boosting on numeric density (money amounts, percents, day counts, dates,
-    other numbers and number words, per token and as log counts);
+    other numbers and number words, per token and as log counts) of the extracted text;
   - ``structure``: gradient boosting on structure (tokens, bytes, lines, blank lines, heading-like
     lines, table rows and their widths, bullet lines, mean line length, file kinds);
+  - ``tfidf_facts_removed`` and ``numeric_facts_removed`` (diagnostics, not in ``bundle.json``): the
+    first two after deleting every planned sentence about a fact from *every* record: renditions
+    from carriers, and cues (mentions, pointers, caveats, route pointers, decoys) from carriers and
+    fillers alike. What they find is a marker in the text *around* the fact slots. Deleting
+    renditions from carriers only would measure the deletion: a stripped carrier is shorter and
+    has fewer subject names than a filler that keeps its mentions;
 
 * **keyword search** (``keyword``): for every fact that a record owns, a BM25 search (Robertson and
   Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", 2009; k1 = 1.5, b = 0.75) with
@@ -213,7 +217,8 @@ def top_features(x, labels: np.ndarray, names: list[str], count: int = 25) -> di
 
 
 def corpus(view: BundleView) -> dict[str, Any]:
-    """The records as an agent sees them: ids, texts, genres, carrier labels and file facts."""
+    """The records as an agent sees them: ids, texts, genres, carrier labels and file facts, and each
+    text with every planned sentence about a fact (renditions and cues) deleted (``stripped``)."""
     entries = view.manifest["artifacts"]
     ids = _records(view)
     texts = [view.text(a) for a in ids]
@@ -221,18 +226,20 @@ def corpus(view: BundleView) -> dict[str, Any]:
     return {"ids": ids, "texts": texts, "genres": [entries[a]["genre"] for a in ids],
             "labels": np.asarray([1 if entries[a]["carrier"] else 0 for a in ids]),
             "suffixes": [[f.suffix for f in files[a]] for a in ids], "sizes": [[len(f.data) for f in files[a]] for a in ids],
-            "stripped": [without_renditions(t, entries[a]["renditions"]) for a, t in zip(ids, texts)]}
+            "stripped": [without_renditions(t, entries[a]["renditions"] + (entries[a].get("cues") or []))
+                         for a, t in zip(ids, texts)]}
 
 
 def classifiers(view: BundleView, data: dict[str, Any] | None = None, explain: bool = False,
                 facts_removed: bool = True) -> dict[str, Any]:
     """Cross-validated ROC AUC of every carrier-vs-filler classifier, overall and per genre.
 
-    Returns ``{"tfidf": {"overall": auc, "per_genre": {genre: auc}, "max": auc}, "tfidf_facts_removed":
-    ..., "numeric": ..., "structure": ..., "artifacts": n, "carriers": n}`` (AUC rounded to 3 places;
-    None where a class has fewer than 2 members). With ``explain`` also ``top_features`` of the TF-IDF
-    reader with facts removed; without ``facts_removed`` that reader is skipped. Raises ImportError
-    without scikit-learn.
+    Returns ``{"tfidf": {"overall": auc, "per_genre": {genre: auc}, "max": auc}, "numeric": ...,
+    "structure": ..., "tfidf_facts_removed": ..., "numeric_facts_removed": ..., "artifacts": n,
+    "carriers": n}`` (AUC rounded to 3 places; None where a class has fewer than 2 members). With
+    ``explain`` also ``top_features`` of the TF-IDF reader with facts removed; without
+    ``facts_removed`` the two facts-removed diagnostics are skipped. Raises ImportError without
+    scikit-learn.
     """
     data = data or corpus(view)
     labels, genres = data["labels"], data["genres"]
@@ -245,8 +252,11 @@ def classifiers(view: BundleView, data: dict[str, Any] | None = None, explain: b
         result["tfidf_facts_removed"] = _score(_logistic, x, labels, genres)
         if explain:
             result["top_features"] = top_features(x, labels, names)
-    numeric = np.asarray([numeric_features(t) for t in data["stripped"]])
+    numeric = np.asarray([numeric_features(t) for t in data["texts"]])
     result["numeric"] = _score(_boosted, numeric, labels, genres)
+    if facts_removed:
+        numeric = np.asarray([numeric_features(t) for t in data["stripped"]])
+        result["numeric_facts_removed"] = _score(_boosted, numeric, labels, genres)
     kinds = sorted({"+".join(sorted(set(s))) for s in data["suffixes"]})
     structure = np.asarray([structure_features(t, s, z, kinds)
                             for t, s, z in zip(data["texts"], data["suffixes"], data["sizes"])])
@@ -316,7 +326,7 @@ def measure(view: BundleView, explain: bool = False) -> dict[str, Any]:
 
 def summary(view: BundleView) -> dict[str, Any]:
     """The strong-reader numbers ``bundle.json`` reports under ``realism.readers`` (as :func:`measure`,
-    without the facts-removed TF-IDF reader, which ``scripts/strong_readers.py`` and the tests add), or
+    without the two facts-removed diagnostics, which ``scripts/strong_readers.py`` and the tests add), or
     ``{"unavailable": "..."}`` when scikit-learn is not installed."""
     if not available():
         return {"unavailable": "scikit-learn is not installed (pip install 'taugen[probes]')"}
