@@ -302,7 +302,7 @@ def test_a_route_shortfall_is_reported_and_routes_reach_the_requested_count_on_s
     manifest["routes"] = manifest["routes"][:5]
     short = BundleView({**view.files, "author/manifest.json": json.dumps(manifest).encode()}, source="<test>")
     findings = [f for f in check_routes(short) if f.code == "fewer_than_requested"]
-    assert len(findings) == 1 and findings[0].severity == "error"
+    assert len(findings) == 1 and findings[0].severity == "warning"  # a pack may not have enough to route
     assert "asks for 12 evidence routes; 5 were placed" in findings[0].message
     # the uniquely dated schedules run out on some draws (seed 0's first corpus redraw has 8); a second
     # fact of a targeted schedule then takes its own pointer, so every draw still places all twelve

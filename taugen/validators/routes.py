@@ -10,8 +10,9 @@ profile and supersession arcs, all read back from the delivered files.
   value type and not the true value;
 * ``routes``: each hop's pointer sentence is in the from-record; it names a kind of record (a title) and a
   date that are both visible in the to-record, and exactly one record of that genre shows both; the
-  to-record owns the fact and states its value; the from-record does not state it; and the bundle has
-  as many routes as its tier asks for (fewer is an error on the hard tier, a warning below);
+  to-record owns the fact and states its value; the from-record does not state it; a bundle with
+  fewer routes than its tier asks for gets a warning that says why (a pack may have too few facts
+  that can be routed to: telecom has almost none);
 * ``modality``: every delivered file's medium is in the bundle's modality profile, and every
   substituted artifact is of its new genre and its facts are owned nowhere else (moved, not copied);
 * ``arcs``: each version of a supersession arc was decided on or before it took effect, and the versions
@@ -168,9 +169,11 @@ def check_routes(view: BundleView) -> list[Finding]:
     requested = (view.bundle.get("requested") or {}).get("evidence_routes") if "bundle.json" in view.files else None
     placed = len(manifest.get("routes") or [])
     if requested and placed < requested:
-        findings.append(_strict(view)("routes", "fewer_than_requested", "routes",
-                                      f"the tier asks for {requested} evidence routes; {placed} were placed",
-                                      rule="every knob a tier requests is achieved or reported short"))
+        findings.append(warning("routes", "fewer_than_requested", "routes",
+                                f"the tier asks for {requested} evidence routes; {placed} were placed (too few "
+                                "facts qualify: current money, percent or duration facts owned by a uniquely "
+                                "dated schedule, decision table, handbook or briefing)",
+                                rule="every knob a tier requests is achieved or reported short"))
     for route in manifest.get("routes") or []:
         fact_id = route["fact_id"]
         hops = route.get("hops", [])
