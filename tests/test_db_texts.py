@@ -16,7 +16,16 @@ from typing import ClassVar
 import pytest
 from pydantic import BaseModel, Field
 
-from taugen.generators.environment import Toolkit, dict_hash
+from taugen.generators.db_texts import (
+    TableTexts,
+    copy_on_access,
+    patched,
+    same_text,
+    state_hash,
+    supports,
+    validates_by_field,
+)
+from taugen.generators.environment import Toolkit, clone, dict_hash, merged_for_reading
 
 
 class Item(BaseModel):
@@ -70,3 +79,81 @@ def test_db_hash_dumps_a_field_that_is_no_table_as_the_model_does(source):
     assert Toolkit(source, None).db_hash() == full_hash(source)
     assert '"log": [{"active": true, "added": "2026-01-31"' in json.dumps(source.model_dump(), sort_keys=True, default=str)
 
+
+MUTATIONS = {
+    "nothing (tables read)": lambda db: (db.items["i1"].price, list(db.owners.values()), db.catalogue["c1"]),
+    "one scalar in one table": lambda db: setattr(db.items["i1"], "price", 3.0),
+    "a nested list in place": lambda db: db.owners["o1"].items.append("i3"),
+    "a nested list item in place": lambda db: db.items["i1"].tags.__setitem__(0, "z"),
+    "an equal value of another type": lambda db: setattr(db.items["i1"], "active", 1),
+    "minus zero for zero": lambda db: setattr(db.items["i2"], "price", -0.0),
+    "an equal but new string": lambda db: setattr(db.owners["o1"], "name", "".join(["A", "nn"])),  # noqa: FLY002
+    "a record added": lambda db: db.items.__setitem__("i0", Item(item_id="i0", price=1.0)),
+    "a record removed": lambda db: db.items.pop("i2"),
+    "a table replaced": lambda db: setattr(db, "notes", {"n2": "second"}),
+    "a plain-value table": lambda db: db.notes.__setitem__("n1", "changed"),
+    "a date": lambda db: setattr(db.items["i1"], "added", dt.date(2026, 2, 1)),
+    "a list of records in place": lambda db: setattr(db.log[0], "price", 1.0),
+    "a scalar field": lambda db: setattr(db, "counter", 1),
+}
+
+
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")  # the int put in a bool field, on purpose
+@pytest.mark.parametrize("mutation", MUTATIONS, ids=list(MUTATIONS))
+def test_replay_state_hashes_as_a_full_recompute(source, mutation):
+    texts = TableTexts()
+    start = texts.state(source)
+    before = full_hash(source)
+    fast, slow = copy_on_access(source), clone(source)
+    MUTATIONS[mutation](fast)
+    MUTATIONS[mutation](slow)
+    state = texts.state(fast)
+    assert state_hash(ShopDB, state) == full_hash(slow) == Toolkit(slow, None).db_hash()
+    assert (state == start) == (full_hash(slow) == before)
+    assert full_hash(source) == before  # the copy never reaches the source
+    assert state_hash(ShopDB, start) == before
+
+
+def test_a_replay_that_changes_nothing_keeps_the_start_texts(source):
+    texts = TableTexts()
+    start = texts.state(source)
+    fast = copy_on_access(source)
+    MUTATIONS["nothing (tables read)"](fast)
+    assert set(fast.__dict__) == {"items", "owners", "catalogue"}  # only the tables read were taken
+    assert fast.items is not source.items and fast.catalogue is source.catalogue  # static: shared, as clone does
+    assert all(mine is theirs for mine, theirs in zip(texts.state(fast), start))
+
+
+def test_only_the_changed_table_gets_a_new_text(source):
+    texts = TableTexts()
+    start = dict(zip(sorted(ShopDB.model_fields), texts.state(source)))
+    fast = copy_on_access(source)
+    fast.items["i1"].tags.append("new")
+    assert fast.owners["o1"].name == "Ann"  # read, not changed
+    after = dict(zip(sorted(ShopDB.model_fields), texts.state(fast)))
+    assert [name for name in after if after[name] is not start[name]] == ["items"]
+    assert '"tags": ["a", "sale", "new"]' in after["items"] and '"tags": ["a", "sale"]' in start["items"]
+
+
+def test_same_text_vouches_only_for_the_same_values(source):
+    copied = clone(source)
+    assert same_text(copied.items["i1"], source.items["i1"])
+    assert same_text(copied.owners["o1"], source.owners["o1"])
+    copied.items["i1"].price = float("2.5")  # equal, but another float object: not vouched for (dumped again)
+    assert not same_text(copied.items["i1"], source.items["i1"])
+    copied.owners["o1"].items.append("i9")
+    assert not same_text(copied.owners["o1"], source.owners["o1"])
+    assert not same_text([float("1")], [float("1")]) and same_text(["a"], ["a"])  # new floats; one string object
+
+
+def test_patched_equals_validating_the_merged_database(source):
+    patch = {"items": {"i1": {"price": 9.0}, "i9": {"item_id": "i9", "price": 1.0}}, "notes": {"n2": "x"}}
+    assert supports(ShopDB) and validates_by_field(ShopDB)
+    fast = patched(source, RAW, patch)
+    slow = ShopDB.model_validate(merged_for_reading(RAW, patch))
+    assert fast == slow and full_hash(fast) == full_hash(slow)
+    assert list(fast.items) == list(slow.items) == ["i2", "i1", "i9"]
+    assert fast.items["i2"] is source.items["i2"] and fast.owners is source.owners  # left alone: shared
+    assert fast.items["i1"].price == 9.0 and source.items["i1"].price == 2.5
+    with pytest.raises(ValueError):
+        patched(source, RAW, {"unknown_table": {}})
