@@ -9,8 +9,12 @@ replay it replaced (full clone and full hash per replay).
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import json
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
 from typing import ClassVar
 
 import pytest
@@ -26,6 +30,8 @@ from taugen.generators.db_texts import (
     validates_by_field,
 )
 from taugen.generators.environment import Toolkit, clone, dict_hash, merged_for_reading
+from taugen.validators import tasks as tasks_validator
+from taugen.validators.findings import error
 
 
 class Item(BaseModel):
@@ -157,3 +163,102 @@ def test_patched_equals_validating_the_merged_database(source):
     assert fast.items["i1"].price == 9.0 and source.items["i1"].price == 2.5
     with pytest.raises(ValueError):
         patched(source, RAW, {"unknown_table": {}})
+
+
+# ----------------------------------------------------------------- the validator on banking tasks
+
+
+def reference_findings(toolkit_class, view, specs, task, certificate):
+    """The certificate findings of one task as the validator computed them before issue 14: every replay on
+    a full clone of a freshly validated starting database, every state a full DB hash."""
+    findings = []
+    task_id = task["id"]
+    if certificate is None or not certificate.get("ok"):
+        findings.append(error("certificate", "not_certified", task_id, "the task has no passing certificate",
+                              evidence=json.dumps(certificate)[:400],
+                              rule="check fails after setup, passes after gold, every write needed, "
+                                   "do-nothing fails"))
+    patch = ((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data")
+    actions = (task.get("evaluation_criteria") or {}).get("actions") or []
+    initial = tasks_validator.initial_state(toolkit_class, view.db, patch)
+    start = toolkit_class(initial, view.now)
+    final, errors = tasks_validator.replay(toolkit_class, initial, actions, view.now)
+    for message in errors:
+        findings.append(error("certificate", "gold_tool_error", task_id, message,
+                              rule="no gold step raises a tool error (tau2 only warns and skips it)"))
+    if final.db_hash() == start.db_hash():
+        findings.append(error("certificate", "do_nothing_passes", task_id,
+                              "the gold actions leave the DB as it started: a do-nothing run gets reward 1"))
+    if certificate and certificate.get("gold_hash") != final.db_hash():
+        findings.append(error("certificate", "gold_hash_mismatch", task_id,
+                              "replaying the gold actions does not reach the certified DB state"))
+    for index in [i for i, a in enumerate(actions) if specs[a["name"]].kind != "read"]:
+        reduced, _ = tasks_validator.replay(toolkit_class, initial, actions[:index] + actions[index + 1:], view.now)
+        if reduced.db_hash() == final.db_hash():
+            findings.append(error("certificate", "unneeded_write", task_id,
+                                  f"dropping {actions[index]['action_id']} leaves the graded DB unchanged"))
+    return findings
+
+
+@pytest.fixture(scope="module")
+def banking_tasks():
+    """Banking medium tasks of seed 0 as the bundle holds them, with their certificates, and the bundle's DB."""
+    from taugen.authoring.pack import load_pack
+    from taugen.generators.domain import load_domain
+    from taugen.generators.tasks import compose_tasks
+    from taugen.generators.tiers import tier
+
+    pack = load_pack(Path(__file__).resolve().parents[1] / "taugen" / "facts" / "banking")
+    domain = load_domain(pack.config)
+    world = domain.build_world(pack.config, 0)
+    records = compose_tasks(domain, pack, world, replace(tier("medium"), tasks=8), 0)
+    tasks = [record.to_tau2(domain.name) for record in records]
+    certificates = {record.task_id: record.certificate.as_dict() for record in records}
+    view = SimpleNamespace(db=world.model_dump(mode="json"), now=pack.now)
+    return domain.toolkit, view, tasks, certificates
+
+
+def planted(tasks, certificates, specs):
+    """The tasks, and copies with defects planted: a write repeated, the writes dropped, a wrong gold hash."""
+    variants = [(task, certificates[task["id"]]) for task in tasks]
+    for task in tasks[:3]:
+        actions = task["evaluation_criteria"]["actions"]
+        writes = [a for a in actions if specs[a["name"]].kind != "read"]
+        repeated = copy.deepcopy(task)
+        repeated["id"] += "-repeated"
+        repeated["evaluation_criteria"]["actions"].append(dict(copy.deepcopy(writes[-1]), action_id="again"))
+        reads_only = copy.deepcopy(task)
+        reads_only["id"] += "-reads-only"
+        reads_only["evaluation_criteria"]["actions"] = [a for a in actions if specs[a["name"]].kind == "read"]
+        variants += [(repeated, certificates[task["id"]]), (reads_only, certificates[task["id"]]),
+                     (task, dict(certificates[task["id"]], gold_hash="0" * 64)), (task, None)]
+    return variants
+
+
+def test_validator_findings_are_those_of_full_replays(banking_tasks):
+    toolkit_class, view, tasks, certificates = banking_tasks
+    specs = toolkit_class.tool_specs()
+    replays = tasks_validator._Replays(view, toolkit_class)
+    assert replays.fast  # banking's database takes the fast path
+    codes = []
+    for task, certificate in planted(tasks, certificates, specs):
+        fast = tasks_validator._replay_findings(replays, specs, task, certificate)
+        slow = reference_findings(toolkit_class, view, specs, task, certificate)
+        assert [f.model_dump() for f in fast] == [f.model_dump() for f in slow], task["id"]
+        codes += [f.code for f in fast]
+    assert codes.count("gold_hash_mismatch") >= 6 and codes.count("do_nothing_passes") >= 3
+    assert "unneeded_write" in codes and "not_certified" in codes
+    assert not any(tasks_validator._replay_findings(replays, specs, task, certificates[task["id"]])
+                   for task in tasks)  # the composed tasks themselves are sound
+
+
+def test_validator_states_match_db_hashes_on_banking(banking_tasks):
+    toolkit_class, view, tasks, certificates = banking_tasks
+    replays = tasks_validator._Replays(view, toolkit_class)
+    for task in tasks:
+        patch = task["initial_state"]["initialization_data"]["agent_data"]
+        initial = replays.initial(patch)
+        full = tasks_validator.initial_state(toolkit_class, view.db, patch)
+        assert initial == full and replays.hash(replays.state(initial)) == toolkit_class(full, view.now).db_hash()
+        state, _ = replays.run(initial, task["evaluation_criteria"]["actions"])
+        assert replays.hash(state) == certificates[task["id"]]["gold_hash"]
