@@ -262,3 +262,20 @@ def test_validator_states_match_db_hashes_on_banking(banking_tasks):
         assert initial == full and replays.hash(replays.state(initial)) == toolkit_class(full, view.now).db_hash()
         state, _ = replays.run(initial, task["evaluation_criteria"]["actions"])
         assert replays.hash(state) == certificates[task["id"]]["gold_hash"]
+
+
+def test_a_broken_database_fails_as_validating_it_whole_does(banking_tasks):
+    """A starting database that does not validate raises the error of validating the merged database whole
+    (the validator reports it as it always did), not the error of validating a part of it."""
+    toolkit_class, view, tasks, _ = banking_tasks
+    task = next(t for t in tasks if t["initial_state"]["initialization_data"]["agent_data"])
+    patch = task["initial_state"]["initialization_data"]["agent_data"]
+    broken = copy.deepcopy(view.db)
+    account = next(iter(broken["accounts"].values()))
+    account["balance"] = "not a number"
+    broken_view = SimpleNamespace(db=broken, now=view.now)
+    with pytest.raises(Exception) as whole:
+        tasks_validator.initial_state(toolkit_class, broken, patch)
+    with pytest.raises(Exception) as fast:
+        tasks_validator._Replays(broken_view, toolkit_class).initial(patch)
+    assert str(fast.value) == str(whole.value) and "not a number" in str(fast.value)

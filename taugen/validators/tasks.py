@@ -276,16 +276,14 @@ class _Replays:
 
     def initial(self, patch: dict[str, Any] | None) -> BaseModel:
         """The task's starting database, equal to :func:`initial_state`'s (read it or copy it, never change it)."""
-        if not self.fast:
-            return initial_state(self.toolkit_class, self.view.db, patch)
-        if self._base is None:
-            self._base = initial_state(self.toolkit_class, self.view.db, None)
-        if not patch:
-            return self._base
-        try:
-            return db_texts.patched(self._base, self.view.db, patch)
-        except Exception:  # noqa: BLE001 - validated as a whole instead, which raises what it raises
-            return initial_state(self.toolkit_class, self.view.db, patch)
+        if self.fast:
+            try:
+                if self._base is None:
+                    self._base = initial_state(self.toolkit_class, self.view.db, None)
+                return db_texts.patched(self._base, self.view.db, patch) if patch else self._base
+            except Exception:  # noqa: BLE001 - validated whole instead, which raises what the validator always raised
+                pass
+        return initial_state(self.toolkit_class, self.view.db, patch)
 
     def state(self, db: BaseModel) -> db_texts.State | str:
         """The state of a starting database from :meth:`initial`: table texts, or the DB hash."""
