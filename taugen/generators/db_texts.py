@@ -20,10 +20,14 @@ be assembled from the texts of tables and records. This module keeps those texts
   (:func:`same_text`) has the start's record text;
 * :meth:`TableTexts.state` is a database's state as a tuple of table texts, equal for two databases exactly
   when their DB hashes are equal (the texts are self-delimiting JSON in a fixed table order), and
-  :func:`state_hash` turns a state into tau2's DB hash.
+  :func:`state_hash` turns a state into tau2's DB hash;
+* :func:`patched` builds a task's starting database (the base database with the task's patch merged in) by
+  validating only what the patch changes, so starting states share tables, records and their texts.
 
 :func:`supports` names the database models this applies to; any other model is replayed by copying and
-dumping the whole database (:func:`taugen.generators.environment.clone`, ``Toolkit.db_hash``).
+dumping the whole database (:func:`taugen.generators.environment.clone`, ``Toolkit.db_hash``). The tasks
+validator (:mod:`taugen.validators.tasks`) uses both paths; ``tests/test_db_texts.py`` checks them against
+each other.
 """
 
 from __future__ import annotations
