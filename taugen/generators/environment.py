@@ -272,12 +272,11 @@ class Toolkit:
                                                 default=str))
                     _STATIC_JSON[id(table)] = cached
                 text = cached[1]
-            else:
-                text = json.dumps(getattr(self.db, name) if not isinstance(getattr(self.db, name), BaseModel)
-                                  else getattr(self.db, name).model_dump(), sort_keys=True, default=str) \
-                    if not isinstance(getattr(self.db, name), dict) else json.dumps(
-                        {k: v.model_dump() if isinstance(v, BaseModel) else v for k, v in getattr(self.db, name).items()},
-                        sort_keys=True, default=str)
+            elif isinstance(getattr(self.db, name), dict):
+                text = json.dumps({k: v.model_dump() if isinstance(v, BaseModel) else v
+                                   for k, v in getattr(self.db, name).items()}, sort_keys=True, default=str)
+            else:  # any other field as the model dumps it (a list of records included)
+                text = json.dumps(self.db.model_dump(include={name})[name], sort_keys=True, default=str)
             parts.append(f"{json.dumps(name)}: {text}")
         return hashlib.sha256(("{" + ", ".join(parts) + "}").encode()).hexdigest()
 
