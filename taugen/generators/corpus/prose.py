@@ -27,8 +27,13 @@ from dataclasses import dataclass, field
 
 from faker import Faker
 
-from taugen.generators.corpus.vocabulary import (NEUTRAL_VOCABULARY, DomainVocabulary, GenreVocabulary, Pool,
-                                                 register_vocabulary)
+from taugen.generators.corpus.vocabulary import (
+    NEUTRAL_VOCABULARY,
+    DomainVocabulary,
+    GenreVocabulary,
+    Pool,
+    register_vocabulary,
+)
 
 
 class ProseWords(GenreVocabulary):

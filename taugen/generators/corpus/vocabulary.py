@@ -150,13 +150,14 @@ def register_vocabulary(name: str, model: type[GenreVocabulary], neutral: GenreV
         ``model``, so a genre module can write ``Words = register_vocabulary("x", XWords, NEUTRAL)``.
 
     Raises:
-        ValueError: ``name`` is taken by another model, or ``neutral`` is not a ``model``.
+        ValueError: ``name`` is taken by another model.
+        TypeError: ``neutral`` is not a ``model``.
     """
     existing = _SECTIONS.get(name)
     if existing is not None and existing.model is not model:
         raise ValueError(f"vocabulary section '{name}' is already registered by {existing.model.__name__}")
     if not isinstance(neutral, model):
-        raise ValueError(f"the neutral vocabulary of '{name}' is not a {model.__name__}")
+        raise TypeError(f"the neutral vocabulary of '{name}' is not a {model.__name__}")
     _SECTIONS[name] = VocabularySection(name, model, neutral)
     return model
 

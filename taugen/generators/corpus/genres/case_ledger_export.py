@@ -47,7 +47,11 @@ from taugen.generators.corpus.genres.workplace import (
     written_history,
     zone,
 )
-from taugen.generators.corpus.vocabulary import GenreVocabulary, Pool, register_vocabulary
+from taugen.generators.corpus.vocabulary import (
+    GenreVocabulary,
+    Pool,
+    register_vocabulary,
+)
 from taugen.validators.findings import Finding, error
 
 SUFFIX = ".json"

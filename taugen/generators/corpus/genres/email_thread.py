@@ -71,7 +71,12 @@ from taugen.generators.corpus.genres.benchmarks import (
     grounded_slots,
     plan_peers,
 )
-from taugen.generators.corpus.vocabulary import GenreVocabulary, Pool, RolePools, register_vocabulary
+from taugen.generators.corpus.vocabulary import (
+    GenreVocabulary,
+    Pool,
+    RolePools,
+    register_vocabulary,
+)
 from taugen.validators.findings import Finding, error
 
 if TYPE_CHECKING:

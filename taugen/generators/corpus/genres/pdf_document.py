@@ -333,7 +333,7 @@ class PdfDocumentGenre(Genre):
         span = max((plan.end.date() - plan.start.date()).days, 0)
         reviewed = plan.start.date() + dt.timedelta(days=rng.randint(0, span))
         values = {"brand": context.config.brand, "topic": _lower_first(plan.topic_title), "team": team,
-                  "style": style}
+                  "style": style, "site": context.vocabulary.common.site, "sites": context.vocabulary.common.sites}
         builder = self._handbook if variant == "handbook" else self._slides
         story, page_size, margins, on_page, title, extra = builder(plan, context, values, reviewed, rng)
 

@@ -52,7 +52,12 @@ from taugen.generators.corpus.genre import (
     register_genre,
     shown_as_history,
 )
-from taugen.generators.corpus.vocabulary import GenreVocabulary, PairPool, Pool, register_vocabulary
+from taugen.generators.corpus.vocabulary import (
+    GenreVocabulary,
+    PairPool,
+    Pool,
+    register_vocabulary,
+)
 from taugen.validators.findings import Finding, error
 
 if TYPE_CHECKING:
@@ -170,6 +175,9 @@ class SupportTranscriptWords(GenreVocabulary):
             ``{agent}``, ``{customer}``, ``{topic_l}``.
         reasons_by_section: why customers get in touch, first person, no final stop, by the pack's section
             id ("I think I lost my debit card"); a section without reasons gets generic ones.
+        reason_details: a clause appended to the reason that makes it one customer's own (no two customers
+            open with the same words): ``{town}``, ``{merchant}`` (a company), ``{relative}`` ("sister"),
+            ``{relfirst}`` (their first name), ``{weekday}``, ``{site}`` (CommonWords).
         small_talk_by_section: ``[customer question, agent answer]`` side exchanges by section id.
         verification_item: what a recorded call's agent asks for to verify the caller, after "Could you
             give me" ("the last four digits of the card on the account"); the caller answers with digits.
@@ -180,13 +188,15 @@ class SupportTranscriptWords(GenreVocabulary):
     """
 
     placeholders: ClassVar[Mapping[str, frozenset[str]]] = {
-        "goodbyes": frozenset({"customer_first", "brand", "daypart", "agent", "customer", "topic_l"})}
+        "goodbyes": frozenset({"customer_first", "brand", "daypart", "agent", "customer", "topic_l"}),
+        "reason_details": frozenset({"town", "merchant", "relative", "relfirst", "weekday", "site"})}
 
     phone_teams: Pool
     chat_channels: Pool
     goodbyes: Pool
     reasons_by_section: dict[str, Pool]
     small_talk_by_section: dict[str, PairPool]
+    reason_details: Pool
     verification_item: str = Field(min_length=1)
     never_asked_for: str = Field(min_length=1)
     official_number: str = Field(min_length=1)
@@ -205,6 +215,9 @@ NEUTRAL_WORDS = SupportTranscriptWords(
               "Thank you for contacting {brand}. Goodbye!"),
     reasons_by_section={},
     small_talk_by_section={},
+    reason_details=(" after a trip to {town}", ", it's about my {relative} {relfirst}'s account",
+                    " since last {weekday}, when I was in {town}", ", my {relative} {relfirst} set it up for me",
+                    " while I was in {town}", " as I'm moving to {town}", ", and my {relative} {relfirst} is with me"),
     verification_item="the postcode on your account",
     never_asked_for="your full password or a one-time code",
     official_number="the number on our website",
@@ -216,13 +229,6 @@ register_vocabulary("support_transcript", SupportTranscriptWords, NEUTRAL_WORDS)
 # Phrase pools (no digits and no number words: generic lines must never look like a policy value)
 # --------------------------------------------------------------------------------------------------
 
-_REASON_DETAILS = (  # customer-specific context: no two customers open with the same words ({site}: CommonWords)
-    ", it's the account I opened at the {town} {site}", " after a trip to {town}", ", it was at {merchant}",
-    ", it's about my {relative} {relfirst}'s account", " since last {weekday}, when I was in {town}", ", something to do with {merchant}",
-    " and {relfirst} at the {town} {site} said to call you", ", my {relative} {relfirst} set it up for me",
-    " while I was in {town}", ", I think it started when I used it at {merchant}",
-    " as I'm moving to {town}", ", and my {relative} {relfirst} is with me",
-)
 _RELATIVES = ("husband", "wife", "son", "daughter", "mother", "father", "brother", "sister", "partner", "aunt")
 
 
@@ -230,7 +236,8 @@ def _reason_detail(plan: ArtifactPlan, context: RenderContext) -> str:
     """A clause that makes one customer's reason for contact their own (a town, a merchant, a relative)."""
     rng = plan.rng("reason detail")
     fake = plan.faker(context.config.locale, "reason detail")
-    return rng.choice(_REASON_DETAILS).format(
+    details = context.vocabulary.words("support_transcript").reason_details  # type: ignore[attr-defined]
+    return rng.choice(details).format(
         town=fake.city(), merchant=fake.company().replace(",", "").replace(".", ""), relative=rng.choice(_RELATIVES),
         relfirst=fake.first_name(), weekday=rng.choice(("Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
                                                         "Saturday", "Sunday")), site=context.vocabulary.common.site)

@@ -67,7 +67,12 @@ from taugen.generators.corpus.genres.workplace import (
     written_history,
     zone,
 )
-from taugen.generators.corpus.vocabulary import GenreVocabulary, PairPool, Pool, register_vocabulary
+from taugen.generators.corpus.vocabulary import (
+    GenreVocabulary,
+    PairPool,
+    Pool,
+    register_vocabulary,
+)
 from taugen.validators.findings import Finding, error
 
 SUFFIX = ".png"
@@ -101,6 +106,8 @@ class WebScreenshotWords(GenreVocabulary):
         app_controls_title: the title of the app's card of on/off controls ("Card controls").
         app_controls: the labels of those controls ("Lock card").
         app_tabs: the app's bottom tabs, in order; one of them is ``Help`` (the screen shown).
+        footer_notice: the legal line after the brand in the website's footer ("Member FDIC. Equal Housing
+            Lender."); empty for none.
     """
 
     placeholders: ClassVar[Mapping[str, frozenset[str]]] = {"help_questions": frozenset({"T"})}
@@ -111,6 +118,7 @@ class WebScreenshotWords(GenreVocabulary):
     app_controls_title: str = Field(min_length=1)
     app_controls: Annotated[Pool, Field(min_length=4)]
     app_tabs: Pool
+    footer_notice: str
 
     @field_validator("app_tabs")
     @classmethod
@@ -122,11 +130,11 @@ class WebScreenshotWords(GenreVocabulary):
 
 NEUTRAL_WORDS = WebScreenshotWords(
     help_questions=(
-        ("How do I contact you about {T}?", "Call us, send a secure message from your online account, or chat with "
-         "us in the app."),
+        ("How do I contact you about {T}?", ("Call us, send a secure message from your online account, or chat "
+                                             "with us in the app.")),
         ("Where can I find letters about {T}?", "Letters and notices are in your online account under Documents."),
-        ("How do I make a complaint?", "Tell us by phone, in chat or by secure message and we will log it straight "
-         "away."),
+        ("How do I make a complaint?", ("Tell us by phone, in chat or by secure message and we will log it "
+                                        "straight away.")),
         ("Is my information safe?", "We will never ask for your full password or a one-time code by phone or email."),
     ),
     website_cards=(("Need more help?", "Send us a secure message from your online account."),
@@ -139,6 +147,7 @@ NEUTRAL_WORDS = WebScreenshotWords(
     app_controls_title="Notifications",
     app_controls=("Account alerts", "Marketing messages", "Payment reminders", "Security alerts"),
     app_tabs=("Home", "Account", "Help", "More"),
+    footer_notice="All rights reserved.",
 )
 register_vocabulary("web_screenshot", WebScreenshotWords, NEUTRAL_WORDS)
 
@@ -293,7 +302,7 @@ class WebScreenshotGenre(Genre):
             section=section, heading=upper_first(heading),
             lede=rng.choice(_LEDES).format(T=topic), entries=entries,
             cards=[{"title": title, "body": body} for title, body in rng.sample(domain_words.website_cards, k=2)],
-            updated=long_day(day))
+            footer_notice=domain_words.footer_notice, updated=long_day(day))
 
     def _app(self, rng, plan: ArtifactPlan, context: RenderContext, ordered: list[Rendition], day: dt.date,
              topic: str, accent: str, captured: dt.datetime) -> str:
