@@ -161,3 +161,21 @@ def test_telecom_hard_records_say_no_banking_words(seed):
                 leaks.append(f"{artifact_id}: ...{text[max(0, match.start() - 60):match.end() + 30]}...")
     assert len(rendered) > 100
     assert not leaks, "\n".join(leaks[:20])
+
+
+@pytest.mark.parametrize("template", ["kit/README.md.j2", "kit/construction_README.md.j2", "policy/policy.md.j2",
+                                      "author/client_prompt.md.j2", "kit/framework/README.md.j2",
+                                      "kit/framework/scenario_contract.md.j2"])
+def test_bundle_documents_describe_the_packs_business(template):
+    """The kit, policy and client prompt say what the pack's business is (telecom's kit used to call
+    Northstar Mobile "a US community bank")."""
+    from taugen.authoring.pack import load_pack
+    from taugen.generators.corpus.render import template_environment
+    from taugen.generators.corpus.vocabulary import business_words
+
+    words = business_words(load_pack(TELECOM_PACK))
+    assert words == {"business": "carrier", "business_description": "a US mobile carrier"}
+    environment = template_environment()
+    source = environment.loader.get_source(environment, template)[0]
+    assert not re.search(r"\bbank\b", source)
+    assert "{{ business" in source

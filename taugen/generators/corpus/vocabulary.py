@@ -110,18 +110,23 @@ class RolePools(GenreVocabulary):
 class CommonWords(GenreVocabulary):
     """Domain nouns many genres drop into generic phrasing (section ``common``).
 
-    Genres put them in as placeholders: ``{site}`` / ``{Site}`` (capitalised) / ``{sites}``, ``{online}``.
+    Genres put them in as placeholders: ``{site}`` / ``{Site}`` (capitalised) / ``{sites}``, ``{online}``; the
+    bundle's kit, policy and client prompt say ``business`` and ``business_description``.
 
     Attributes:
         site: where customers are served in person, singular ("branch", "store").
         sites: its plural ("branches", "stores").
         online: the customer's online self-service, as a noun phrase after "in" ("online banking",
             "the My Account app").
+        business: what kind of business it is, one noun, in "the bank's records" ("bank", "carrier").
+        business_description: the business in a few words, after its brand ("a US community bank").
     """
 
     site: str = Field(min_length=1)
     sites: str = Field(min_length=1)
     online: str = Field(min_length=1)
+    business: str = Field(min_length=1)
+    business_description: str = Field(min_length=1)
 
     def terms(self) -> dict[str, str]:
         """The placeholder values: ``{"site": ..., "Site": ..., "sites": ..., "online": ...}``."""
@@ -200,6 +205,13 @@ class DomainVocabulary:
         return sections[name].neutral
 
 
+def business_words(pack) -> dict[str, str]:
+    """``{"business": "bank", "business_description": "a US community bank"}`` of ``pack`` (a loaded
+    :class:`~taugen.authoring.pack.Pack`), for the bundle's kit, policy and client prompt templates."""
+    common = load_vocabulary(pack.directory).common
+    return {"business": common.business, "business_description": common.business_description}
+
+
 NEUTRAL_VOCABULARY = DomainVocabulary()
 """A vocabulary with no section of its own: every genre speaks in its neutral words."""
 
@@ -242,4 +254,5 @@ def load_vocabulary(pack_dir: str | Path) -> DomainVocabulary:
     return DomainVocabulary(sections=sections, source=path)
 
 
-register_vocabulary("common", CommonWords, CommonWords(site="office", sites="offices", online="your online account"))
+register_vocabulary("common", CommonWords, CommonWords(site="office", sites="offices", online="your online account",
+                                                      business="business", business_description="a US business"))
