@@ -48,11 +48,12 @@ def test_builtin_packs_declare_complete_vocabularies():
 
 def test_misspelt_key_is_one_line_error_at_its_line(tmp_path):
     pack = _pack_with_vocabulary(tmp_path, "common:\n  site: store\n  sites: stores\n  online: the app\n"
+                                           "  business: carrier\n  business_description: a mobile carrier\n"
                                            "workplace:\n  teams: [Network Operations]\n  owner_team: [Billing]\n"
                                            "  business_titles: [Head of Stores]\n")
     with pytest.raises(InputError) as caught:
         load_vocabulary(pack)
-    assert str(caught.value).endswith("vocabulary.yaml:7: workplace: unknown key 'owner_team'")
+    assert str(caught.value).endswith("vocabulary.yaml:9: workplace: unknown key 'owner_team'")
     assert "\n" not in str(caught.value)
 
 
