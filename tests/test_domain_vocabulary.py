@@ -48,7 +48,7 @@ def test_builtin_packs_declare_complete_vocabularies():
 
 def test_misspelt_key_is_one_line_error_at_its_line(tmp_path):
     pack = _pack_with_vocabulary(tmp_path, "common:\n  site: store\n  sites: stores\n  online: the app\n"
-                                           "  business: carrier\n  business_description: a mobile carrier\n"
+                                           "  business: operator\n  business_description: a mobile operator\n"
                                            "workplace:\n  teams: [Network Operations]\n  owner_team: [Billing]\n"
                                            "  business_titles: [Head of Stores]\n")
     with pytest.raises(InputError) as caught:
@@ -73,6 +73,10 @@ def test_missing_key_is_one_line_error(tmp_path):
     ("common:\n  site: '{town} store'\n  sites: stores\n  online: the app\n",
      ("vocabulary.yaml:2: common: site: phrase '{town} store' uses the unknown placeholder {town} (placeholders "
       "here: none")),
+    (("common:\n  site: store\n  sites: stores\n  online: the app\n  business: carrier\n"
+      "  business_description: a mobile carrier\n"),
+     ("vocabulary.yaml:5: common: business: uses the authoring word 'carrier', which the leakage check "
+      "refuses in delivered records")),
 ])
 def test_bad_vocabulary_is_refused_with_what_is_wrong(tmp_path, text, message):
     pack = _pack_with_vocabulary(tmp_path, text)
@@ -175,7 +179,7 @@ def test_bundle_documents_describe_the_packs_business(template):
     from taugen.generators.corpus.vocabulary import business_words
 
     words = business_words(load_pack(TELECOM_PACK))
-    assert words == {"business": "carrier", "business_description": "a US mobile carrier"}
+    assert words == {"business": "operator", "business_description": "a US mobile operator"}
     environment = template_environment()
     source = environment.loader.get_source(environment, template)[0]
     assert not re.search(r"\bbank\b", source)

@@ -34,6 +34,8 @@ part of the corpus a seed produces; the models keep YAML lists as tuples in file
 
 from __future__ import annotations
 
+import functools
+import re
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -60,6 +62,7 @@ class GenreVocabulary(BaseModel):
     Subclasses declare their pools as fields and, in :attr:`placeholders`, which ``{names}`` each field's
     phrases may use (the genre fills those in with ``str.format``); a phrase using any other name is an
     error at load time, not a ``KeyError`` mid-build. Fields not listed there may use no placeholder.
+    (:func:`load_vocabulary` also refuses a pack's phrase that uses an authoring word.)
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -81,6 +84,15 @@ class GenreVocabulary(BaseModel):
                 raise ValueError(f"phrase {phrase!r} uses the unknown placeholder {{{unknown[0]}}} "
                                  f"(placeholders here: {offered}; write a literal brace as {{{{ or }}}})")
         return value
+
+
+@functools.cache
+def _authoring_words() -> re.Pattern[str]:
+    """The leakage check's authoring words (``carrier``, ``filler``, ...) as one case-insensitive pattern."""
+    from taugen.validators.leakage import AUTHOR_WORDS  # late: the validators import the genres
+
+    words = "|".join(re.escape(word) for word in AUTHOR_WORDS)
+    return re.compile(rf"(?<![A-Za-z0-9_])(?:{words})(?![A-Za-z0-9_])", re.IGNORECASE)
 
 
 def _strings(value: Any):
@@ -118,7 +130,7 @@ class CommonWords(GenreVocabulary):
         sites: its plural ("branches", "stores").
         online: the customer's online self-service, as a noun phrase after "in" ("online banking",
             "the My Account app").
-        business: what kind of business it is, one noun, in "the bank's records" ("bank", "carrier").
+        business: what kind of business it is, one noun, in "the bank's records" ("bank", "operator").
         business_description: the business in a few words, after its brand ("a US community bank").
     """
 
@@ -251,6 +263,12 @@ def load_vocabulary(pack_dir: str | Path) -> DomainVocabulary:
         if not isinstance(words, LineDict):
             raise InputError("a vocabulary section must be a mapping of pool name to phrases", path, line, name)
         sections[name] = validate_model(known[name].model, words, path, name, default_line=line)
+        for key, value in words.items():
+            authoring = next((found for phrase in _strings(value) if (found := _authoring_words().search(phrase))),
+                             None)
+            if authoring is not None:  # it would fail the leakage check once a record says it
+                raise InputError(f"{key}: uses the authoring word {authoring.group(0).lower()!r}, which the "
+                                 "leakage check refuses in delivered records", path, words.line_of(key), name)
     return DomainVocabulary(sections=sections, source=path)
 
 
