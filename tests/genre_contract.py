@@ -23,6 +23,7 @@ import yaml
 from taugen.authoring.models import DomainConfig, Fact
 from taugen.authoring.values import find_surface_form, normalise_text
 from taugen.generators.corpus.genre import ArtifactPlan, RenderContext, RenderedArtifact, Rendition, get_genre
+from taugen.generators.corpus.vocabulary import load_vocabulary
 
 
 def contract(GENRE: str, SUFFIX: str, IDS: tuple[str, ...], N_RUNS: int) -> dict[str, Any]:  # noqa: N803
@@ -41,7 +42,8 @@ def contract(GENRE: str, SUFFIX: str, IDS: tuple[str, ...], N_RUNS: int) -> dict
         config = DomainConfig(**yaml.safe_load(DOMAIN.read_text(encoding="utf-8")))
         env = jinja2.Environment(loader=jinja2.PackageLoader("taugen", "templates"), undefined=jinja2.StrictUndefined,
                                  autoescape=False, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-        return RenderContext(config=config, templates=env, build_seed=11, tier="test")
+        return RenderContext(config=config, templates=env, build_seed=11, tier="test",
+                         vocabulary=load_vocabulary(DOMAIN.parent))
 
 
     def all_facts() -> dict[str, Fact]:

@@ -29,6 +29,7 @@ from taugen.generators.corpus.genre import (
 )
 from taugen.generators.corpus.genres import call_recording
 from taugen.generators.corpus.genres.support_transcript import PHONE_TURN, parse_turns
+from taugen.generators.corpus.vocabulary import load_vocabulary
 
 pytestmark = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
 
@@ -41,7 +42,8 @@ def context() -> RenderContext:
     config = DomainConfig(**yaml.safe_load(DOMAIN.read_text(encoding="utf-8")))
     env = jinja2.Environment(loader=jinja2.PackageLoader("taugen", "templates"), undefined=jinja2.StrictUndefined,
                              autoescape=False, trim_blocks=True, lstrip_blocks=True)
-    return RenderContext(config=config, templates=env, build_seed=11, tier="test")
+    return RenderContext(config=config, templates=env, build_seed=11, tier="test",
+                         vocabulary=load_vocabulary(DOMAIN.parent))
 
 
 @pytest.fixture(scope="module")

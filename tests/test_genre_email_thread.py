@@ -26,6 +26,7 @@ from taugen.generators.corpus.genre import (
     get_genre,
 )
 from taugen.generators.corpus.genres.email_thread import schedule
+from taugen.generators.corpus.vocabulary import load_vocabulary
 
 DOMAIN = Path(__file__).resolve().parents[1] / "taugen" / "facts" / "banking" / "domain.yaml"
 TZ = dt.timezone(dt.timedelta(hours=-5))
@@ -38,7 +39,8 @@ def context() -> RenderContext:
     config = DomainConfig(**yaml.safe_load(DOMAIN.read_text(encoding="utf-8")))
     env = jinja2.Environment(loader=jinja2.PackageLoader("taugen", "templates"), undefined=jinja2.StrictUndefined,
                              autoescape=False, trim_blocks=True, lstrip_blocks=True)
-    return RenderContext(config=config, templates=env, build_seed=11, tier="test")
+    return RenderContext(config=config, templates=env, build_seed=11, tier="test",
+                         vocabulary=load_vocabulary(DOMAIN.parent))
 
 
 @pytest.fixture(scope="module")

@@ -25,6 +25,7 @@ from taugen.generators.corpus.genre import (
     get_genre,
 )
 from taugen.generators.corpus.genres.flowchart import dot_quote, parse_svg, wrap_label
+from taugen.generators.corpus.vocabulary import load_vocabulary
 
 pytestmark = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed")
 
@@ -38,7 +39,8 @@ def make_context() -> RenderContext:
     env = jinja2.Environment(loader=jinja2.PackageLoader("taugen", "templates"), undefined=jinja2.StrictUndefined,
                              autoescape=False, trim_blocks=True, lstrip_blocks=True)
     return RenderContext(config=DomainConfig(**yaml.safe_load(PACK.read_text())), templates=env, build_seed=3,
-                         tier="standard")
+                         tier="standard",
+                         vocabulary=load_vocabulary(PACK.parent))
 
 
 def make_facts() -> list[Fact]:

@@ -26,6 +26,7 @@ from taugen.generators.corpus.genre import (
     get_genre,
 )
 from taugen.generators.corpus.genres.pdf_document import MAX_PER_SLIDE
+from taugen.generators.corpus.vocabulary import load_vocabulary
 
 PACK = Path(__file__).resolve().parents[1] / "taugen" / "facts" / "banking" / "domain.yaml"
 TZ = dt.timezone(dt.timedelta(hours=-6))
@@ -42,7 +43,8 @@ def make_context() -> RenderContext:
     env = jinja2.Environment(loader=jinja2.PackageLoader("taugen", "templates"), undefined=jinja2.StrictUndefined,
                              autoescape=False, trim_blocks=True, lstrip_blocks=True)
     return RenderContext(config=DomainConfig(**yaml.safe_load(PACK.read_text())), templates=env, build_seed=5,
-                         tier="standard")
+                         tier="standard",
+                         vocabulary=load_vocabulary(PACK.parent))
 
 
 def make_facts() -> list[Fact]:

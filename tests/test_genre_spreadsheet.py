@@ -31,6 +31,7 @@ from taugen.generators.corpus.genres.spreadsheet import (
     format_number,
     read_rows,
 )
+from taugen.generators.corpus.vocabulary import load_vocabulary
 
 PACK = Path(__file__).resolve().parents[1] / "taugen" / "facts" / "banking" / "domain.yaml"
 TZ = dt.timezone(dt.timedelta(hours=-6))
@@ -42,7 +43,8 @@ def make_context() -> RenderContext:
     env = jinja2.Environment(loader=jinja2.PackageLoader("taugen", "templates"), undefined=jinja2.StrictUndefined,
                              autoescape=False, trim_blocks=True, lstrip_blocks=True)
     config = DomainConfig(**yaml.safe_load(PACK.read_text()))
-    return RenderContext(config=config, templates=env, build_seed=11, tier="standard")
+    return RenderContext(config=config, templates=env, build_seed=11, tier="standard",
+                         vocabulary=load_vocabulary(PACK.parent))
 
 
 def make_facts() -> list[Fact]:

@@ -21,6 +21,7 @@ from taugen.authoring.pack import load_pack
 from taugen.authoring.values import find_surface_form, normalise_text
 from taugen.build.pipeline import build
 from taugen.generators.corpus.genre import ArtifactPlan, RenderContext, Rendition, genres
+from taugen.generators.corpus.vocabulary import load_vocabulary
 from bundle_fixtures import TEST_TASKS  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -58,7 +59,8 @@ def context() -> RenderContext:
     config = DomainConfig(**yaml.safe_load(DOMAIN.read_text(encoding="utf-8")))
     env = jinja2.Environment(loader=jinja2.PackageLoader("taugen", "templates"), undefined=jinja2.StrictUndefined,
                              autoescape=False, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    return RenderContext(config=config, templates=env, build_seed=5, tier="hard")
+    return RenderContext(config=config, templates=env, build_seed=5, tier="hard",
+                         vocabulary=load_vocabulary(DOMAIN.parent))
 
 
 def _owners_of_text_facts() -> list[tuple[str, str]]:

@@ -110,7 +110,7 @@ class Pack:
         return self.sources.get(item_id)
 
 
-def _validate(model: type[BaseModel], data: Any, path: Path, item_id: str | None = None,
+def validate_model(model: type[BaseModel], data: Any, path: Path, item_id: str | None = None,
               default_line: int | None = None) -> Any:
     """Validate ``data`` into ``model``; report one error at its YAML line.
 
@@ -149,7 +149,7 @@ def load_domain_config(directory: Path) -> DomainConfig:
     if not path.is_file():
         raise InputError("not a domain pack: domain.yaml is missing", directory)
     data = _require_mapping(load_yaml(path), path, "domain.yaml")
-    return _validate(DomainConfig, data, path, data.get("domain") if isinstance(data.get("domain"), str) else None)
+    return validate_model(DomainConfig, data, path, data.get("domain") if isinstance(data.get("domain"), str) else None)
 
 
 class _Template:
@@ -283,7 +283,7 @@ def _expand_family(data: LineDict, path: Path, default_section: str | None,
     data = _require_mapping(data, path, "a family")
     if default_section and "section" not in data:
         data = _with_default(data, "section", default_section)
-    family = _validate(FactFamily, data, path, data.get("family"))
+    family = validate_model(FactFamily, data, path, data.get("family"))
     table = family_table_path(family, data, path, pack_dir) if family.table is not None else None
     table_source = table or path
     name = family.family
@@ -350,7 +350,7 @@ def load_pack(directory: str | Path) -> Pack:
 
     def add(raw: dict[str, Any], path: Path, line: int | None) -> None:
         fact_id = raw.get("id") if isinstance(raw.get("id"), str) else None
-        fact = _validate(Fact, raw, path, fact_id, default_line=line)
+        fact = validate_model(Fact, raw, path, fact_id, default_line=line)
         if fact.id in facts:
             first = sources[fact.id]
             raise InputError(f"duplicate fact id (first defined at {first.file.name}:{first.line})", path, line, fact.id)
@@ -366,7 +366,7 @@ def load_pack(directory: str | Path) -> Pack:
 
     for path in files:
         data = _require_mapping(load_yaml(path), path, "a fact file")
-        fact_file = _validate(FactFile, data, path)
+        fact_file = validate_model(FactFile, data, path)
         raw_facts = data.get("facts", LineList())
         for index, raw in enumerate(raw_facts):
             line = raw_facts.item_lines[index] if isinstance(raw_facts, LineList) else data.line

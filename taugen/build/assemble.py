@@ -28,6 +28,7 @@ from taugen.build.dataset_card import dataset_files
 from taugen.build.files import BundleFiles, digest_name, json_bytes, sha256_hex, sha256sums
 from taugen.generators.corpus.genre import CUE_STATUSES, RenderedArtifact, stable_seed
 from taugen.generators.corpus.planner import POLICY_DOCUMENT, CorpusPlan
+from taugen.generators.corpus.vocabulary import business_words
 from taugen.generators.domain import DomainDefinition
 from taugen.generators.tasks import TaskRecord
 from taugen.generators.tiers import TierPreset
@@ -207,9 +208,10 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
     specs = domain.toolkit.tool_specs()
     files["kit/tools.json"] = json_bytes([spec.as_openai_function() for spec in specs.values()])
     kinds = sorted({a["genre"].replace("_", " ") for a in artifacts.values() if a["genre"] != POLICY_DOCUMENT})
+    business = business_words(pack)
     files["kit/README.md"] = templates.get_template("kit/README.md.j2").render(
         brand=config.brand, record_count=sum(record_suffixes.values()), record_kinds=", ".join(kinds),
-        client=bool(plan.client_held), now=pack.now.isoformat()).encode()
+        client=bool(plan.client_held), now=pack.now.isoformat(), **business).encode()
     if preset.name in layout.CONSTRUCTION_TIERS and domain.runtime_files is None:
         from taugen.build.construction.kit import construction_files  # the brief replaces the README above
 
@@ -262,7 +264,7 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
     contested = [{"statement": pack.facts[i].statement, "subject": pack.facts[i].subject or pack.facts[i].statement,
                   "readings": len(entry["decoys"]) + 1} for i, entry in sorted(plan.contested.items())]
     files["author/client_prompt.md"] = templates.get_template("author/client_prompt.md.j2").render(
-        brand=config.brand, held=held, confirmable=confirmable, contested=contested).encode()
+        brand=config.brand, held=held, confirmable=confirmable, contested=contested, **business).encode()
 
     per_genre: dict[str, int] = {}
     tokens_per_genre: dict[str, int] = {}

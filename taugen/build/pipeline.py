@@ -21,6 +21,7 @@ from taugen.errors import InputError
 from taugen.generators.corpus.genre import RenderContext, genres, stable_seed
 from taugen.generators.corpus.planner import plan_corpus
 from taugen.generators.corpus.render import render_corpus, render_policy, template_environment
+from taugen.generators.corpus.vocabulary import load_vocabulary
 from taugen.generators.domain import load_domain
 from taugen.generators.tasks import compose_tasks, task_space
 from taugen.generators.tiers import tier
@@ -145,6 +146,7 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
     stages = _Stages(progress)
     with stages.stage("authoring"):
         pack = load_pack(resolve_pack(domain))
+        vocabulary = load_vocabulary(pack.directory)
         definition = load_domain(pack.config, str(pack.directory / "domain.yaml"))
     destination = out / bundle_name(pack, preset)
     check_destination(destination)
@@ -158,7 +160,7 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         composed_for = _special_facts(plan)
     templates = template_environment()
     context = RenderContext(config=pack.config, templates=templates, build_seed=seed, tier=preset.name,
-                            facts=pack.facts)
+                            facts=pack.facts, vocabulary=vocabulary)
     speakers = {name: genre.llm_speaker for name, genre in available.items() if getattr(genre, "llm_speaker", None)}
     repairs: dict[str, object] = {"corpus_redraws": 0, "artifact_redraws": []}
     llm_client = None
@@ -361,6 +363,7 @@ def _with_report(files: BundleFiles, findings: list[Finding], name: str) -> Bund
 def load_pack_only(directory: str | Path) -> tuple[Pack, list[str]]:
     """Load a pack and check its problems' facts, for ``taugen lint``; returns the pack and notes."""
     pack = load_pack(directory)
+    load_vocabulary(pack.directory)  # its errors are the pack's too
     from taugen.generators.tasks import check_problem_facts
 
     definition = load_domain(pack.config, str(pack.directory / "domain.yaml"))

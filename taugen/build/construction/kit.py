@@ -34,6 +34,7 @@ from taugen.build.construction.openapi import openapi_document, openapi_yaml
 from taugen.build.construction.workspace import seeded_workspace, scaffold_workspace
 from taugen.build.files import BundleFiles, json_bytes
 from taugen.generators.corpus.genre import stable_seed
+from taugen.generators.corpus.vocabulary import business_words
 from taugen.generators.domain import DomainDefinition
 from taugen.generators.environment import deep_merge
 from taugen.generators.tasks import TaskRecord
@@ -195,7 +196,7 @@ def construction_files(pack: Pack, domain: DomainDefinition, preset: TierPreset,
     context = {"brand": config.brand, "record_count": record_count, "record_kinds": record_kinds, "client": client,
                "now": pack.now.isoformat(), "operations": len(document["paths"]), "models": menu, "budget": budget,
                "latency": _LATENCY, "issues": len(full.defects), "samples": sorted(scenarios), "case_kinds": kinds,
-               "max_limit": 100}
+               "max_limit": 100, **business_words(pack)}
     files["kit/README.md"] = templates.get_template("kit/construction_README.md.j2").render(**context).encode()
     for name in ("README.md", "agent_contract.md", "client_api_contract.md", "scenario_contract.md"):
         files[f"{layout.FRAMEWORK}/{name}"] = templates.get_template(f"kit/framework/{name}.j2").render(

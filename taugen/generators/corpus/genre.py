@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Literal
 import jinja2
 from faker import Faker
 
+from taugen.generators.corpus.vocabulary import NEUTRAL_VOCABULARY, DomainVocabulary
+
 if TYPE_CHECKING:
     from taugen.authoring.models import DomainConfig, Fact
     from taugen.validators.findings import Finding
@@ -190,6 +192,11 @@ class RenderContext:
     and must keep clear of their values when it fills a filler's slots with grounded figures that are
     not the business's policy (see :mod:`taugen.generators.corpus.genres.benchmarks`). Empty when a
     caller renders without a pack.
+
+    ``vocabulary`` is the pack's corpus vocabulary (``<pack>/vocabulary.yaml``, see
+    :mod:`taugen.generators.corpus.vocabulary`): the domain's teams, titles, channels and customer reasons.
+    A genre takes its domain words only from there (``context.vocabulary.words("<genre name>")``), never
+    from its own code. Neutral words when a caller renders without one.
     """
 
     config: "DomainConfig"
@@ -197,6 +204,7 @@ class RenderContext:
     build_seed: int
     tier: str
     facts: Mapping[str, "Fact"] = field(default_factory=dict)
+    vocabulary: DomainVocabulary = NEUTRAL_VOCABULARY
 
 
 class Genre(ABC):

@@ -12,8 +12,11 @@ for three properties the realism gates measure:
 * its length is chosen by the caller (``target_words``), so a record's length says nothing about whether
   it carries a rule.
 
-The vocabulary is banking operations (contact centre, branches, back office) and never the vocabulary of
-the benchmark itself.
+The domain's words (its teams, systems, channels, documents, desk actions and the situations customers
+bring, by section) come from the pack's ``vocabulary.yaml``, section ``prose`` (:class:`ProseWords`), and
+the in-person site ("branch", "store") from its ``common`` section; this module keeps the genre of working
+prose (how a case walk-through, a desk note or a hand-over reads) and never the vocabulary of the
+benchmark itself.
 """
 
 from __future__ import annotations
@@ -24,49 +27,59 @@ from dataclasses import dataclass, field
 
 from faker import Faker
 
-_TEAMS = ("Deposit Operations", "Card Services", "Payments Operations", "Retail Banking", "the Compliance Office",
-          "Customer Care", "Product Management", "the Branch Support desk", "Fraud Operations", "the Wire Room",
-          "Account Servicing", "Quality Assurance", "Learning and Development", "the Complaints team",
-          "Collections", "Digital Banking", "the Contact Centre floor", "Records Management")
-_SYSTEMS = ("the case system", "the core banking screen", "the card management portal", "the document imaging queue",
-            "the teller platform", "the wire release console", "the complaints log", "the knowledge base",
-            "the call recording archive", "the secure messaging inbox", "the alerts dashboard", "the CRM notes tab",
-            "the disputes workbench", "the signature card archive", "the branch appointment calendar",
-            "the mail room tracker", "the fraud referral queue", "the account maintenance form")
-_CHANNELS = ("on the phone", "in chat", "at the counter", "by secure message", "through the app", "by letter",
-             "on a video appointment", "at the drive-through window", "through the website form")
+from taugen.generators.corpus.vocabulary import (
+    NEUTRAL_VOCABULARY,
+    DomainVocabulary,
+    GenreVocabulary,
+    Pool,
+    register_vocabulary,
+)
+
+
+class ProseWords(GenreVocabulary):
+    """The ``prose`` section of a pack's ``vocabulary.yaml``: the slots of long working prose.
+
+    No digits and no number words. Attributes (each a pool drawn from per slot):
+        teams: teams of the business, as they read after "from" or "to" ("Card Services", "the Wire Room").
+        systems: the screens and queues staff work in ("the case system").
+        channels: how a customer got in touch, after a verb ("on the phone", "at the counter").
+        documents: papers a case may need ("the signature card").
+        actions: what an agent does, third person present ("escalates the case").
+        situations_by_section: what customers bring, by the pack's section id ("a card lost on a trip");
+            a section without any gets generic situations.
+    """
+
+    teams: Pool
+    systems: Pool
+    channels: Pool
+    documents: Pool
+    actions: Pool
+    situations_by_section: dict[str, Pool]
+
+
+NEUTRAL_WORDS = ProseWords(
+    teams=("Customer Care", "Account Servicing", "Billing Operations", "the Compliance Office", "Product Management",
+           "Quality Assurance", "Learning and Development", "the Complaints team", "Collections", "Digital Services",
+           "the Contact Centre floor", "Records Management"),
+    systems=("the case system", "the account screen", "the billing portal", "the document imaging queue",
+             "the complaints log", "the knowledge base", "the call recording archive", "the secure messaging inbox",
+             "the alerts dashboard", "the CRM notes tab", "the appointment calendar", "the mail room tracker"),
+    channels=("on the phone", "in chat", "in person", "by secure message", "through the app", "by letter",
+              "on a video appointment", "through the website form"),
+    documents=("the account agreement", "the last statement", "the photo ID", "the closing letter", "the complaint form",
+               "the power of attorney", "the change of address form", "the court order", "the receipt"),
+    actions=("confirms the request", "reads the notes back", "updates the contact details", "attaches the scanned copy",
+             "logs the outcome", "sets a follow-up task", "sends the secure message", "escalates the case",
+             "closes the case note", "books a call back", "flags the account for review", "links the related cases",
+             "re-runs the verification questions"),
+    situations_by_section={},
+)
+register_vocabulary("prose", ProseWords, NEUTRAL_WORDS)
+
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December")
 _PARTS = ("early", "mid", "late")
-_DOCS = ("the signature card", "the account agreement", "the last statement", "the photo ID", "the closing letter",
-         "the returned item notice", "the dispute form", "the power of attorney", "the change of address form",
-         "the beneficiary designation", "the deposit slip", "the wire request form", "the stop payment request",
-         "the death certificate copy", "the court order", "the merchant receipt", "the card mailer")
-_ACTIONS = ("confirms the request", "reads the notes back", "checks the hold reason", "updates the contact details",
-            "attaches the scanned copy", "logs the outcome", "sets a follow-up task", "sends the secure message",
-            "escalates the case", "closes the case note", "books a call back", "asks for a second signature",
-            "flags the account for review", "links the related cases", "re-runs the verification questions")
-_SITUATIONS = {
-    "fees": ("a charge on the statement that the customer does not recognise", "a question about why a fee appeared",
-             "a request to review a monthly charge", "a complaint that a fee was not explained at opening"),
-    "overdraft": ("an account that went negative over a weekend", "a request for a courtesy refund",
-                  "a question about how overdraft coverage was set up", "a string of returned payments"),
-    "error_resolution": ("a debit card purchase the customer says they never made", "an automatic payment taken twice",
-                         "a transfer that never arrived", "an ATM withdrawal the customer disputes"),
-    "billing_disputes": ("a credit card charge for goods that never arrived", "a subscription billed after cancelling",
-                         "a double charge from a hotel", "a refund the merchant promised but never sent"),
-    "card_servicing": ("a card lost on a trip", "a card declined at a grocery store", "a cracked card chip",
-                       "a request to change card controls in the app"),
-    "account_lifecycle": ("a new savings account for a grandchild", "the closure of a joint account",
-                          "a letter about an inactive account", "an estate account after a death in the family"),
-    "wires_and_transfers": ("a wire for a house closing", "money sent to a relative overseas",
-                            "an incoming wire the customer is waiting for", "a transfer to an account at another bank"),
-    "statements": ("paper statements that stopped arriving", "copies of last year's statements for a mortgage",
-                   "a switch to paperless statements", "a statement that looks different this month"),
-    "identity_verification": ("a daughter calling for her mother", "a customer locked out of online banking",
-                              "a request to add a spouse to the account", "a caller who fails the security questions"),
-}
 _GENERIC_SITUATIONS = ("a question the customer could not resolve online", "a follow-up on an earlier request",
                        "a complaint about how an earlier call was handled", "a request for a written confirmation")
 
@@ -94,8 +107,10 @@ class Section:
 class _Slots:
     """Slot fillers for one document: a cast of people and places drawn from faker."""
 
-    def __init__(self, rng: random.Random, fake: Faker, topic: str) -> None:
+    def __init__(self, rng: random.Random, fake: Faker, topic: str, vocabulary: DomainVocabulary) -> None:
         self.rng = rng
+        self.words: ProseWords = vocabulary.words("prose")  # type: ignore[assignment]
+        self.terms = vocabulary.common.terms()
         self.people = [f"{fake.first_name()} {fake.last_name()}" for _ in range(40)]
         self.firsts = [name.split()[0] for name in self.people]
         self.towns = [fake.city() for _ in range(12)]
@@ -109,12 +124,15 @@ class _Slots:
     def fill(self, template: str, situation_pool: tuple[str, ...]) -> str:
         values = {
             "name": self.pick(self.people), "name2": self.pick(self.people), "first": self.pick(self.firsts),
-            "first2": self.pick(self.firsts), "team": self.pick(_TEAMS), "team2": self.pick(_TEAMS),
-            "system": self.pick(_SYSTEMS), "system2": self.pick(_SYSTEMS), "channel": self.pick(_CHANNELS),
+            "first2": self.pick(self.firsts), "team": self.pick(self.words.teams), "team2": self.pick(self.words.teams),
+            "system": self.pick(self.words.systems), "system2": self.pick(self.words.systems),
+            "channel": self.pick(self.words.channels),
             "weekday": self.pick(_WEEKDAYS), "month": self.pick(_MONTHS), "part": self.pick(_PARTS),
-            "doc": self.pick(_DOCS), "doc2": self.pick(_DOCS), "action": self.pick(_ACTIONS),
-            "action2": self.pick(_ACTIONS), "town": self.pick(self.towns), "merchant": self.pick(self.merchants),
+            "doc": self.pick(self.words.documents), "doc2": self.pick(self.words.documents),
+            "action": self.pick(self.words.actions), "action2": self.pick(self.words.actions),
+            "town": self.pick(self.towns), "merchant": self.pick(self.merchants),
             "street": self.pick(self.streets), "situation": self.pick(situation_pool), "topic": self.topic,
+            **self.terms,
         }
         text = without_doubled_words(template.format(**values))
         return text[:1].upper() + text[1:]
@@ -145,7 +163,7 @@ _CASE_CLOSERS = (
     "Quality Assurance scored the call from {name2} as a good example for the {topic} module in {month}.",
 )
 _DESK_NOTES = (
-    "Colleagues at the {town} branch keep {doc} for {topic} requests in the tray by the {street} entrance for {team} to collect.",
+    "Colleagues at the {town} {site} keep {doc} for {topic} requests in the tray by the {street} entrance for {team} to collect.",
     "When {system} is slow on a {weekday} morning, {name} and the {town} team note requests on paper and key them in by lunch.",
     "{name} from {team} reminds new starters that {system} and {system2} do not always show the same status at once.",
     "{name} at the {team} desk in {town} asks that every referral about {topic} names the customer, the channel and {doc} up front.",
@@ -153,7 +171,7 @@ _DESK_NOTES = (
     "{first} keeps a short list of merchants such as {merchant} that often come up in {topic} conversations in {town}.",
     "During the {month} busy period, {name} moves {topic} call backs for {team} to the {weekday} afternoon shift.",
     "A referral to {team} without {doc} comes back to the sender, so {name} checks for it every time.",
-    "Questions about {topic} from the {town} branch go to {first} first and then to {team2} if needed.",
+    "Questions about {topic} from the {town} {site} go to {first} first and then to {team2} if needed.",
     "The {team} lead, {name}, reviews a sample of {topic} notes in {system} each {weekday}.",
 )
 _QUESTIONS = (
@@ -163,8 +181,8 @@ _QUESTIONS = (
      "The request waits in {system} and {team} picks it up the next morning, as {name2} confirmed."),
     ("What if {name} from {town} wants to speak to a manager about {topic}?",
      "Offer a call back from {team}, log it in {system} and tell {name} when to expect it."),
-    ("Can a branch in {town} handle the {topic} request {name} started {channel}?",
-     "Yes, if {system} shows the earlier contact; {name} asks branches such as {town} to link the cases."),
+    ("Can a {site} in {town} handle the {topic} request {name} started {channel}?",
+     "Yes, if {system} shows the earlier contact; {name} asks {sites} such as {town} to link the cases."),
     ("Where do I record a complaint from {name} about {topic} that mentions {merchant}?",
      "In {system2}, with {merchant} named and {doc} attached, so {team} can see the whole story."),
 )
@@ -180,18 +198,20 @@ _HANDOVERS = (
     "{name} hands over the open {topic} cases to {name2} on {weekday}, with {system} notes current.",
     "From {part} {month}, {name} covers the {topic} inbox for {team} while {first2} is on leave.",
     "{team} and {team2} agreed in {month} that {topic} referrals from {town} go through {system}.",
-    "The {town} branch now books {topic} appointments in {system} rather than by phone, after {first} asked.",
+    "The {town} {site} now books {topic} appointments in {system} rather than by phone, after {first} asked.",
     "{name} moved the {topic} templates in {system} to a new folder in {month}; the links in the notes still work.",
 )
 _HEADINGS = ("Case walk-through: {first}", "Desk notes from {town}", "Questions colleagues ask",
              "Closing the case", "Hand-over notes, {month}", "Working with {team}",
-             "Notes from the {town} branch", "A {weekday} in the {team} queue", "Examples from {month}")
+             "Notes from the {town} {site}", "A {weekday} in the {team} queue", "Examples from {month}")
 
 
-def long_sections(rng: random.Random, fake: Faker, topic_id: str, topic: str, target_words: int) -> list[Section]:
-    """Sections of working prose about ``topic`` adding up to about ``target_words`` words."""
-    slots = _Slots(rng, fake, topic)
-    situations = _SITUATIONS.get(topic_id, _GENERIC_SITUATIONS)
+def long_sections(rng: random.Random, fake: Faker, topic_id: str, topic: str, target_words: int,
+                  vocabulary: DomainVocabulary = NEUTRAL_VOCABULARY) -> list[Section]:
+    """Sections of working prose about ``topic`` (the section ``topic_id``) adding up to about
+    ``target_words`` words, in the words of ``vocabulary`` (the pack's; neutral ones by default)."""
+    slots = _Slots(rng, fake, topic, vocabulary)
+    situations = slots.words.situations_by_section.get(topic_id, _GENERIC_SITUATIONS)
     sections: list[Section] = []
     total = 0
     kinds = ("case", "desk", "questions", "checklist", "handover", "case", "desk")
@@ -206,7 +226,7 @@ def long_sections(rng: random.Random, fake: Faker, topic_id: str, topic: str, ta
             section.blocks.append(("para", " ".join(slots.fill(t, situations) for t in rng.sample(_CASE_STEPS, 3))))
             section.blocks.append(("para", slots.fill(rng.choice(_CASE_CLOSERS), situations)))
         elif kind == "desk":
-            section.heading = slots.fill(rng.choice(("Desk notes from {town}", "Notes from the {town} branch",
+            section.heading = slots.fill(rng.choice(("Desk notes from {town}", "Notes from the {town} {site}",
                                                      "Working with {team}")), situations)
             for _ in range(rng.randint(2, 4)):
                 section.blocks.append(("para", " ".join(slots.fill(t, situations)

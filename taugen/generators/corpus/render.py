@@ -13,6 +13,7 @@ from taugen.authoring.pack import Pack
 from taugen.errors import InputError
 from taugen.generators.corpus.genre import ArtifactPlan, Genre, RenderContext, RenderedArtifact
 from taugen.generators.corpus.planner import CorpusPlan
+from taugen.generators.corpus.vocabulary import business_words
 from taugen.generators.domain import DomainDefinition
 
 
@@ -141,7 +142,7 @@ def render_policy(pack: Pack, domain: DomainDefinition, plan: CorpusPlan, templa
     try:
         template = templates.get_template("policy/policy.md.j2")
         return template.render(brand=config.brand, preamble=preamble.strip(), owns_facts=plan.policy_owns,
-                               sections=sections, history=history)
+                               sections=sections, history=history, **business_words(pack))
     except jinja2.TemplateError as exc:
         raise InputError(f"template error: {exc}", "taugen/templates/policy/policy.md.j2",
                          getattr(exc, "lineno", None)) from None

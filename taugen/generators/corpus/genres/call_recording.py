@@ -286,8 +286,8 @@ _VERIFICATION = (
     [("agent", "To start with, {first}, can I take your full name and date of birth, please?"),
      ("customer", "Sure, it's {first} {last}, born {born}."),
      ("agent", "Thank you. And the first line of your address?"), ("customer", "{street}, {city}.")],
-    [("agent", "I just need to ask a couple of security questions first, {first}. Could you give me the last "
-               "four digits of the card on the account?"),
+    [("agent", "I just need to ask a couple of security questions first, {first}. Could you give me "
+               "{verification_item}?"),
      ("customer", "Yes, hang on, I have it here. It's {digits}."),
      ("agent", "Perfect. And can you confirm your date of birth for me?"), ("customer", "{born}.")],
     [("agent", "Can you confirm the postcode or zip code we have on file for you, {first}?"),
@@ -352,9 +352,9 @@ _APP = (
 _WORRY = (
     [("agent", "Is there anything else worrying you about the account, {first}?"),
      ("customer", "Well, is my account safe? My {relative} in {city} got a scam call and it made me nervous."),
-     ("agent", "It's a good question to ask, {first}. We will never ask you for your full card number or your "
-               "online banking password over the phone, and if anyone does, hang up and call the number on "
-               "the back of your card."), ("customer", "Good to know, thank you.")],
+     ("agent", "It's a good question to ask, {first}. We will never ask you for {never_asked_for} over the "
+               "phone, and if anyone does, hang up and call {official_number}."),
+     ("customer", "Good to know, thank you.")],
     [("agent", "Was there anything else on your mind, {first}?"),
      ("customer", "Yes, one more thing. I got an email on {weekday} that looked like it came from you, asking "
                   "me to log in. Was that real?"),
@@ -450,6 +450,7 @@ def extend_call(conversation: Conversation, plan: ArtifactPlan, context: RenderC
     fake = plan.faker(context.config.locale, "call steps")
     slots = _slots(rng, fake, {"customer": conversation.customer_name, "agent": conversation.agent_name},
                    context.config.now.date())
+    slots.update(context.vocabulary.words("support_transcript").call_security_terms())  # type: ignore[attr-defined]
     turns = conversation.turns
     words = sum(len(turn.text.split()) for turn in turns)
     verified = any(turn.text.startswith(question) for turn in turns for question, _answer in _VERIFY)

@@ -4,11 +4,11 @@ The delivered ``.json`` is the kind of extract an analyst pulls from a case syst
 ``{"export", "source", "filter", "snapshot_at", "primary_key", "columns", "rows", "row_count"}`` where
 ``columns`` lists the column names in order, each row is an object with exactly those keys (JSON,
 RFC 8259), ``primary_key`` names the key column and ``row_count`` equals the number of rows. Times
-are ISO 8601 with the bank's UTC offset; ``snapshot_at`` is when the extract was taken (``plan.end``).
+are ISO 8601 with the business's UTC offset; ``snapshot_at`` is when the extract was taken (``plan.end``).
 
 Variants:
 
-* ``disputes``: card and electronic-transfer disputes (``case_id``, ``opened_at``, ``channel``,
+* ``disputes``: disputes of charges (a bank's card and transfer disputes; the types are the pack's) (``case_id``, ``opened_at``, ``channel``,
   ``product``, ``dispute_type``, ``amount``, ``currency``, ``status``, ``assigned_team``,
   ``last_action_at``, ``resolution_note``); amounts are strings with cents and never a policy value;
 * ``service_cases``: servicing requests (``case_id``, ``opened_at``, ``channel``, ``product``,
@@ -38,14 +38,19 @@ from taugen.generators.corpus.genre import (
     register_genre,
 )
 from taugen.generators.corpus.genres.workplace import (
-    TEAMS,
     TOKEN_BUDGET,
     plan_frame,
     token_count,
     window,
     working_spread,
+    workplace_words,
     written_history,
     zone,
+)
+from taugen.generators.corpus.vocabulary import (
+    GenreVocabulary,
+    Pool,
+    register_vocabulary,
 )
 from taugen.validators.findings import Finding, error
 
@@ -58,16 +63,34 @@ COLUMNS = {
 }
 _NOTE_COLUMN = {"disputes": "resolution_note", "service_cases": "agent_note"}
 _TIME_COLUMNS = ("opened_at", "last_action_at")
-_CHANNELS = ("phone", "chat", "branch", "secure_message", "online_form")
-_DISPUTE_TYPES = {  # by product kind
-    "credit_card": ("billing_error", "duplicate_charge", "goods_not_received", "incorrect_amount",
-                    "unauthorized_transaction"),
-    "card": ("unauthorized_transaction", "atm_cash_not_dispensed", "duplicate_charge", "incorrect_amount"),
-    "checking": ("ach_error", "unauthorized_transaction", "incorrect_amount", "duplicate_charge"),
-    "savings": ("ach_error", "incorrect_amount"),
-}
-_REQUEST_TYPES = ("fee_question", "statement_copy", "address_change", "card_replacement", "account_closure",
-                  "wire_question", "overdraft_question", "complaint")
+
+
+class CaseLedgerWords(GenreVocabulary):
+    """The ``case_ledger_export`` section of a pack's ``vocabulary.yaml``: the codes in the business's case
+    system (snake_case, as an export shows them).
+
+    Attributes:
+        channels: how a case came in ("phone", "branch", "online_form").
+        dispute_types_by_product_kind: the dispute types of a product, by the product's ``kind`` in
+            ``domain.yaml``; the disputes variant lists only products of these kinds (any product when none
+            is of one).
+        other_dispute_types: the dispute types of a product of any other kind.
+        request_types: the kinds of servicing request ("statement_copy", "card_replacement").
+    """
+
+    channels: Pool
+    dispute_types_by_product_kind: dict[str, Pool]
+    other_dispute_types: Pool
+    request_types: Pool
+
+
+NEUTRAL_WORDS = CaseLedgerWords(
+    channels=("phone", "chat", "in_person", "secure_message", "online_form"),
+    dispute_types_by_product_kind={},
+    other_dispute_types=("billing_error", "duplicate_charge", "incorrect_amount", "service_not_received"),
+    request_types=("fee_question", "statement_copy", "address_change", "account_closure", "plan_change", "complaint"),
+)
+register_vocabulary("case_ledger_export", CaseLedgerWords, NEUTRAL_WORDS)
 _NOTES = {  # by status; no values
     "open": ("New case, not yet reviewed.", "Acknowledgement letter sent to the customer.",
              "Left a voicemail, will try again."),
@@ -128,9 +151,11 @@ class CaseLedgerExportGenre(Genre):
         variant = plan.variant if plan.variant in self.variants else self.variants[0]
         columns = COLUMNS[variant]
         note_column = _NOTE_COLUMN[variant]
+        domain_words: CaseLedgerWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
+        dispute_types = domain_words.dispute_types_by_product_kind
         products = list(context.config.products)
         if variant == "disputes":
-            products = [p for p in products if p.kind in _DISPUTE_TYPES] or products
+            products = [p for p in products if p.kind in dispute_types] or products
         by_id = {p.id: p for p in context.config.products}
         start, end = window(plan, tz)
         count = max(rng.randint(5, 18), len(plan.renditions) + rng.randint(1, 3))  # same spread with or without rules
@@ -157,15 +182,16 @@ class CaseLedgerExportGenre(Genre):
             product = named[0] if named else rng.choice(products) if products else None
             if variant == "disputes":
                 case_id = f"DSP-{moment.year}-{sequence:06d}"
-                kinds = _DISPUTE_TYPES.get(product.kind if product else "", _DISPUTE_TYPES["checking"])
-                row = {"case_id": case_id, "opened_at": _iso(moment), "channel": rng.choice(_CHANNELS),
+                kinds = dispute_types.get(product.kind if product else "", domain_words.other_dispute_types)
+                row = {"case_id": case_id, "opened_at": _iso(moment), "channel": rng.choice(domain_words.channels),
                        "product": product.label if product else "Account",
                        "dispute_type": rng.choice(kinds),
                        "amount": f"{rng.randint(4, 900)}.{rng.randint(1, 99):02d}", "currency": "USD"}
             else:
                 case_id = f"CS-{sequence:07d}"
-                row = {"case_id": case_id, "opened_at": _iso(moment), "channel": rng.choice(_CHANNELS),
-                       "product": product.label if product else "Account", "request_type": rng.choice(_REQUEST_TYPES)}
+                row = {"case_id": case_id, "opened_at": _iso(moment), "channel": rng.choice(domain_words.channels),
+                       "product": product.label if product else "Account",
+                       "request_type": rng.choice(domain_words.request_types)}
             if rendition is not None:
                 lead, tail = written_history(rng, plan, rendition, last.date())
                 if lead:
@@ -179,8 +205,8 @@ class CaseLedgerExportGenre(Genre):
                 status = rng.choice(tuple(notes))
                 said = rng.sample(notes[status], k=rng.choice((1, 1, 2)))  # a note may log two actions
                 note = " ".join(said)
-            row.update({"status": status, "assigned_team": rng.choice(TEAMS), "last_action_at": _iso(last),
-                        note_column: note})
+            row.update({"status": status, "assigned_team": rng.choice(workplace_words(context).teams),
+                        "last_action_at": _iso(last), note_column: note})
             rows.append({"row": {column: row[column] for column in columns}, "times": [moment, last],
                          "carrier": rendition is not None})
 

@@ -70,6 +70,7 @@ from taugen.generators.corpus.genres.workplace import (
     upper_first,
     window,
     working_spread,
+    workplace_words,
     written_history,
     zone,
 )
@@ -174,7 +175,7 @@ class ChannelExportGenre(Genre):
         variant = plan.variant if plan.variant in self.variants else self.variants[0]
         other = counterpart(rng, context) if variant == "shared" else None
         roles = [(bank, "business")] * rng.randint(3, 4) + ([(other, other.role)] * rng.randint(1, 2) if other else [])
-        people = cast(rng, fake, roles)
+        people = cast(rng, fake, roles, workplace_words(context))
         ids = {p.handle: _ident(rng, "U") for p in people}
         teams = {org_id: _ident(rng, "T") for org_id in sorted({p.org.id for p in people})}
         topic = subject_phrase(plan)

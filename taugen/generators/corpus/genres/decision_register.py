@@ -43,7 +43,6 @@ from taugen.generators.corpus.genre import (
     shown_as_history,
 )
 from taugen.generators.corpus.genres.workplace import (
-    TEAMS,
     cast,
     counterpart,
     long_day,
@@ -53,6 +52,7 @@ from taugen.generators.corpus.genres.workplace import (
     upper_first,
     window,
     working_spread,
+    workplace_words,
     zone,
 )
 from taugen.validators.findings import Finding, error
@@ -66,9 +66,10 @@ _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _REPLACED = re.compile(r"Replaced by (D-\d{2,})")
 _ESCAPE = re.compile(r"([\\`*_\[\]<|])|&(?=[A-Za-z#])")
 
-# No digits and no number words: only renditions carry values. {S} subject, {T} topic, {A} asset.
+# No digits and no number words: only renditions carry values. {S} subject, {T} topic, {A} asset; {site} and
+# {sites}: where the business serves customers in person, the domain's word (CommonWords).
 _ALTERNATIVES = ("Leave {S} out of {A} and point customers to the website.",
-                 "Let each branch explain {S} in its own words.", "Mention {S} only when a customer asks.",
+                 "Let each {site} explain {S} in its own words.", "Mention {S} only when a customer asks.",
                  "Keep the existing wording on {S} in {A} until the next release.",
                  "Route every question about {S} to the specialist team.")
 _OPEN = ("Add a short explainer on {S} to the help pages.", "Review how {S} is shown in the mobile app.",
@@ -84,8 +85,8 @@ _FILLER_DECISIONS = (  # (alternatives considered, final decision): ownership, c
      "New starters complete a {T} module before taking live calls."),
     (("Product signs off {A} alone.", "The vendor signs off {A} on our behalf."),
      "Product drafts {A}; Compliance signs off."),
-    (("Tell branches about {T} changes by email.", "Let branches find {T} changes on the intranet themselves."),
-     "{T} changes go in the weekly branch bulletin and huddle notes."),
+    (("Tell {sites} about {T} changes by email.", "Let {sites} find {T} changes on the intranet themselves."),
+     "{T} changes go in the weekly {site} bulletin and huddle notes."),
     (("Answer {T} questions from memory.", "Read {T} answers from the old call guide."),
      "Agents answer {T} questions from the current knowledge base article only."),
     (("Keep retired {T} letters in the letter library.", "Delete retired {T} letters without a record."),
@@ -123,7 +124,7 @@ _NOTES = ("Walked through the current wording of {S} in {A}.", "Agreed the custo
           "No objections to the proposed owners.")
 _ACTIONS = ("Update {A} with the final wording.", "Brief the contact centre leads.", "Send the register to the "
             "vendor.", "Archive the superseded guidance.", "Book the follow-up workshop.")
-_ASSETS = ("the call guide", "the agent knowledge base", "the branch reference guide", "the IVR prompts",
+_ASSETS = ("the call guide", "the agent knowledge base", "the {site} reference guide", "the IVR prompts",
            "the website help pages", "the customer letter templates")
 
 
@@ -210,12 +211,14 @@ class DecisionRegisterGenre(Genre):
         start, end = window(plan, tz)
         bank = context.config.business
         other = counterpart(rng, context)
-        people = cast(rng, fake, [(bank, "business")] * 3 + ([(other, other.role)] if other else []))
+        people = cast(rng, fake, [(bank, "business")] * 3 + ([(other, other.role)] if other else []),
+                      workplace_words(context))
         author = people[0]
         owners = [f"{p.name} ({p.org.name.split()[0]})" if p.org.id != bank.id else p.name for p in people]
         variant = plan.variant if plan.variant in self.variants else self.variants[0]
         topic = subject_phrase(plan)
-        asset = rng.choice(_ASSETS)
+        terms = context.vocabulary.common.terms()
+        asset = rng.choice(_ASSETS).format(**terms)
         day = end.date()
 
         # Rows in blocks, one block per topic decided: rejected alternatives, an open proposal, a replaced
@@ -224,7 +227,7 @@ class DecisionRegisterGenre(Genre):
         blocks: list[list[dict]] = []
         current = [r for r in sorted(plan.renditions, key=lambda r: (r.date, r.fact_id)) if r.fact_id not in history]
         for rendition in current:
-            values = {"S": subject_phrase(plan, rendition), "A": asset}
+            values = {"S": subject_phrase(plan, rendition), "A": asset, **terms}
             block = [{"status": "Rejected", "text": upper_first(text.format(**values)), "facts": []}
                      for text in rng.sample(_ALTERNATIVES, k=rng.randint(1, 2))]
             if rng.random() < 0.3:
@@ -245,7 +248,7 @@ class DecisionRegisterGenre(Genre):
         fillers = list(_FILLER_DECISIONS)
         rng.shuffle(fillers)
         wanted = rng.randint(2, 7) - 2 * shrink  # topics decided: the same spread with or without rules
-        values = {"T": topic, "A": asset}
+        values = {"T": topic, "A": asset, **terms}
         for alternatives, final in fillers[:max(wanted - len(blocks), 0 if blocks else 2)]:
             block = [{"status": "Rejected", "text": upper_first(text.format(**values)), "facts": []}
                      for text in rng.sample(alternatives, k=rng.randint(1, 2))]
@@ -276,7 +279,7 @@ class DecisionRegisterGenre(Genre):
                 assert newer is not None  # shown as history: the successor is in this register
                 text = f"{text} Replaced by {final_ids[newer.id]} from {long_day(newer.effective_from)}."
             table.append({"id": row["id"], "date": f"{row['moment']:%Y-%m-%d}", "text": md_escape(text),
-                          "owner": md_escape(rng.choice(owners + list(TEAMS))),
+                          "owner": md_escape(rng.choice(owners + list(workplace_words(context).teams))),
                           "status": row["status"]})
         workshops = []
         for index, moment in enumerate(workshop_times, start=1):
@@ -339,7 +342,7 @@ class DecisionRegisterGenre(Genre):
         )
 
         subject = _subject_of(fact)
-        values = {"S": subject, "A": asset}
+        values = {"S": subject, "A": asset, **context.vocabulary.common.terms()}
         block = [{"status": "Rejected", "text": upper_first(text.format(**values)), "facts": []}
                  for text in rng.sample(_ALTERNATIVES, k=rng.randint(1, 2))]
         if rng.random() < 0.3:

@@ -71,6 +71,12 @@ from taugen.generators.corpus.genres.benchmarks import (
     grounded_slots,
     plan_peers,
 )
+from taugen.generators.corpus.vocabulary import (
+    GenreVocabulary,
+    Pool,
+    RolePools,
+    register_vocabulary,
+)
 from taugen.validators.findings import Finding, error
 
 if TYPE_CHECKING:
@@ -148,26 +154,51 @@ class ThreadMessage:
 # --------------------------------------------------------------------------------------------------
 # Phrase pools. No digits and no number words: generic lines must never look like a policy value.
 # Placeholders: {T} topic (lower case), {A} asset, {S} subject, {first} recipient's first name,
-# {other} counterpart organisation, {bank} the business, {cc_first} a copied colleague, {day} a weekday.
+# {other} counterpart organisation, {bank} the business, {cc_first} a copied colleague, {day} a weekday,
+# {site} where the business serves customers in person (the domain's word, CommonWords).
 # --------------------------------------------------------------------------------------------------
 
-_TITLES = {
-    "business": ("Operations Manager, Deposit Services", "Payments Operations Lead", ("Senior Product Manager, "
-                 "Consumer Banking"), "Compliance Officer", "Card Services Manager", "VP, Retail Operations",
-                 "Customer Care Team Lead", "Policy and Procedures Analyst", "Head of Branch Operations"),
+_COUNTERPART_TITLES = {  # the business's own staff titles are the domain's: EmailThreadWords.business_titles
     "vendor": ("Client Relationship Manager", "Implementation Consultant", "Senior Account Manager",
                "Configuration Analyst", "Client Success Lead", "Product Operations Specialist"),
     "partner": ("Senior Compliance Consultant", "Regulatory Compliance Manager", "Engagement Manager",
                 "Compliance Analyst", "Principal, Consumer Compliance"),
 }
-_ASSETS = {
-    "vendor": ("the cardholder fee table", "the IVR prompts", "the fee configuration in the card platform",
-               "the cardholder notice template", "the statement message file", "the agent knowledge base",
-               "the dispute intake screens", "the online help pages"),
-    "partner": ("the disclosure review", "the procedures binder", "the annual policy attestation",
-                "the agent training deck", "the exam-prep checklist", "the complaint-handling procedure"),
-    "business": ("the internal procedures page", "the branch reference guide", "the contact-centre scripts"),
-}
+
+
+class EmailThreadWords(GenreVocabulary):
+    """The ``email_thread`` section of a pack's ``vocabulary.yaml``: the domain's words in a thread.
+
+    Attributes:
+        business_titles: job titles of the business's own staff in signatures ("Card Services Manager").
+        assets: what a thread is about, by the counterpart's role ({A} in the phrase pools): the
+            business's own documents, a vendor's configurable screens and files, a partner's reviews.
+    """
+
+    business_titles: Pool
+    assets: RolePools
+
+
+NEUTRAL_WORDS = EmailThreadWords(
+    business_titles=("Operations Manager", "Customer Operations Lead", "Senior Product Manager", "Compliance Officer",
+                     "Customer Care Team Lead", "VP, Operations", "Policy and Procedures Analyst",
+                     "Head of Customer Operations"),
+    assets=RolePools(
+        business=("the internal procedures page", "the front-line reference guide", "the contact-centre scripts"),
+        vendor=("the fee table in the billing platform", "the IVR prompts", "the customer notice template",
+                "the agent knowledge base", "the case intake screens", "the online help pages"),
+        partner=("the disclosure review", "the procedures binder", "the annual policy attestation",
+                 "the agent training deck", "the complaint-handling procedure"),
+    ),
+)
+register_vocabulary("email_thread", EmailThreadWords, NEUTRAL_WORDS)
+
+
+def _titles(words: EmailThreadWords, role: str) -> tuple[str, ...]:
+    """Staff titles of one side: the domain's for the business, generic ones for a vendor or partner."""
+    return _COUNTERPART_TITLES.get(role, words.business_titles)
+
+
 _SIGNOFFS = ("Best,", "Thanks,", "Thank you,", "Regards,", "Kind regards,", "Best regards,", "Many thanks,",
              "Thanks again,", "Cheers,", "All the best,", "Appreciate it,")
 _GREETINGS = ("Hi {first},", "Hello {first},", "{first},", "Hi {first} -", "Dear {first},", "Good {daypart} {first},",
@@ -179,7 +210,7 @@ _OPENERS = {
         ("We're refreshing {A} ahead of your next release and I'd like the {T} content to be right before it "
         "goes out."),
         "Our policy committee signed off on the {T} items this week, so I'm passing the details along for {A}.",
-        "A few of our branch staff flagged that {A} doesn't line up with what we tell customers about the {S}.",
+        "A few of our {site} staff flagged that {A} doesn't line up with what we tell customers about the {S}.",
         ("I'm pulling together the {T} updates for {A} and wanted to check them with you before your team "
         "starts building."),
         "Following up on our call about {A}: here is where we landed on the {S}.",
@@ -207,7 +238,7 @@ _OPENER_CONTEXT = {
     "bank": (
         "Nothing else in the {T} section is changing.",
         "I've copied {cc_first}, who owns the customer-facing wording.",
-        "The branch teams have already been briefed.",
+        "The {site} teams have already been briefed.",
         "We'd like {A} to match our published terms word for word.",
         "Our legal team has already reviewed the wording.",
         "This came up at our last steering meeting as well.",
@@ -300,7 +331,7 @@ _PROGRESS = {
     "business": (
         "I've updated our procedures page to match.",
         "Our contact centre leads will get a note about it at tomorrow's huddle.",
-        "I'll let the branch managers know it's settled.",
+        "I'll let the {site} managers know it's settled.",
         "I've asked {cc_first} to make sure the scripts say the same thing.",
     ),
 }
@@ -615,13 +646,14 @@ class EmailThreadGenre(Genre):
         other = rng.choice(others) if others else bank
         other_role = other.role if other is not bank else "business"
 
-        people_bank = [self._person(rng, fake, bank, "business") for _ in range(2)]
-        people_other = [self._person(rng, fake, other, other_role) for _ in range(2)]
+        domain_words: EmailThreadWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
+        people_bank = [self._person(rng, fake, bank, _titles(domain_words, "business")) for _ in range(2)]
+        people_other = [self._person(rng, fake, other, _titles(domain_words, other_role)) for _ in range(2)]
         if people_other[0].email == people_bank[0].email:  # only one organisation: different people anyway
-            people_other = [self._person(rng, fake, other, other_role) for _ in range(2)]
+            people_other = [self._person(rng, fake, other, _titles(domain_words, other_role)) for _ in range(2)]
         for pair, role in ((people_bank, "business"), (people_other, other_role)):
             if pair[0].title == pair[1].title:  # colleagues hold different jobs
-                titles = [t for t in _TITLES.get(role, _TITLES["business"]) if t != pair[0].title]
+                titles = [t for t in _titles(domain_words, role) if t != pair[0].title]
                 pair[1].title = rng.choice(titles)
 
         start, end = _aware(plan.start, tz), _aware(plan.end, tz)
@@ -653,10 +685,11 @@ class EmailThreadGenre(Genre):
         messages = self._cast(rng, count, forward, people_bank, people_other, times)
         values = {
             "T": _lower_first(plan.topic_title), "Title": plan.topic_title,
-            "A": rng.choice(_ASSETS.get(other_role, _ASSETS["business"])),
+            "A": rng.choice(domain_words.assets.for_role(other_role)),
             "S": self._subject_phrase(plan, grounded), "subject_fact": self._subject_fact(plan, grounded),
             "other": other.name, "bank": bank.name,
             "counter_role": other_role, "scenario": rng.choice(_FILLER_SCENARIOS),
+            **context.vocabulary.common.terms(),
         }
         base_subject = self._base_subject(rng, plan, values, other, bank, bool(groups))
         for message in messages:
@@ -720,11 +753,11 @@ class EmailThreadGenre(Genre):
 
     # ---------------------------------------------------------------------------------------- composition
     @staticmethod
-    def _person(rng: random.Random, fake, org: Organisation, role: str) -> Person:
+    def _person(rng: random.Random, fake, org: Organisation, titles: tuple[str, ...]) -> Person:
         first, last = fake.first_name(), fake.last_name()
         phone = f"+1 {_AREA_CODES[stable_seed('area', org.id) % len(_AREA_CODES)]} 555 {rng.randint(100, 199):04d}"
         return Person(first=first, last=last, email=_address_for(org, first, last),
-                      title=rng.choice(_TITLES.get(role, _TITLES["business"])), org=org, phone=phone,
+                      title=rng.choice(titles), org=org, phone=phone,
                       signoff=rng.choice(_SIGNOFFS), signature_shape=rng.randrange(3))
 
     @staticmethod

@@ -253,7 +253,8 @@ class FlowchartGenre(Genre):
                  "Link related cases in the case system", "Confirm the customer understood the next step",
                  "Check whether a complaint was raised", "Tag the case for the weekly quality sample",
                  "If the customer is calling for someone else, check that the authority on file covers this request",
-                 "Ask whether the customer has already contacted a branch or used the app about the same request",
+                 f"Ask whether the customer has already contacted a {context.vocabulary.common.site} or used the app "
+                 "about the same request",
                  "Where the customer is upset, acknowledge it, slow down and explain each step as you take it",
                  "If documents are missing, tell the customer exactly what to send and where, and set a reminder",
                  "At the end of the contact, summarise what was agreed and who will act next, and record it in the case",

@@ -72,6 +72,7 @@ from taugen.generators.corpus.genres.workplace import (
     upper_first,
     window,
     working_spread,
+    workplace_words,
     written_history,
     zone,
 )
@@ -95,9 +96,10 @@ _TOPIC_SUMMARIES = ("Refresh the {T} FAQ layout", "Move {T} guidance into the kn
 """Summaries of an issue about the topic as a whole (when the topic has no other subject left)."""
 _GENERIC_SUBJECTS = ("the {T} help pages", "the {T} letters", "the {T} section of the call guide",
                      "{T} complaints", "the {T} FAQ", "the {T} chat macros")
+# {site}: where the business serves customers in person, the domain's word (CommonWords)
 _BACKGROUND = ("Agents have been giving different answers on this and complaints picked it up.",
                "The content in {A} predates the latest policy review.",
-               "Raised after a branch escalation; the wording customers see should match our terms.",
+               "Raised after a {site} escalation; the wording customers see should match our terms.",
                "Part of the quarterly content review for {T}.", "Housekeeping item from the last {T} review.",
                "Requested by the contact centre leads.", "Needed before the next round of training.",
                "Follow-up from the audit walkthrough.")
@@ -112,7 +114,7 @@ _COMMENTS = {  # by the issue's status when the comment is written
     "To Do": ("Picked this up, will have a draft for review shortly.", "Looking into this now.",
               "Bumping this, the contact centre asked again."),
     "In Progress": ("Draft is ready for review.", "Added the screenshots to the review folder.",
-                    "Checked with the branch leads, no concerns.", "Halfway through, no blockers."),
+                    "Checked with the {site} leads, no concerns.", "Halfway through, no blockers."),
     "In Review": ("Reviewed, looks good from Compliance.", "Deployed to the test environment.",
                   "One small wording tweak requested, otherwise fine."),
     "Done": ("Released, closing this one.", "Confirmed live.", "All done, thanks everyone."),
@@ -131,7 +133,7 @@ _NOTE_LINES = ("Customers often ask about {S} after a statement arrives.",
                "Most questions about {S} come in by phone; some by secure message.",
                "Customers sometimes confuse {S} with something else; check what they mean first.")
 _ASSETS = ("the IVR prompts", "the chat macros", "the website help pages", "the agent knowledge base",
-           "the customer letter templates", "the branch reference guide", "the call guide")
+           "the customer letter templates", "the {site} reference guide", "the call guide")
 _LABELS = ("content", "compliance", "contact-centre", "website", "ivr", "training")
 
 
@@ -185,13 +187,14 @@ class IssueTrackerExportGenre(Genre):
         bank = context.config.business
         other = counterpart(rng, context)
         roles = [(bank, "business")] * 3 + ([(other, other.role)] if other is not None else [])
-        people = cast(rng, fake, roles)
+        people = cast(rng, fake, roles, workplace_words(context))
         accounts = {p.handle: f"5f{rng.getrandbits(64):016x}{rng.getrandbits(24):06x}" for p in people}
         policy_owner, builder = people[0], people[-1]
         initials = "".join(word[0] for word in bank.name.split() if word[:1].isalpha()).upper() or "OPS"
         project = (initials + ("CX" if plan.variant == "defect" else "OPS"))[:10]
         topic = subject_phrase(plan)
-        asset = rng.choice(_ASSETS)
+        terms = context.vocabulary.common.terms()
+        asset = rng.choice(_ASSETS).format(**terms)
         variant = plan.variant if plan.variant in self.variants else self.variants[0]
 
         # Issues: one per rendition (two close ones may share), plus issues about other subjects of the
@@ -278,7 +281,7 @@ class IssueTrackerExportGenre(Genre):
             where: dict[str, str] = {}
             slot_items = renditions or ([about] if about is not None else [])
             described = [r for r in slot_items if r not in issue["in_comment"]]
-            background = rng.choice(_BACKGROUND).format(A=asset, T=topic)
+            background = rng.choice(_BACKGROUND).format(A=asset, T=topic, **terms)
             # the background often says how the subject came up (a rule's issue or not alike)
             fact = plan.facts.get(renditions[0].fact_id) if renditions else about
             if fact is not None and rng.random() < 0.6:
@@ -353,7 +356,8 @@ class IssueTrackerExportGenre(Genre):
                         body = f"{lead} {aside.text}" if lead else aside.text
                         author = rng.choice(people)
                     else:
-                        options = [c for c in _COMMENTS[status] if c not in used] or ["Noted."]
+                        options = [c for c in (c.format(**terms) for c in _COMMENTS[status]) if c not in used] or [
+                            "Noted."]
                         body = rng.choice(options)
                         used.add(body)
                         author = rng.choice([assignee, reporter])

@@ -64,7 +64,6 @@ from taugen.generators.corpus.genres.benchmarks import (
     topic_subjects,
 )
 from taugen.generators.corpus.genres.workplace import (
-    TEAMS,
     cast,
     item_label,
     long_day,
@@ -78,6 +77,7 @@ from taugen.generators.corpus.genres.workplace import (
     visible_text,
     window,
     working_spread,
+    workplace_words,
     written_history,
     zone,
 )
@@ -97,7 +97,7 @@ _TITLES = ("{Item}: what to tell customers", "{Item} (staff guidance)", "About {
            "about {S}")
 _SUMMARIES = ("Use this article when a customer asks about {S}.",
               "Staff guidance on {S}, reviewed by the policy team.",
-              "What applies to {S}, and how to explain it on a call or in a branch.")
+              "What applies to {S}, and how to explain it on a call or in a {site}.")  # {site}: CommonWords
 _BODY = ("Details", "Key points", "In brief")
 """The heading of an article's main section, whatever it holds (a rule, a peer's figure, working notes)."""
 _STEPS_HEADINGS = ("What to do", "Steps")
@@ -279,7 +279,7 @@ class KnowledgeBaseArchiveGenre(Genre):
         tz = zone(context)
         start, end = window(plan, tz)
         bank = context.config.business
-        exporter = cast(rng, fake, [(bank, "business")])[0]
+        exporter = cast(rng, fake, [(bank, "business")], workplace_words(context))[0]
         topic = subject_phrase(plan)
 
         groups: list[list[Rendition]] = []
@@ -319,7 +319,7 @@ class KnowledgeBaseArchiveGenre(Genre):
         for group in groups:
             day = min(max(max(r.date for r in group), start.date()), end.date())
             moment = office_time(rng, day, start, end)
-            drafts.append((moment, self._carrier(rng, plan, group, moment.date(), brief)))
+            drafts.append((moment, self._carrier(rng, plan, context, group, moment.date(), brief)))
         for moment, fact in zip(context_times[:n_peer], subjects):
             drafts.append((moment, self._subject(rng, plan, context, fact, peers, moment.date(), topic, brief)))
         for moment, (title, summary, details, figure, steps) in zip(context_times[n_peer:], contexts[:n_context]):
@@ -341,12 +341,14 @@ class KnowledgeBaseArchiveGenre(Genre):
         articles = []
         for moment, draft in drafts:
             number = f"KB-{next(numbers)}"
-            articles.append(dict(draft, anchor=number.lower(), number=number, owner=rng.choice(TEAMS),
-                                 iso=moment.isoformat(), label=long_day(moment.date())))
+            articles.append(dict(draft, anchor=number.lower(), number=number,
+                                 owner=rng.choice(workplace_words(context).teams), iso=moment.isoformat(),
+                                 label=long_day(moment.date())))
         space = plan.topic_title or "Operations"
         html = context.templates.get_template(TEMPLATE).render(
-            brand=context.config.brand, space=space, audience=rng.choice(("branch and contact-centre staff",
-                                                                           "contact-centre staff", "all staff")),
+            brand=context.config.brand, space=space,
+            audience=rng.choice(("{site} and contact-centre staff", "contact-centre staff", "all staff")).format(
+                **context.vocabulary.common.terms()),
             articles=articles, exporter=exporter.name, exported_iso=end.isoformat(),
             exported_label=long_day(end.date()))
         data = html.encode("utf-8")
@@ -359,12 +361,13 @@ class KnowledgeBaseArchiveGenre(Genre):
                                 renditions=list(plan.renditions), timestamps=stamps, metadata=metadata)
 
     @staticmethod
-    def _carrier(rng, plan: ArtifactPlan, group: list[Rendition], day: dt.date, brief: bool = False) -> dict:
+    def _carrier(rng, plan: ArtifactPlan, context: RenderContext, group: list[Rendition], day: dt.date,
+                 brief: bool = False) -> dict:
         """An article stating ``group``: summary, the rule(s), steps, and change history when due."""
         current = [r for r in group if not shown_as_history(plan, r, day)]
         history = [r for r in group if shown_as_history(plan, r, day)]
         lead = current[0] if current else group[0]
-        values = {"S": subject_phrase(plan, lead), "Item": item_label(plan, lead)}
+        values = {"S": subject_phrase(plan, lead), "Item": item_label(plan, lead), **context.vocabulary.common.terms()}
         title = upper_first(rng.choice(_TITLES).format(**values))
         sections = [{"heading": "Summary", "paragraphs": [rng.choice(_SUMMARIES).format(**values)], "bullets": [],
                      "kind": ""}]
@@ -389,7 +392,8 @@ class KnowledgeBaseArchiveGenre(Genre):
         named with its organisation and equal to no value any fact on the subject ever had), how often
         customers asked about it (a figure that is none of the subject's values), or a working note."""
         subject = lower_first((fact.subject or "").strip().rstrip("."))
-        values = {"S": subject, "Item": upper_first(re.sub(r"^(the|a|an)\s+", "", subject, flags=re.IGNORECASE))}
+        values = {"S": subject, "Item": upper_first(re.sub(r"^(the|a|an)\s+", "", subject, flags=re.IGNORECASE)),
+                  **context.vocabulary.common.terms()}
         avoid = subject_values(context, fact, plan.facts.values())
         guarded = [other.value for other in context.facts.values() if other.value is not None
                    and other.value.canonical() in avoid]

@@ -61,6 +61,7 @@ from taugen.generators.corpus.genres.workplace import (
     render_within_budget,
     subject_phrase,
     window,
+    workplace_words,
     zone,
 )
 from taugen.validators.findings import Finding, error
@@ -93,12 +94,13 @@ _GUEST_HELLO = ("Hi everyone, thanks for having me.", "Hello, happy to be here."
 _FIRST_INTRO = ("First item: {S}.", "Let's start with {S}.", "First up, {S}.")
 _ITEM_INTRO = ("Next up is {S}.", "Okay, moving on to {S}.", "Then we have {S}.", "The next one on my list is {S}.",
                "Next: {S}.")
-_ITEM_CONTEXT = ("A few customers have asked about it recently.", "The branch teams flagged that the wording "
+# {site} / {sites}: where the business serves customers in person, the domain's word (CommonWords)
+_ITEM_CONTEXT = ("A few customers have asked about it recently.", "The {site} teams flagged that the wording "
                  "isn't consistent.", "This came up at the last team huddle.", "Our scripts and the website "
                  "don't say the same thing today.", "Complaints picked it up in their monthly review.",
                  "The contact centre keeps escalating questions on it.")
 _PROPOSALS = ("What if we leave {S} out of the scripts and point customers to the website?",
-              "Could we just let each branch explain {S} in their own words?",
+              "Could we just let each {site} explain {S} in their own words?",
               "I'd suggest we only mention {S} when a customer asks about it.",
               "Should we hold back the wording on {S} until {A} is rebuilt?",
               "One option is to keep the old wording in {A} for now and fix it later.",
@@ -137,10 +139,10 @@ _FILLER_ITEMS = (  # (item, proposal, rejection, final) with no values
      "It gets lost there, honestly.", "New starters get a short {T} module before they take live calls."),
     ("sign-off for {A}", "Product could sign it off on their own.",
      "Not without Compliance, given the complaints we had.", "Product drafts, Compliance signs off, and we log it."),
-    ("how we tell the branches about {T} changes", "An email to the branch managers is probably enough.",
-     "Half of them don't read those.", "It goes in the weekly branch bulletin and the huddle notes."),
+    ("how we tell the {sites} about {T} changes", "An email to the {site} managers is probably enough.",
+     "Half of them don't read those.", "It goes in the weekly {site} bulletin and the huddle notes."),
 )
-_ASSETS = ("the call guide", "the agent knowledge base", "the branch reference guide", "the IVR prompts",
+_ASSETS = ("the call guide", "the agent knowledge base", "the {site} reference guide", "the IVR prompts",
            "the website help pages", "the customer letter templates", "the chat macros")
 _CLOSINGS = ("I think that's everything. I'll send the notes and actions round after this.",
              "Great, that's the list. Notes will follow.", "Okay, that's all I had. Thanks for the quick decisions.",
@@ -281,7 +283,7 @@ class MeetingTranscriptGenre(Genre):
         bank = context.config.business
         other = counterpart(rng, context) if rng.random() < 0.65 else None
         roles = [(bank, "business")] * rng.randint(2, 3) + ([(other, other.role)] if other is not None else [])
-        people = cast(rng, fake, roles)
+        people = cast(rng, fake, roles, workplace_words(context))
         host, guest = people[0], (people[-1] if other is not None else None)
         staff = [p for p in people if p.org.id == bank.id]
         pace = {p.handle: rng.uniform(135, 172) for p in people}
@@ -289,7 +291,8 @@ class MeetingTranscriptGenre(Genre):
         day = end.date()
         variant = plan.variant if plan.variant in self.variants else self.variants[0]
         title = f"{plan.topic_title} {'case review' if variant == 'case_review' else 'working session'}"
-        values = {"T": subject_phrase(plan), "title": title, "A": rng.choice(_ASSETS)}
+        terms = context.vocabulary.common.terms()
+        values = {"T": subject_phrase(plan), "title": title, "A": rng.choice(_ASSETS).format(**terms), **terms}
 
         lines, decisions = self._script(rng, plan, day, host, guest, staff, people, values, shrink)
         cues = self._cues(rng, lines, pace)
@@ -398,7 +401,7 @@ class MeetingTranscriptGenre(Genre):
             objector = rng.choice([p for p in people if p is not proposer])
             local = dict(values, S=item)
             intro = rng.choice(_ITEM_INTRO if index else _FIRST_INTRO).format(**local)
-            say(host, intro, rng.choice(_ITEM_CONTEXT) if rng.random() < 0.6 else "")
+            say(host, intro, rng.choice(_ITEM_CONTEXT).format(**values) if rng.random() < 0.6 else "")
             filler = filler_by_item.get(item) if item not in mentioned else None
             if filler is not None:
                 proposal, rejection, final = (part.format(**values) for part in filler[1:])

@@ -87,8 +87,6 @@ _HANDBOOK_FRAME = (LETTER[0] - 2 * inch, LETTER[1] - 2 * inch)  # the body frame
 _INK = colors.HexColor("#1F2A37")
 _ACCENT = colors.HexColor("#1F4E79")
 _MUTED = colors.HexColor("#5B6775")
-_TEAMS = ("Deposit Operations", "Card Services", "Payments Operations", "Retail Banking", "Compliance Office",
-          "Customer Care", "Product Management")
 _HEADINGS = {
     "fee": "Fees and charges", "fees": "Fees and charges", "limit": "Limits", "limits": "Limits",
     "deadline": "Time frames", "deadlines": "Time frames", "eligibility": "Eligibility",
@@ -329,13 +327,13 @@ class PdfDocumentGenre(Genre):
         """
         variant = plan.variant if plan.variant in self.variants else self.variants[0]
         rng = plan.rng("pdf_document")
-        team = rng.choice(_TEAMS)
+        team = rng.choice(context.vocabulary.words("workplace").owner_teams)
         author = plan.faker(context.config.locale, "author").name()
         style = rng.randint(0, 1)
         span = max((plan.end.date() - plan.start.date()).days, 0)
         reviewed = plan.start.date() + dt.timedelta(days=rng.randint(0, span))
         values = {"brand": context.config.brand, "topic": _lower_first(plan.topic_title), "team": team,
-                  "style": style}
+                  "style": style, "site": context.vocabulary.common.site, "sites": context.vocabulary.common.sites}
         builder = self._handbook if variant == "handbook" else self._slides
         story, page_size, margins, on_page, title, extra = builder(plan, context, values, reviewed, rng)
 
@@ -454,13 +452,15 @@ class PdfDocumentGenre(Genre):
         no long sentence repeats across handbooks and the length says nothing about the rules inside."""
         fake = plan.faker(context.config.locale, "handbook prose")
         rng = plan.rng("handbook prose")
-        sections = long_sections(rng, fake, plan.topic, _lower_first(plan.topic_title), plan.target_words)
+        sections = long_sections(rng, fake, plan.topic, _lower_first(plan.topic_title), plan.target_words,
+                                 context.vocabulary)
         owner = f"{fake.first_name()} {fake.last_name()}"
         number = 1
         story.append(_para(f"{number}  Purpose and scope", "h1", keepWithNext=1))
         headings.append("Purpose and scope")
-        story.append(_para(f"{owner} of {values['team']} keeps this excerpt on {values['topic']} for branch and "
-                           f"contact-centre colleagues; send corrections to {owner.split()[0]} directly.", "body"))
+        story.append(_para(f"{owner} of {values['team']} keeps this excerpt on {values['topic']} for "
+                           f"{context.vocabulary.common.site} and contact-centre colleagues; send corrections to "
+                           f"{owner.split()[0]} directly.", "body"))
         if current:
             number += 1
             _rules_in_force(story, headings, number, current, plan, context)

@@ -46,15 +46,16 @@ from taugen.generators.corpus.genre import (
     shown_as_history,
 )
 from taugen.generators.corpus.genres.workplace import (
-    TEAMS,
     item_label,
     plan_frame,
     spread,
     upper_first,
     window,
+    workplace_words,
     written_history,
     zone,
 )
+from taugen.generators.corpus.vocabulary import GenreVocabulary, register_vocabulary
 from taugen.validators.findings import Finding, error
 
 SUFFIX = ".csv"
@@ -67,6 +68,7 @@ HEADERS = {
 _PREFIX = {"limits": "LIM", "timelines": "TML"}
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # Instruction rows: an item and what staff do, with no values (no amounts, rates or time limits).
+# (item, instruction); {T} the topic, {site} / {Site} where the business serves customers in person (CommonWords)
 _INSTRUCTIONS = (
     ("Copy of a letter or notice", "Send a copy by secure message or post; never read account numbers aloud."),
     ("Complaint about handling", "Log a complaint case and tell the customer how we will reply."),
@@ -77,19 +79,28 @@ _INSTRUCTIONS = (
     ("Customer asks for a manager", "Offer a call back from the team lead and note the request."),
     ("Update contact details", "Verify the customer first, then update the details in the customer record."),
     ("Vendor asks about the wording", "Point the vendor to the approved wording in this table."),
-    ("Branch referral", "Give the customer the branch finder link and note the referral on the record."),
+    ("{Site} referral", "Give the customer the {site} finder link and note the referral on the record."),
     ("General question about {T}", "Answer from this table; if the item is not listed, check the procedures page."),
     ("Written confirmation about {T}", "Send the approved letter template from the letter library."),
     ("Item not covered here", "Ask the product owner before answering, and note that you did."),
 )
-_SOURCES = {"fees": "Fee schedule", "wires_and_transfers": "Funds transfer agreement",
-            "card_servicing": "Cardholder agreement", "billing_disputes": "Cardholder agreement",
-            "error_resolution": "Electronic fund transfer disclosure", "overdraft": "Overdraft services disclosure",
-            "statements": "Deposit account agreement", "account_lifecycle": "Deposit account agreement",
-            "identity_verification": "Customer identification procedure"}
+
+
+class ReferenceTableWords(GenreVocabulary):
+    """The ``reference_table`` section of a pack's ``vocabulary.yaml``.
+
+    Attributes:
+        sources_by_section: the document a row's rule comes from, by the pack's section id ("Cardholder
+            agreement"); a section without one cites the staff procedures page.
+    """
+
+    sources_by_section: dict[str, str]
+
+
+register_vocabulary("reference_table", ReferenceTableWords, ReferenceTableWords(sources_by_section={}))
 _SHOWN_TYPES = ("money", "percent", "duration", "count", "cap", "date", "enum")
 """Value types with a value cell; a yes/no or procedural rule is stated in the rule column only."""
-_INSTRUCTION_SOURCES = ("Staff procedures page", "Complaints procedure", "Call guide", "Branch reference guide")
+_INSTRUCTION_SOURCES = ("Staff procedures page", "Complaints procedure", "Call guide", "{Site} reference guide")
 
 
 def read_csv(data: bytes) -> list[list[str]]:
@@ -135,6 +146,8 @@ class ReferenceTableGenre(Genre):
         start, end = window(plan, tz)
         variant = plan.variant if plan.variant in self.variants else self.variants[0]
         products = {p.id: p.label for p in context.config.products}
+        domain_words: ReferenceTableWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
+        terms = context.vocabulary.common.terms()
         records: list[tuple[dt.date, str, list[str], int | None]] = []  # (reviewed, item, cells, rendition)
         for index, rendition in enumerate(plan.renditions):
             fact = plan.facts.get(rendition.fact_id)
@@ -150,10 +163,11 @@ class ReferenceTableGenre(Genre):
             applies = ", ".join(products.get(p, p.replace("_", " ")) for p in (fact.applies_to if fact else [])) \
                 or "All accounts"
             effective = f"{fact.effective_from:%Y-%m-%d}" if fact is not None else ""
-            source = _SOURCES.get(fact.section if fact is not None else plan.topic, "Staff procedures page")
+            source = domain_words.sources_by_section.get(fact.section if fact is not None else plan.topic,
+                                                         "Staff procedures page")
             item = item_label(plan, rendition)
             cells = [item, applies, shown, f"per {basis}" if basis else "", rule, source, effective, status,
-                     rng.choice(TEAMS)]
+                     rng.choice(workplace_words(context).teams)]
             records.append((reviewed, item, cells, index))
         # Instruction rows (no values) in every table; a table with no rules is all instructions.
         topic = plan.topic_title.lower() if plan.topic_title else "this topic"
@@ -163,8 +177,9 @@ class ReferenceTableGenre(Genre):
         days = [t.date() for t in spread(rng, extra, start, end, min_gap=3600, max_gap=86400)]
         for day, (item, instruction) in zip(days, instructions[:extra]):
             effective = max(context.config.history_start, day - dt.timedelta(days=rng.randint(40, 400)))
-            cells = [upper_first(item.format(T=topic)), "All accounts", "", "", instruction,
-                     rng.choice(_INSTRUCTION_SOURCES), f"{effective:%Y-%m-%d}", "In force", rng.choice(TEAMS)]
+            cells = [upper_first(item.format(T=topic, **terms)), "All accounts", "", "", instruction.format(**terms),
+                     rng.choice(_INSTRUCTION_SOURCES).format(**terms), f"{effective:%Y-%m-%d}", "In force",
+                     rng.choice(workplace_words(context).teams)]
             records.append((day, cells[0], cells, None))
         records.sort(key=lambda r: (r[0], r[1]))
         kind = variant

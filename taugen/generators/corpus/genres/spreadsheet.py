@@ -84,8 +84,6 @@ SUFFIX = ".xlsx"
 HISTORY_SHEET = "Revision history"
 FORMULA_ERRORS = frozenset({"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA"})
 _CURRENCY_FORMATS = {"USD": '"$"#,##0.00', "EUR": '"€"#,##0.00', "GBP": '"£"#,##0.00'}
-_TEAMS = ("Deposit Operations", "Card Services", "Payments Operations", "Retail Banking", "Compliance Office",
-          "Customer Care", "Product Management")
 _NOTES = ("", "", "", "Confirm the product before quoting", "Check for pending changes", "Checked against the source",
           "Conditions apply, see source")
 """Notes of any row, a rule or a peer's figure alike."""
@@ -511,6 +509,7 @@ class SpreadsheetGenre(Genre):
         Raises:
             KeyError: a rendition names a fact missing from ``plan.facts``.
         """
+        owner_teams = context.vocabulary.words("workplace").owner_teams  # type: ignore[attr-defined]
         variant = plan.variant if plan.variant in self.variants else self.variants[0]
         rng = plan.rng("spreadsheet")
         brand = context.config.brand
@@ -542,7 +541,7 @@ class SpreadsheetGenre(Genre):
             lines.sort(key=lambda line: (_item(line.fact), bool(line.peer), line.peer, line.fact.id))
         for row, line in enumerate(lines, start=2):
             value, fmt = _cell_of(line.value) if line.value is not None else (line.fact.statement, "@")
-            owner = rng.choice(_TEAMS)
+            owner = rng.choice(owner_teams)
             owners.append(owner)
             review_dates.append(line.reviewed)
             if variant == "fee_schedule":
@@ -584,14 +583,14 @@ class SpreadsheetGenre(Genre):
                 source = next((line.source for line in lines if line.fact.id == newer.id), rng.choice(_SOURCES))
                 cells = [(until, _DATE_FORMAT), (_item(fact), None), (_products(fact, context), None), (value, fmt),
                          (fact.effective_from, _DATE_FORMAT), (new_value, new_fmt), ("Superseded", None),
-                         (rng.choice(_TEAMS), None), (source, None)]
+                         (rng.choice(owner_teams), None), (source, None)]
                 entries.append((until, len(entries), cells, index_of[id(rendition)]))
             for line, previous, since in peer_history:  # a peer's figure that changed, kept the same way
                 value, fmt = _cell_of(previous)
                 new_value, new_fmt = _cell_of(line.value)
                 cells = [(line.effective, _DATE_FORMAT), (_item(line.fact), None), (_products(line.fact, context), None),
                          (value, fmt), (since, _DATE_FORMAT), (new_value, new_fmt), ("Superseded", None),
-                         (rng.choice(_TEAMS), None), (line.source, None)]
+                         (rng.choice(owner_teams), None), (line.source, None)]
                 entries.append((line.effective, len(entries), cells, None))
             for history_row, (_day, _order, cells, rendition_index) in enumerate(sorted(entries, key=lambda e: e[:2]),
                                                                                  start=2):

@@ -33,8 +33,11 @@ from __future__ import annotations
 import datetime as dt
 import random
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from pydantic import Field
 
 from taugen.authoring.values import find_surface_form
 from taugen.generators.corpus.genre import (
@@ -48,6 +51,12 @@ from taugen.generators.corpus.genre import (
     birth_date,
     register_genre,
     shown_as_history,
+)
+from taugen.generators.corpus.vocabulary import (
+    GenreVocabulary,
+    PairPool,
+    Pool,
+    register_vocabulary,
 )
 from taugen.validators.findings import Finding, error
 
@@ -97,7 +106,7 @@ class Turn:
 
 @dataclass
 class Conversation:
-    """A conversation between a bank agent and a customer, before formatting.
+    """A conversation between an agent of the business and a customer, before formatting.
 
     Attributes:
         channel: ``chat`` or ``phone``.
@@ -152,72 +161,74 @@ class Conversation:
 
 
 # --------------------------------------------------------------------------------------------------
+# The domain's words (a pack's vocabulary.yaml, section support_transcript; calls use them too)
+# --------------------------------------------------------------------------------------------------
+
+class SupportTranscriptWords(GenreVocabulary):
+    """The ``support_transcript`` section of a pack's ``vocabulary.yaml`` (chats, phone transcripts and
+    call recordings share it). No digits and no number words: these lines must never look like a value.
+
+    Attributes:
+        phone_teams: the team a phone line belongs to, lower case, in greetings ("card services").
+        chat_channels: the chat entry points a transcript's header names ("Live chat (mobile app)").
+        goodbyes: the agent's last line; may use ``{customer_first}``, ``{brand}``, ``{daypart}``,
+            ``{agent}``, ``{customer}``, ``{topic_l}``.
+        reasons_by_section: why customers get in touch, first person, no final stop, by the pack's section
+            id ("I think I lost my debit card"); a section without reasons gets generic ones.
+        reason_details: a clause appended to the reason that makes it one customer's own (no two customers
+            open with the same words): ``{town}``, ``{merchant}`` (a company), ``{relative}`` ("sister"),
+            ``{relfirst}`` (their first name), ``{weekday}``, ``{site}`` (CommonWords).
+        small_talk_by_section: ``[customer question, agent answer]`` side exchanges by section id.
+        verification_item: what a recorded call's agent asks for to verify the caller, after "Could you
+            give me" ("the last four digits of the card on the account"); the caller answers with digits.
+        never_asked_for: the secrets the business never asks for by phone, after "We will never ask you for"
+            ("your full card number or your online banking password").
+        official_number: the number a wary customer should call instead, after "call" ("the number on the
+            back of your card").
+    """
+
+    placeholders: ClassVar[Mapping[str, frozenset[str]]] = {
+        "goodbyes": frozenset({"customer_first", "brand", "daypart", "agent", "customer", "topic_l"}),
+        "reason_details": frozenset({"town", "merchant", "relative", "relfirst", "weekday", "site"})}
+
+    phone_teams: Pool
+    chat_channels: Pool
+    goodbyes: Pool
+    reasons_by_section: dict[str, Pool]
+    small_talk_by_section: dict[str, PairPool]
+    reason_details: Pool
+    verification_item: str = Field(min_length=1)
+    never_asked_for: str = Field(min_length=1)
+    official_number: str = Field(min_length=1)
+
+    def call_security_terms(self) -> dict[str, str]:
+        """``{verification_item}``, ``{never_asked_for}``, ``{official_number}`` for a call's step wordings."""
+        return {"verification_item": self.verification_item, "never_asked_for": self.never_asked_for,
+                "official_number": self.official_number}
+
+
+NEUTRAL_WORDS = SupportTranscriptWords(
+    phone_teams=("customer care", "customer service", "account services", "client support", "support"),
+    chat_channels=("Live chat (website)", "Live chat (mobile app)", "Web chat"),
+    goodbyes=("You're welcome, {customer_first}. Thanks for choosing {brand}.", "Glad I could help. Have a good {daypart}.",
+              "Thanks for reaching out, and take care.", "My pleasure. Enjoy the rest of your {daypart}.",
+              "Thank you for contacting {brand}. Goodbye!"),
+    reasons_by_section={},
+    small_talk_by_section={},
+    reason_details=(" after a trip to {town}", ", it's about my {relative} {relfirst}'s account",
+                    " since last {weekday}, when I was in {town}", ", my {relative} {relfirst} set it up for me",
+                    " while I was in {town}", " as I'm moving to {town}", ", and my {relative} {relfirst} is with me"),
+    verification_item="the postcode on your account",
+    never_asked_for="your full password or a one-time code",
+    official_number="the number on our website",
+)
+register_vocabulary("support_transcript", SupportTranscriptWords, NEUTRAL_WORDS)
+
+
+# --------------------------------------------------------------------------------------------------
 # Phrase pools (no digits and no number words: generic lines must never look like a policy value)
 # --------------------------------------------------------------------------------------------------
 
-_REASONS: dict[str, tuple[str, ...]] = {
-    "fees": (
-        "there's a charge on my statement I don't recognise",
-        "I'm comparing accounts and wanted to understand what you charge",
-        "I got hit with a fee and I'm trying to work out why",
-        "I'm about to send some money and wanted to know the costs first",
-    ),
-    "overdraft": (
-        "my account went negative over the weekend",
-        "I want to understand how overdraft coverage works on my account",
-        "I saw an overdraft notice and I'm not sure what happened",
-        "I'd like to know my options if I overdraw by accident",
-    ),
-    "error_resolution": (
-        "there's a debit card transaction I didn't make",
-        "an automatic payment came out of my account twice",
-        "a transfer I made never showed up on the other side",
-        "I see an ATM withdrawal that isn't mine",
-    ),
-    "billing_disputes": (
-        "there's a charge on my credit card I want to dispute",
-        "a merchant billed my card for something I returned",
-        "I was charged for a subscription I cancelled",
-        "my credit card statement has a charge I don't recognise",
-    ),
-    "card_servicing": (
-        "I think I lost my debit card",
-        "my card was declined at the store this morning",
-        "I need a replacement card, mine is cracked",
-        "I want to change the limits on my card",
-    ),
-    "account_lifecycle": (
-        "I'm thinking about opening a savings account",
-        "I'd like to close my checking account",
-        "I want to open an account for my son",
-        "I got a letter saying my account is inactive",
-    ),
-    "wires_and_transfers": (
-        "I need to send a wire for a house closing",
-        "I'm trying to send money to my sister overseas",
-        "I have a wire coming in and want to know when I'll see it",
-        "I want to move money to an account at another bank",
-    ),
-    "statements": (
-        "I stopped getting my paper statements",
-        "I need copies of old statements for a mortgage application",
-        "I want to switch my statements to paperless",
-        "my statement looks different this month",
-    ),
-    "identity_verification": (
-        "my daughter wants to be able to call about my account",
-        "I'm trying to add my husband to the account",
-        "I got locked out when I tried to verify myself online",
-        "I'm calling on behalf of my mother",
-    ),
-}
-_REASON_DETAILS = (  # customer-specific context: no two customers open with the same words
-    ", it's the account I opened at the {town} branch", " after a trip to {town}", ", it was at {merchant}",
-    ", it's about my {relative} {relfirst}'s account", " since last {weekday}, when I was in {town}", ", something to do with {merchant}",
-    " and {relfirst} at the {town} branch said to call you", ", my {relative} {relfirst} set it up for me",
-    " while I was in {town}", ", I think it started when I used it at {merchant}",
-    " as I'm moving to {town}", ", and my {relative} {relfirst} is with me",
-)
 _RELATIVES = ("husband", "wife", "son", "daughter", "mother", "father", "brother", "sister", "partner", "aunt")
 
 
@@ -225,10 +236,11 @@ def _reason_detail(plan: ArtifactPlan, context: RenderContext) -> str:
     """A clause that makes one customer's reason for contact their own (a town, a merchant, a relative)."""
     rng = plan.rng("reason detail")
     fake = plan.faker(context.config.locale, "reason detail")
-    return rng.choice(_REASON_DETAILS).format(
+    details = context.vocabulary.words("support_transcript").reason_details  # type: ignore[attr-defined]
+    return rng.choice(details).format(
         town=fake.city(), merchant=fake.company().replace(",", "").replace(".", ""), relative=rng.choice(_RELATIVES),
         relfirst=fake.first_name(), weekday=rng.choice(("Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
-                                                        "Saturday", "Sunday")))
+                                                        "Saturday", "Sunday")), site=context.vocabulary.common.site)
 
 
 _GENERIC_REASONS = (
@@ -238,84 +250,26 @@ _GENERIC_REASONS = (
     "I wanted to check something about {topic_l}",
 )
 
-_PAD: dict[str, tuple[tuple[str, str], ...]] = {
-    "fees": (
-        ("Is there a way to avoid the monthly charges?",
-         "Some accounts waive them when you meet certain conditions. I can go through your options if you'd like."),
-        ("Why wasn't I told about this?",
-         ("Changes to the schedule go out by notice beforehand, and the current schedule is always under Disclosures "
-         "in online banking.")),
-    ),
-    "wires_and_transfers": (
-        ("Do I need the recipient's bank details?",
-         ("Yes, you'll need their routing information and account number, and the name exactly as it appears on "
-         "their account.")),
-        ("Can I set it up from the app?",
-         "Domestic wires can be requested in online banking under Transfers, and the app will walk you through it."),
-    ),
-    "card_servicing": (
-        ("Can I lock the card while I look for it?",
-         "Yes, you can lock it in the app under Card Controls and unlock it if it turns up."),
-        ("Will my automatic payments still go through?",
-         ("They'll need the new card details once it arrives, so it's worth updating the merchants you pay "
-         "regularly.")),
-    ),
-    "error_resolution": (
-        ("Do I need to fill out a form?",
-         "I can start the claim with you right now, and we'll send you a written confirmation."),
-        ("Should I contact the merchant myself?",
-         "You can, but it isn't required. We handle the investigation with the other institution."),
-    ),
-    "billing_disputes": (
-        ("Should I keep the receipt?",
-         "Yes, please keep any receipts or emails from the merchant. They help with the investigation."),
-        ("Will the merchant know I disputed it?",
-         "They'll be notified through the card network as part of the process, which is normal."),
-    ),
-    "overdraft": (
-        ("Can I get alerts when my balance is low?",
-         "Yes, low-balance alerts are in the app under Alerts, and you choose the threshold yourself."),
-        ("Can I link my savings to cover it?",
-         "You can link a savings account for overdraft transfers. I can set that up if you want."),
-    ),
-    "account_lifecycle": (
-        ("Can I open it online?",
-         "Yes, you can apply online, or any branch can open it with you in person."),
-        ("What about my automatic payments if I close it?",
-         "Move those to your new account first so nothing gets returned."),
-    ),
-    "statements": (
-        ("Can I switch to paperless?",
-         "Yes, you can change that under Statements and Documents in online banking."),
-        ("Can I download older statements myself?",
-         "Recent ones are in the Documents tab, and for older ones we can request copies for you."),
-    ),
-    "identity_verification": (
-        ("Why do you need to verify me every time?",
-         "It's there to protect your account. We ask everyone the same questions."),
-        ("Can I set up a passphrase?",
-         "Yes, I can add a verbal passphrase to your profile after this call."),
-    ),
-}
-_GENERIC_PAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (  # (question variants, answer variants)
+# (question variants, answer variants); {online} and {site} are the domain's words (CommonWords)
+_GENERIC_PAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("Can I do this in the app next time?", "Is this something I can do in the app?"),
      ("Most of it, yes. It's under Help and Support, and you can message us there too.",
       "Yes, the app covers it. Look under Help and Support.",
       "For the most part. If the app can't finish it, it'll point you back to us.")),
     (("Will I get anything in writing about this?", "Can you send me something in writing?"),
-     ("I'll send a summary to the secure inbox in online banking once we're done.",
+     ("I'll send a summary to the secure inbox in {online} once we're done.",
       "Yes, a written summary will be in your secure messages shortly.",
       "Sure, I'll put a note in your secure inbox after this.")),
     (("Is there anything I need to do on my end?", "Do I need to do anything?"),
      ("Not right now. I've added a note to your profile so whoever you speak with next can see what we discussed.",
       "Nothing for now. It's all noted on your profile.",
       "No, you're all set on your side.")),
-    (("Do I need to go into a branch for this?", "Should I stop by a branch?"),
+    (("Do I need to go into a {site} for this?", "Should I stop by a {site}?"),
      ("No, we can take care of it right here.", "Not for this, no.",
       "You can if you'd like, but it isn't necessary.")),
     (("Where can I find this online?", "Is this written down anywhere on your site?"),
-     ("It's in the disclosures section of online banking, under Account Services.",
-      "Yes, under Disclosures in online banking.",
+     ("It's in the disclosures section of {online}, under Account Services.",
+      "Yes, under Disclosures in {online}.",
       "You'll find it in the account documents section once you log in.")),
     (("Can you make a note that I asked about this?", "Could you put a note on my account?"),
      ("Of course, it's on your account notes now.", "Done, I've noted it.",
@@ -350,8 +304,6 @@ _PHONE_GREETINGS = (  # the team a line belongs to varies the greeting, so agent
     "{brand} {team}, {agent} {agent_last} speaking. How can I help?",
     "Thanks for calling {brand}. This is {agent} {agent_last} in {team}. What can I do for you?",
 )
-_PHONE_TEAMS = ("customer care", "account services", "card services", "member services", "client support",
-                "customer service", "banking support", "personal banking")
 _PHONE_REPLIES = (
     "Hi {agent}, it's {customer}. {Reason}.",
     "Hi, yes. {Reason}.",
@@ -519,13 +471,6 @@ _AGENT_ANYTHING = (
 )
 _CUSTOMER_NO = ("No, that's it. Thanks!", "Nope, that's all.", "No, you've been really helpful.",
                 "No, I'm good. Thank you.", "That's everything, thanks.")
-_AGENT_BYES = (
-    "You're welcome, {customer_first}. Thanks for banking with {brand}.",
-    "Glad I could help. Have a good {daypart}.",
-    "Thanks for reaching out, and take care.",
-    "My pleasure. Enjoy the rest of your {daypart}.",
-    "Thank you for contacting {brand}. Goodbye!",
-)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -771,7 +716,8 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
 
     topic = plan.topic_title
     topic_l = lower_first(topic)
-    reasons = _REASONS.get(plan.topic) or tuple(r.format(topic_l=topic_l) for r in _GENERIC_REASONS)
+    domain_words: SupportTranscriptWords = context.vocabulary.words("support_transcript")  # type: ignore[assignment]
+    reasons = domain_words.reasons_by_section.get(plan.topic) or tuple(r.format(topic_l=topic_l) for r in _GENERIC_REASONS)
     reason = rng.choice(reasons) + _reason_detail(plan, context)
     conversation_day = _conversation_day(plan, plan.renditions, tz)
     history = {id(r) for r in plan.renditions if shown_as_history(plan, r, conversation_day)}
@@ -795,7 +741,7 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
     # --- opening -----------------------------------------------------------------------------------
     if channel == "phone":
         greeting = _pick(rng, _PHONE_GREETINGS, brief, limit=80)
-        team = plan.rng("phone team").choice(_PHONE_TEAMS)
+        team = plan.rng("phone team").choice(domain_words.phone_teams)
         say("agent", greeting.format(team=team, agent_last=agent_last, **values))
         replies = _PHONE_NAMED_REPLIES if "Who am I" in greeting else _PHONE_REPLIES
         say("customer", _pick(rng, replies, brief, limit=80).format(**values))
@@ -897,9 +843,12 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
     boundaries.append(len(turns))
     core = turns
     # --- padding exchanges and closing -------------------------------------------------------------
-    pads = [((q,), (a,)) for q, a in _PAD.get(plan.topic, ())] + list(_GENERIC_PAD)
+    terms = context.vocabulary.common.terms()
+    pads = [((q,), (a,)) for q, a in domain_words.small_talk_by_section.get(plan.topic, ())] + [
+        (tuple(q.format(**terms) for q in questions), tuple(a.format(**terms) for a in answers))
+        for questions, answers in _GENERIC_PAD]
     rng.shuffle(pads)
-    closing = _closing(rng, values, core[-1].role if core else "agent", brief)
+    closing = _closing(rng, values, core[-1].role if core else "agent", brief, domain_words.goodbyes)
     if brief:
         target = rng.randint(max(min_turns, len(core) + len(closing)), max(min_turns, len(core) + len(closing), 10))
     else:
@@ -930,7 +879,7 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
         boundaries = [b + 2 if b >= at else b for b in boundaries] + [at + 2]
         words += added
     if body and body[-1].role == closing[0].role:
-        closing = _closing(rng, values, body[-1].role, brief)
+        closing = _closing(rng, values, body[-1].role, brief, domain_words.goodbyes)
     turns = body + closing
     if channel == "phone":
         turns = _merge_same_speaker(turns)
@@ -958,8 +907,8 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
     return conversation
 
 
-def _closing(rng: random.Random, values: dict, last_role: Role, brief: bool) -> list[Turn]:
-    bye = _pick(rng, _AGENT_BYES, brief).format(**values)
+def _closing(rng: random.Random, values: dict, last_role: Role, brief: bool, goodbyes: tuple[str, ...]) -> list[Turn]:
+    bye = _pick(rng, goodbyes, brief).format(**values)
     if last_role == "agent":
         return [Turn("customer", _pick(rng, _CUSTOMER_DONE, brief)), Turn("agent", bye)]
     return [Turn("agent", _pick(rng, _AGENT_ANYTHING, brief)), Turn("customer", _pick(rng, _CUSTOMER_NO, brief)),
@@ -1209,7 +1158,7 @@ def check_turns(text: str, subject: str, speakers: list[str] | None = None, *, m
 
 @register_genre
 class SupportTranscriptGenre(Genre):
-    """A chat or phone support conversation between a bank agent and a customer, as a ``.txt`` export.
+    """A chat or phone support conversation between an agent of the business and a customer, as a ``.txt`` export.
 
     Delivered file: one UTF-8 ``.txt`` (see the module docstring for both shapes). ``metadata`` holds
     ``variant``, ``case_ref``, ``agent``, ``customer``, ``speakers`` (labels), ``turns`` (number, role,
@@ -1243,9 +1192,10 @@ class SupportTranscriptGenre(Genre):
                              f"not '{variant}'")
         tz = local_zone(context)
         template = f"support_transcript/{variant}.txt.j2"
+        domain_words: SupportTranscriptWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
         channel_label = plan.rng("channel").choice(
-            ("Live chat (online banking)", "Live chat (mobile app)", "Web chat") if variant == "chat"
-            else ("Phone (inbound)", "Phone (inbound, customer care line)", "Phone"))
+            domain_words.chat_channels if variant == "chat" else ("Phone (inbound)", "Phone (inbound, customer care line)",
+                                                           "Phone"))
         agent_id = plan.rng("agent_id").randrange(1000, 9999)
 
         def write(words: int | None) -> tuple[Conversation, str]:

@@ -1,8 +1,8 @@
-"""The web-screenshot genre: a screenshot (PNG) of the bank's website help page or mobile-app screen.
+"""The web-screenshot genre: a screenshot (PNG) of the business's website help page or mobile-app screen.
 
 Variants:
 
-* ``website``: a help-centre FAQ page (1280×1000 CSS pixels) with the bank's top bar, a breadcrumb,
+* ``website``: a help-centre FAQ page (1280×1000 CSS pixels) with the business's top bar, a breadcrumb,
   the questions (the renditions are the open answers, verbatim), side cards and a ``Last updated``
   line; written through ``web_screenshot/website.html.j2``;
 * ``mobile_app``: a phone app screen (390×844 CSS pixels at device scale factor 2, so the PNG is
@@ -38,9 +38,12 @@ import shutil
 import struct
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Annotated, ClassVar
 
 from PIL import Image
+from pydantic import Field, field_validator
 
 from taugen.generators.corpus.genre import (
     ArtifactPlan,
@@ -64,6 +67,12 @@ from taugen.generators.corpus.genres.workplace import (
     written_history,
     zone,
 )
+from taugen.generators.corpus.vocabulary import (
+    GenreVocabulary,
+    PairPool,
+    Pool,
+    register_vocabulary,
+)
 from taugen.validators.findings import Finding, error
 
 SUFFIX = ".png"
@@ -78,34 +87,69 @@ _ACCENTS = (("#1f5f3f", "#eef6f1"), ("#1f4e79", "#eef4fa"), ("#7a2e2e", "#f8efef
 # No digits and no number words: only renditions carry values. {S} subject, {T} topic.
 _QUESTIONS = ("What should I know about {S}?", "What are the rules for {S}?", "What applies to {S}?",
               "Where can I read the terms for {S}?")
-_FILLER_QA = (
-    ("How do I contact you about {T}?", "Call the number on the back of your card, send a secure message in "
-     "online banking, or visit any branch."),
-    ("Where can I find letters about {T}?", "Letters and notices are in online banking under Documents."),
-    ("Can someone help me in a branch?", "Yes. Any branch team can help, and you can book an appointment online."),
-    ("How do I make a complaint?", "Tell us by phone, in a branch or by secure message and we will log it "
-     "straight away."),
-    ("Is my information safe?", "We will never ask for your full password or a one-time code by phone or email."),
-)
 _CLOSED = ("How do I update my contact details?", "Can I manage this in the mobile app?",
-           "What if I disagree with a decision?", "Do I need to visit a branch?")
+           "What if I disagree with a decision?", "Do I need to visit a {site}?")  # {site}: CommonWords
 _LEDES = ("Answers to common questions about {T}.", "Everything you need to know about {T}.",
           "Help with {T}, in plain language.")
-_CARDS = (("Need more help?", "Send us a secure message from online banking."),
-          ("Visit a branch", "Find a branch near you and book an appointment."),
-          ("Report a lost card", "Lock your card straight away in the mobile app."),
-          ("Security centre", "Learn how we protect your accounts."))
-_APP_HELP = (("Lock your card", "If your card is lost, lock it straight away from the Cards tab."),
-             ("Report fraud", "Call us straight away if you see a payment you don't recognise."),
-             ("Chat with us", "Tap Chat to message our team; we reply right here in the app."),
-             ("Find a branch", "Use the map to find a branch near you and book an appointment."),
-             ("Update your details", "Change your address, email or phone number under Profile."),
-             ("Paperless documents", "Your statements and letters are under Documents in the menu."))
-_APP_TOGGLES = ("Lock card", "Online purchases", "International use", "ATM withdrawals", "Contactless payments",
-                "Purchase alerts")
 _APP_NOTES = ("Changes take effect straight away.", "Questions? Tap Help to chat with us.",
               "Manage your alerts in Settings.")
-_TABS = ("Home", "Accounts", "Pay", "Help", "More")
+
+
+class WebScreenshotWords(GenreVocabulary):
+    """The ``web_screenshot`` section of a pack's ``vocabulary.yaml``: the business's help pages and app.
+
+    No digits and no number words. Attributes:
+        help_questions: ``[question, answer]`` entries of a help-centre page that state no rule; a question
+            may name the page's topic as ``{T}``.
+        website_cards: ``[title, body]`` side cards of the help-centre page.
+        app_help: ``[title, body]`` help cards of the mobile app.
+        app_controls_title: the title of the app's card of on/off controls ("Card controls").
+        app_controls: the labels of those controls ("Lock card").
+        app_tabs: the app's bottom tabs, in order; one of them is ``Help`` (the screen shown).
+        footer_notice: the legal line after the brand in the website's footer ("Member FDIC. Equal Housing
+            Lender."); empty for none.
+    """
+
+    placeholders: ClassVar[Mapping[str, frozenset[str]]] = {"help_questions": frozenset({"T"})}
+
+    help_questions: PairPool
+    website_cards: Annotated[PairPool, Field(min_length=2)]
+    app_help: PairPool
+    app_controls_title: str = Field(min_length=1)
+    app_controls: Annotated[Pool, Field(min_length=4)]
+    app_tabs: Pool
+    footer_notice: str
+
+    @field_validator("app_tabs")
+    @classmethod
+    def _help_tab(cls, tabs: tuple[str, ...]) -> tuple[str, ...]:
+        if "Help" not in tabs:
+            raise ValueError("the app's tabs must include Help (the screen a screenshot shows)")
+        return tabs
+
+
+NEUTRAL_WORDS = WebScreenshotWords(
+    help_questions=(
+        ("How do I contact you about {T}?", ("Call us, send a secure message from your online account, or chat "
+                                             "with us in the app.")),
+        ("Where can I find letters about {T}?", "Letters and notices are in your online account under Documents."),
+        ("How do I make a complaint?", ("Tell us by phone, in chat or by secure message and we will log it "
+                                        "straight away.")),
+        ("Is my information safe?", "We will never ask for your full password or a one-time code by phone or email."),
+    ),
+    website_cards=(("Need more help?", "Send us a secure message from your online account."),
+                   ("Talk to us", "Call or chat with our team, every day."),
+                   ("Security centre", "Learn how we protect your account.")),
+    app_help=(("Chat with us", "Tap Chat to message our team; we reply right here in the app."),
+              ("Update your details", "Change your address, email or phone number under Profile."),
+              ("Paperless documents", "Your bills and letters are under Documents in the menu."),
+              ("Report a problem", "Call us straight away if something on your account looks wrong.")),
+    app_controls_title="Notifications",
+    app_controls=("Account alerts", "Marketing messages", "Payment reminders", "Security alerts"),
+    app_tabs=("Home", "Account", "Help", "More"),
+    footer_notice="All rights reserved.",
+)
+register_vocabulary("web_screenshot", WebScreenshotWords, NEUTRAL_WORDS)
 
 
 def chromium_executable() -> str:
@@ -242,22 +286,23 @@ class WebScreenshotGenre(Genre):
         for group in self._groups(plan, ordered, day):
             question = rng.choice(_QUESTIONS).format(S=subject_phrase(plan, group[0]))
             entries.append({"question": upper_first(question), "answers": self._answers(rng, plan, group, day)})
-        fillers = list(_FILLER_QA)
+        domain_words: WebScreenshotWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
+        fillers = list(domain_words.help_questions)
         rng.shuffle(fillers)
         wanted = rng.randint(2, 6)  # open questions on the page, with or without rules
         for question, answer in fillers[:max(wanted - len(entries), 0)]:
             entries.insert(rng.randint(0, len(entries)), {"question": question.format(T=topic),
                                                           "answers": [{"text": answer, "earlier": False}]})
         closed = rng.sample(_CLOSED, k=rng.randint(1, 3))
-        entries += [{"question": q, "answers": []} for q in closed]
+        entries += [{"question": q.format(**context.vocabulary.common.terms()), "answers": []} for q in closed]
         section = plan.topic_title or "Help"
         heading = f"{section}: frequently asked questions" if rng.random() < 0.5 else f"Help with {topic}"
         return context.templates.get_template("web_screenshot/website.html.j2").render(
             viewport_height=VIEWPORTS["website"][1], brand=context.config.brand, accent=accent, tint=tint,
             section=section, heading=upper_first(heading),
             lede=rng.choice(_LEDES).format(T=topic), entries=entries,
-            cards=[{"title": title, "body": body} for title, body in rng.sample(_CARDS, k=2)],
-            updated=long_day(day))
+            cards=[{"title": title, "body": body} for title, body in rng.sample(domain_words.website_cards, k=2)],
+            footer_notice=domain_words.footer_notice, updated=long_day(day))
 
     def _app(self, rng, plan: ArtifactPlan, context: RenderContext, ordered: list[Rendition], day: dt.date,
              topic: str, accent: str, captured: dt.datetime) -> str:
@@ -265,15 +310,16 @@ class WebScreenshotGenre(Genre):
         for group in self._groups(plan, ordered, day):
             cards.append({"title": item_label(plan, group[0]), "paragraphs": self._answers(rng, plan, group, day),
                           "rows": []})
-        helps = list(_APP_HELP)
+        domain_words: WebScreenshotWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
+        helps = list(domain_words.app_help)
         rng.shuffle(helps)
         wanted = rng.randint(2, 4)  # cards on the screen, with or without rules
         for title, text in helps[:max(wanted - len(cards), 0)]:
             cards.insert(rng.randint(0, len(cards)), {"title": title, "paragraphs": [{"text": text, "earlier": False}],
                                                       "rows": []})
         if rng.random() < 0.35:
-            toggles = rng.sample(_APP_TOGGLES, k=rng.randint(2, 4))
-            cards.append({"title": "Card controls", "paragraphs": [],
+            toggles = rng.sample(domain_words.app_controls, k=rng.randint(2, 4))
+            cards.append({"title": domain_words.app_controls_title, "paragraphs": [],
                           "rows": [{"label": label, "on": rng.random() < 0.5} for label in toggles]})
         heading, back, active = upper_first(plan.topic_title or "Help"), "Help", "Help"
         hour = captured.hour % 12 or 12
@@ -281,7 +327,7 @@ class WebScreenshotGenre(Genre):
             viewport_height=VIEWPORTS["mobile_app"][1], accent=accent, clock=f"{hour}:{captured.minute:02d}",
             battery=rng.randint(8, 17), back=back,
             heading=heading, search=True, cards=cards,
-            note=f"Updated {long_day(day)}. {rng.choice(_APP_NOTES)}", tabs=_TABS,
+            note=f"Updated {long_day(day)}. {rng.choice(_APP_NOTES)}", tabs=domain_words.app_tabs,
             active=active)
 
     def extract_text(self, files: list[RenderedFile], author_text: str) -> str:

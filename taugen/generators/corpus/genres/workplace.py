@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from taugen.generators.corpus.genre import ArtifactPlan, RenderContext, Rendition, shown_as_history
 from taugen.generators.corpus.genres.support_transcript import as_local, fact_subject, lower_first, upper_first
+from taugen.generators.corpus.vocabulary import GenreVocabulary, Pool, register_vocabulary
 
 if TYPE_CHECKING:
     from faker import Faker
@@ -28,24 +29,51 @@ if TYPE_CHECKING:
 __all__ = ["TOKEN_BUDGET", "token_count", "Colleague", "cast", "counterpart", "zone", "window", "spread",
            "working_spread", "in_force_from", "office_time", "plan_frame",
            "subject_phrase", "item_label", "written_history", "long_day", "visible_text", "VisibleText",
-           "lower_first", "upper_first", "TEAMS"]
+           "lower_first", "upper_first", "WorkplaceWords", "workplace_words"]
 
 TOKEN_BUDGET = 950
 """Natural-length documents of these genres stay under the realism gate's long-document size (1000
 tokens), so no pooled sentence can repeat across two long documents of a genre."""
 _TOKEN = re.compile(r"\w+|[^\w\s]")
-TEAMS = ("Deposit Operations", "Card Services", "Payments Operations", "Retail Banking", "Compliance Office",
-         "Customer Care", "Product Management", "Branch Operations", "Digital Banking")
-_TITLES = {
-    "business": ("Operations Manager, Deposit Services", "Payments Operations Lead", "Senior Product Manager",
-                 "Compliance Officer", "Card Services Manager", "Customer Care Team Lead",
-                 "Policy and Procedures Analyst", "Head of Branch Operations", "Digital Banking Manager",
-                 "Quality Assurance Analyst", "Training Coordinator", "Contact Centre Supervisor"),
+_COUNTERPART_TITLES = {  # the business's own staff titles are the domain's: WorkplaceWords.business_titles
     "vendor": ("Client Relationship Manager", "Implementation Consultant", "Senior Account Manager",
                "Configuration Analyst", "Client Success Lead", "Product Operations Specialist"),
     "partner": ("Senior Compliance Consultant", "Regulatory Compliance Manager", "Engagement Manager",
                 "Compliance Analyst"),
 }
+
+
+class WorkplaceWords(GenreVocabulary):
+    """The ``workplace`` section of a pack's ``vocabulary.yaml``: the business's staff, shared by the
+    workplace genres (meetings, channels, decision registers, issue trackers, knowledge bases, case
+    ledgers, reference tables, spreadsheets and handbooks).
+
+    Attributes:
+        teams: the business's teams, as owners and assignees ("Card Services").
+        owner_teams: the teams that own written policy (a workbook's or handbook's owner).
+        business_titles: job titles of the business's staff ("Head of Branch Operations").
+    """
+
+    teams: Pool
+    owner_teams: Pool
+    business_titles: Pool
+
+    def titles(self, role: str) -> tuple[str, ...]:
+        """Job titles of one side: the domain's for the business, generic ones for a vendor or partner."""
+        return _COUNTERPART_TITLES.get(role, self.business_titles)
+
+
+NEUTRAL_WORDS = WorkplaceWords(
+    teams=("Customer Operations", "Billing Operations", "Compliance Office", "Customer Care", "Product Management",
+           "Digital Services", "Quality Assurance"),
+    owner_teams=("Customer Operations", "Billing Operations", "Compliance Office", "Customer Care",
+                 "Product Management"),
+    business_titles=("Operations Manager", "Billing Operations Lead", "Senior Product Manager", "Compliance Officer",
+                     "Customer Care Team Lead", "Policy and Procedures Analyst", "Head of Customer Operations",
+                     "Digital Services Manager", "Quality Assurance Analyst", "Training Coordinator",
+                     "Contact Centre Supervisor"),
+)
+register_vocabulary("workplace", WorkplaceWords, NEUTRAL_WORDS)
 _HISTORY_LEADS = ("Until {date} the rule was:", "Before the change on {date}:", "Previous rule, in force until {date}:",
                   "Up to {date} it read:", "Replaced on {date}; the earlier wording was:")
 _HISTORY_TAILS = ("That no longer applies.", "Kept for reference only.", "This wording has been retired.", "")
@@ -101,8 +129,14 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z]", "", text.lower())
 
 
-def cast(rng: random.Random, fake: Faker, orgs: list[tuple[Organisation, str]]) -> list[Colleague]:
-    """One colleague per ``(organisation, role)`` entry, with distinct names, handles and titles."""
+def workplace_words(context: RenderContext) -> WorkplaceWords:
+    """The pack's ``workplace`` vocabulary (its teams and staff titles), or the neutral one."""
+    return context.vocabulary.words("workplace")  # type: ignore[return-value]
+
+
+def cast(rng: random.Random, fake: Faker, orgs: list[tuple[Organisation, str]], words: WorkplaceWords) -> list[Colleague]:
+    """One colleague per ``(organisation, role)`` entry, with distinct names, handles and titles (the
+    business's titles from ``words``, the pack's :class:`WorkplaceWords`)."""
     people: list[Colleague] = []
     names: set[str] = set()
     titles: set[tuple[str, str]] = set()
@@ -112,8 +146,7 @@ def cast(rng: random.Random, fake: Faker, orgs: list[tuple[Organisation, str]]) 
             if f"{first} {last}" not in names and all(p.last != last for p in people):
                 break
         names.add(f"{first} {last}")
-        pool = [t for t in _TITLES.get(role, _TITLES["business"]) if (org.id, t) not in titles] or \
-            list(_TITLES.get(role, _TITLES["business"]))
+        pool = [t for t in words.titles(role) if (org.id, t) not in titles] or list(words.titles(role))
         title = rng.choice(pool)
         titles.add((org.id, title))
         handle = f"{_slug(first)}.{_slug(last)}"

@@ -1,0 +1,186 @@
+"""A domain's corpus vocabulary lives in its pack (``<pack>/vocabulary.yaml``), not in generic genre code.
+
+* a bad vocabulary file is one ``file:line: section: what is wrong`` error (exit 2 through ``taugen lint``);
+* a pack without the file gets every genre's neutral words (documented default), which name no domain;
+* the telecom pack's records no longer say the banking things generic genre code used to hard-code.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from taugen.errors import InputError
+from taugen.generators.corpus.vocabulary import (
+    VOCABULARY_FILE,
+    DomainVocabulary,
+    load_vocabulary,
+    vocabulary_sections,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+TELECOM_PACK = REPO / "taugen" / "facts" / "telecom"
+BANKING_PACK = REPO / "taugen" / "facts" / "banking"
+
+LEAKED_BANKING_WORDS = ("online banking", "teller", "overdraft", "branch", "debit card", "credit card",
+                        "checking account", "deposit", "cardholder", "wire", "banking", "bank")
+"""Banking words that generic genre code used to put into every pack's records (telecom bundles said
+"Live chat (online banking)", "Card Services", "Head of Branch Operations")."""
+
+
+def _pack_with_vocabulary(tmp_path: Path, text: str) -> Path:
+    pack = tmp_path / "telecom"
+    shutil.copytree(TELECOM_PACK, pack)
+    (pack / VOCABULARY_FILE).write_text(text, encoding="utf-8")
+    return pack
+
+
+def test_builtin_packs_declare_complete_vocabularies():
+    """Both built-in packs give every registered section, so none of their records falls back to neutral."""
+    for pack in (BANKING_PACK, TELECOM_PACK):
+        vocabulary = load_vocabulary(pack)
+        assert set(vocabulary.sections) == set(vocabulary_sections()), pack.name
+        assert vocabulary.source == pack / VOCABULARY_FILE
+
+
+def test_misspelt_key_is_one_line_error_at_its_line(tmp_path):
+    pack = _pack_with_vocabulary(tmp_path, "common:\n  site: store\n  sites: stores\n  online: the app\n"
+                                           "  business: operator\n  business_description: a mobile operator\n"
+                                           "workplace:\n  teams: [Network Operations]\n  owner_team: [Billing]\n"
+                                           "  business_titles: [Head of Stores]\n")
+    with pytest.raises(InputError) as caught:
+        load_vocabulary(pack)
+    assert str(caught.value).endswith("vocabulary.yaml:9: workplace: unknown key 'owner_team'")
+    assert "\n" not in str(caught.value)
+
+
+def test_missing_key_is_one_line_error(tmp_path):
+    pack = _pack_with_vocabulary(tmp_path, "common:\n  site: store\n  online: the app\n")
+    with pytest.raises(InputError) as caught:
+        load_vocabulary(pack)
+    assert str(caught.value).endswith("vocabulary.yaml:2: common: missing required key 'sites'")
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("shop_floor:\n  teams: [A]\n", "vocabulary.yaml:1: unknown section 'shop_floor' (sections: "),
+    ("common: [store]\n", "vocabulary.yaml:1: common: a vocabulary section must be a mapping of pool name to phrases"),
+    ("- common\n", "vocabulary.yaml:1: vocabulary.yaml must be a YAML mapping of section name to words"),
+    ("workplace:\n  teams: []\n  owner_teams: [A]\n  business_titles: [B]\n",
+     "vocabulary.yaml:2: workplace: teams: Tuple should have at least 1 item after validation, not 0"),
+    ("common:\n  site: '{town} store'\n  sites: stores\n  online: the app\n",
+     ("vocabulary.yaml:2: common: site: phrase '{town} store' uses the unknown placeholder {town} (placeholders "
+      "here: none")),
+    (("common:\n  site: store\n  sites: stores\n  online: the app\n  business: carrier\n"
+      "  business_description: a mobile carrier\n"),
+     ("vocabulary.yaml:5: common: business: uses the authoring word 'carrier', which the leakage check "
+      "refuses in delivered records")),
+])
+def test_bad_vocabulary_is_refused_with_what_is_wrong(tmp_path, text, message):
+    pack = _pack_with_vocabulary(tmp_path, text)
+    with pytest.raises(InputError) as caught:
+        load_vocabulary(pack)
+    assert message in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_yaml_that_would_run_code_is_refused(tmp_path):
+    pack = _pack_with_vocabulary(tmp_path, "common: !!python/object/apply:os.system ['true']\n")
+    with pytest.raises(InputError):
+        load_vocabulary(pack)
+
+
+def test_lint_reports_a_bad_vocabulary_and_exits_2(tmp_path, cli):
+    pack = _pack_with_vocabulary(tmp_path, "common:\n  site: store\n  sites: stores\n  onlien: the app\n")
+    result = cli("lint", pack)
+    assert result.exit_code == 2, (result.stdout, result.stderr)
+    assert result.exception is None
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ")
+    assert lines[0].endswith("vocabulary.yaml:4: common: unknown key 'onlien'")
+
+
+def test_pack_without_vocabulary_gets_neutral_words(tmp_path):
+    """The documented default: no file (a new pack's skeleton) means every genre's neutral words."""
+    pack = tmp_path / "telecom"
+    shutil.copytree(TELECOM_PACK, pack)
+    (pack / VOCABULARY_FILE).unlink()
+    vocabulary = load_vocabulary(pack)
+    assert vocabulary == DomainVocabulary()
+    assert vocabulary.source is None
+    for name, section in vocabulary_sections().items():
+        assert vocabulary.words(name) is section.neutral
+
+
+def test_neutral_words_name_no_domain():
+    """The neutral vocabulary is generic business language: none of the banking words generic code used
+    to carry (nor telecom's)."""
+    words = " ".join(_all_strings([section.neutral.model_dump() for section in vocabulary_sections().values()]))
+    for word in (*LEAKED_BANKING_WORDS, "card", "store", "roaming", "sim"):
+        assert not re.search(rf"\b{re.escape(word)}\b", words, re.IGNORECASE), word
+
+
+def _all_strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _all_strings(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _all_strings(item)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_telecom_hard_records_say_no_banking_words(seed):
+    """Every record of telecom's hard corpus (planned and rendered as ``taugen build telecom -d hard`` does,
+    read back as a reader gets it) is free of the banking words generic genres used to hard-code; a word
+    may appear only where the telecom facts themselves use it."""
+    from taugen.authoring.pack import load_pack
+    from taugen.generators.corpus.genre import RenderContext, genres
+    from taugen.generators.corpus.planner import plan_corpus
+    from taugen.generators.corpus.render import render_corpus, template_environment
+    from taugen.generators.tiers import tier
+
+    pack = load_pack(TELECOM_PACK)
+    available = genres()
+    plan = plan_corpus(pack, tier("hard"), seed, available)
+    context = RenderContext(config=pack.config, templates=template_environment(), build_seed=seed, tier="hard",
+                            facts=pack.facts, vocabulary=load_vocabulary(TELECOM_PACK))
+    texts: dict[str, str] = {}
+    rendered = render_corpus(plan, context, available, texts=texts)
+    fact_text = " ".join(f"{fact.statement} {fact.subject or ''} {' '.join(fact.voiced)}"
+                         for fact in pack.facts.values()).lower()
+    allowed = {word for word in LEAKED_BANKING_WORDS if re.search(rf"\b{re.escape(word)}\b", fact_text)}
+    leaks = []
+    for artifact in rendered:
+        artifact_id = artifact.plan.artifact_id
+        text = texts.get(artifact_id) or available[artifact.plan.genre].extract_text(artifact.files,
+                                                                                      artifact.author_text)
+        for word in LEAKED_BANKING_WORDS:
+            if word in allowed:
+                continue
+            for match in re.finditer(rf"\b{re.escape(word)}\b", text, re.IGNORECASE):
+                leaks.append(f"{artifact_id}: ...{text[max(0, match.start() - 60):match.end() + 30]}...")
+    assert len(rendered) > 100
+    assert not leaks, "\n".join(leaks[:20])
+
+
+@pytest.mark.parametrize("template", ["kit/README.md.j2", "kit/construction_README.md.j2", "policy/policy.md.j2",
+                                      "author/client_prompt.md.j2", "kit/framework/README.md.j2",
+                                      "kit/framework/scenario_contract.md.j2"])
+def test_bundle_documents_describe_the_packs_business(template):
+    """The kit, policy and client prompt say what the pack's business is (telecom's kit used to call
+    Northstar Mobile "a US community bank")."""
+    from taugen.authoring.pack import load_pack
+    from taugen.generators.corpus.render import template_environment
+    from taugen.generators.corpus.vocabulary import business_words
+
+    words = business_words(load_pack(TELECOM_PACK))
+    assert words == {"business": "operator", "business_description": "a US mobile operator"}
+    environment = template_environment()
+    source = environment.loader.get_source(environment, template)[0]
+    assert not re.search(r"\bbank\b", source)
+    assert "{{ business" in source
