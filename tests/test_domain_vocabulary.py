@@ -44,6 +44,10 @@ def test_builtin_packs_declare_complete_vocabularies():
         vocabulary = load_vocabulary(pack)
         assert set(vocabulary.sections) == set(vocabulary_sections()), pack.name
         assert vocabulary.source == pack / VOCABULARY_FILE
+        # the words change the records, so the file is a source of the bundle (bundle.json "sources")
+        from taugen.authoring.pack import load_pack
+
+        assert VOCABULARY_FILE in load_pack(pack).sha256_by_file()
 
 
 def test_misspelt_key_is_one_line_error_at_its_line(tmp_path):

@@ -342,6 +342,8 @@ def load_pack(directory: str | Path) -> Pack:
     facts: dict[str, Fact] = {}
     sources: dict[str, SourceLocation] = {}
     source_files = [directory / "domain.yaml", *files]
+    if (directory / "vocabulary.yaml").is_file():  # the corpus words (generators/corpus/vocabulary.py)
+        source_files.append(directory / "vocabulary.yaml")
     for path in source_files:
         if not inside_pack(path, directory):
             raise InputError("file lies outside the pack folder (a symlink?)", path)
