@@ -342,9 +342,11 @@ def run_conversation(bundle: ConstructionBundle, service: ApiService, base_url: 
     latencies: list[float] = []
     client = ClientApi(base_url, key)
     result: dict[str, Any] = {"task_id": task["id"], "session": key}
+    built: Any = None
     try:
         tools = _Tools(workspace.create_tools(client))
-        agent = _agent_adapter(workspace.create_agent(list(tools.functions.values()), context), latencies)
+        built = workspace.create_agent(list(tools.functions.values()), context)
+        agent = _agent_adapter(built, latencies)
         simulated = scripted_user(task) if user == "scripted" else _llm_user(task, user.split(":", 1)[1])
         tau2_task = Task.model_validate({**task, "initial_state": None})
         orchestrator = Orchestrator(domain=bundle.domain, agent=agent, user=simulated,
@@ -361,6 +363,9 @@ def run_conversation(bundle: ConstructionBundle, service: ApiService, base_url: 
         result["traceback"] = traceback.format_exc(limit=-4)
     finally:
         client.close()
+    report = getattr(built, "report", None)
+    if callable(report):  # an agent that says how it decided (the reference oracle does)
+        result["agent_report"] = report()
     final = service.session_database(key)
     result["reward"] = 1.0 if dict_hash(final.model_dump()) == gold else 0.0
     result["credits"] = round(context.meter.credits, 6)
@@ -410,6 +415,38 @@ def score(results: list[dict[str, Any]], budget: float, latency_limits: list[dic
             "tasks": [{k: v for k, v in r.items() if k != "traceback"} for r in results]}
 
 
+def agent_reports(results: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Totals of the reference oracle's own reports (``agent_report`` per conversation), or None when the agent
+    reported nothing: conversations decided at run time, fallen back to the recorded gold (with the reasons) or
+    not recognised; problems decided and fallen back, by name; problems settled by another alternative than the
+    one the task records; writes the policy refused."""
+    reports = [(r["task_id"], r["agent_report"]) for r in results if isinstance(r.get("agent_report"), dict)]
+    if not reports:
+        return None
+    modes = [report.get("mode") for _, report in reports]
+    decided: dict[str, int] = {}
+    fallen: dict[str, int] = {}
+    otherwise, refused = [], 0
+    for task_id, report in reports:
+        for decision in report.get("decisions") or []:
+            problem = decision["problem"]
+            if report.get("mode") == "decided":
+                decided[problem] = decided.get(problem, 0) + 1
+            refused += len(decision.get("refused") or [])
+            if decision.get("chosen") and decision["chosen"] != problem:
+                otherwise.append({"task_id": task_id, "problem": problem, "chosen": decision["chosen"]})
+        if report.get("mode") != "decided":
+            for problem in report.get("problems") or []:
+                fallen[problem] = fallen.get(problem, 0) + 1
+    return {"conversations": len(reports), "decided": modes.count("decided"), "fallback": modes.count("fallback"),
+            "unrecognised": modes.count("unrecognised"),
+            "problems_decided": sum(decided.values()), "problems_fallback": sum(fallen.values()),
+            "decided_by_problem": dict(sorted(decided.items())), "fallback_by_problem": dict(sorted(fallen.items())),
+            "fallbacks": [{"task_id": task_id, "reason": report.get("fallback")} for task_id, report in reports
+                          if report.get("mode") == "fallback"],
+            "decided_otherwise": otherwise, "refused_writes": refused}
+
+
 def _rates(bundle: ConstructionBundle) -> tuple[dict[str, tuple[float, float]], float, list[dict[str, Any]]]:
     manifest = bundle.json("kit/framework/deployment_manifest.json")
     rates = {m["model"]: (m["input_credits_per_million"], m["output_credits_per_million"])
@@ -445,6 +482,9 @@ def evaluate(bundle_dir: str | Path, workspace: str | Path, split: str = "test",
                 results.append(run_conversation(bundle, service, url, loaded, bundle.tasks[task_id], key, user,
                                                 rates))
     report = score(results, budget, latency_limits, trials)
+    decided = agent_reports(results)
+    if decided is not None:
+        report["reference"] = decided
     report.update({"bundle": bundle.path.name, "split": split, "workspace": loaded.label,
                    "deployment": service.deployment.name, "user": user, "trials": trials})
     return report
