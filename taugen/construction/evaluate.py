@@ -198,10 +198,12 @@ def load_workspace(workspace: str | Path, bundle: ConstructionBundle) -> Workspa
     if str(workspace) in ("reference", "seeded-tools"):
         from taugen.construction.reference import reference_workspace
 
-        oracle = reference_workspace(bundle)
         if str(workspace) == "reference":
-            return oracle
-        # the oracle's decisions over the seeded start's tools: what the planted tool defects cost
+            return reference_workspace(bundle)
+        # the oracle's decisions over the seeded start's tools: what the planted tool defects cost (the missing
+        # hand-over tool, list reads that stop at the first page); no fallback to the recorded gold when what
+        # those tools read does not decide a task
+        oracle = reference_workspace(bundle, fallback=False)
         seeded = _load_module(bundle.path / "author" / "seeded_workspace" / "tools.py", "tools")
         return Workspace(create_tools=seeded.create_tools, create_agent=oracle.create_agent, label="seeded-tools")
     folder = bundle.path / "author" / "seeded_workspace" if str(workspace) == "seeded" else Path(workspace)
@@ -417,9 +419,10 @@ def score(results: list[dict[str, Any]], budget: float, latency_limits: list[dic
 
 def agent_reports(results: list[dict[str, Any]]) -> dict[str, Any] | None:
     """Totals of the reference oracle's own reports (``agent_report`` per conversation), or None when the agent
-    reported nothing: conversations decided at run time, fallen back to the recorded gold (with the reasons) or
-    not recognised; problems decided and fallen back, by name; problems settled by another alternative than the
-    one the task records; writes the policy refused."""
+    reported nothing: conversations decided at run time, fallen back to the recorded gold, left undecided (no
+    writes: the oracle over other tools, without fallback) or not recognised, with the reasons; problems decided and
+    fallen back (or left undecided), by name; problems settled by another alternative than the one the task records;
+    writes the policy refused."""
     reports = [(r["task_id"], r["agent_report"]) for r in results if isinstance(r.get("agent_report"), dict)]
     if not reports:
         return None
@@ -439,11 +442,11 @@ def agent_reports(results: list[dict[str, Any]]) -> dict[str, Any] | None:
             for problem in report.get("problems") or []:
                 fallen[problem] = fallen.get(problem, 0) + 1
     return {"conversations": len(reports), "decided": modes.count("decided"), "fallback": modes.count("fallback"),
-            "unrecognised": modes.count("unrecognised"),
+            "undecided": modes.count("undecided"), "unrecognised": modes.count("unrecognised"),
             "problems_decided": sum(decided.values()), "problems_fallback": sum(fallen.values()),
             "decided_by_problem": dict(sorted(decided.items())), "fallback_by_problem": dict(sorted(fallen.items())),
-            "fallbacks": [{"task_id": task_id, "reason": report.get("fallback")} for task_id, report in reports
-                          if report.get("mode") == "fallback"],
+            "fallbacks": [{"task_id": task_id, "mode": report.get("mode"), "reason": report.get("fallback")}
+                          for task_id, report in reports if report.get("mode") in ("fallback", "undecided")],
             "decided_otherwise": otherwise, "refused_writes": refused}
 
 

@@ -24,13 +24,16 @@ replacement card or the fraud team; a wire or the wire desk) takes the first alt
 whose calls the rules accept with nothing refused and no obligation left. Nothing is taken from the
 recorded gold actions. The writes are then made one per turn.
 
-Defect workarounds (the deployment is not consulted; they are generic): list reads take one large page and
-follow cursors, stopping on a repeated page, and re-read in pages of the size the first page had (a page
-silently cut to a cap is whole at that size), keeping the union; after a write, the first read of every
-operation is made twice and the second answer kept (a stale read lags one read); a write that answers 504
-is not retried (it committed); a 200 with an error body is an error; the clock is read and, when it is
-ahead of every verification timestamp's hour in a way the contract excludes, not corrected: the date is
-what the rules use, and the one-hour shift does not move it on a world whose ``now`` is not near midnight.
+Defect workarounds (generic: the deployment is not consulted): a list read takes one large page and follows
+cursors, stopping on a repeated page (a lost cursor), then re-reads in pages of the size the first page had
+(a page silently cut to a cap is whole at that size) and keeps the union; after a write, the first read of
+each operation is made twice and the second answer kept (a stale read lags one read); a write that answers
+504 is not retried (it committed); a 200 with an error body is an error. It never calls ``get_dispute`` (it
+reads claims with ``list_disputes``) nor ``find_customer_by_name`` (it finds the caller by phone). Not handled:
+a deployment that rounds ``get_account`` (banking seeds 1, 3-5, 8 and 9 of the first ten; seed 0 rounds
+``get_dispute``) shows balances in whole dollars, so a balance within 50 cents of zero could misread the
+courtesy refund's good standing; the clock (``get_current_time``) gives the date the rules use, which a
+one-hour shift does not move at the banking world's 10:30 but would within an hour of midnight.
 
 **Fallback** (explicit and counted): when a problem's state cannot be rebuilt from what was read (the
 reader raises :class:`~taugen.generators.domains.banking.readers.Undecidable`), no alternative's calls pass
@@ -165,6 +168,26 @@ def api_tools(document: dict[str, Any]) -> Callable[[Any], list[Callable[..., An
 
 
 # ------------------------------------------------------------------------------------------ knowledge
+def recognise(tasks: dict[str, dict[str, Any]], openings: dict[str, str], opening: str) -> str | None:
+    """The id of the task a customer's opening message belongs to: the task whose scripted opening it is
+    (``openings``: opening → task id), else the one task whose reason for calling it states and whose known
+    details it repeats most of (at least half of their sentences: a caller may say an amount differently from
+    the record); None when no task fits."""
+    if opening in openings:
+        return openings[opening]
+    best, score = None, 0.0
+    for task_id, task in tasks.items():
+        instructions = (task.get("user_scenario") or {}).get("instructions") or {}
+        if not isinstance(instructions, dict) or not instructions.get("reason_for_call") \
+                or instructions["reason_for_call"] not in opening:
+            continue
+        known = [sentence for sentence in str(instructions.get("known_info") or "").split(". ") if sentence]
+        shared = sum(1 for sentence in known if sentence in opening) / max(1, len(known))
+        if shared > score:
+            best, score = task_id, shared
+    return best if score >= 0.5 else None
+
+
 @dataclass
 class Knowledge:
     """What the oracle knows before any conversation (see the module docstring).
@@ -189,7 +212,7 @@ class Knowledge:
     records: dict[str, dict[str, Any]]
 
     @classmethod
-    def load(cls, bundle: ConstructionBundle) -> "Knowledge":
+    def load(cls, bundle: ConstructionBundle) -> Knowledge:
         """Load it from ``bundle``.
 
         Raises:
@@ -229,21 +252,8 @@ class Knowledge:
                    records=bundle.json("author/task_facts.json"))
 
     def recognise(self, opening: str) -> str | None:
-        """The task a customer's opening message belongs to: the task whose scripted opening it is, else the
-        one task whose reason for calling it states and whose known details it shares most of."""
-        if opening in self.openings:
-            return self.openings[opening]
-        best, score = None, 0.0
-        for task_id, task in self.bundle.tasks.items():
-            instructions = (task.get("user_scenario") or {}).get("instructions") or {}
-            if not isinstance(instructions, dict) or not instructions.get("reason_for_call") \
-                    or instructions["reason_for_call"] not in opening:
-                continue
-            known = str(instructions.get("known_info") or "").split(". ")
-            shared = sum(1 for sentence in known if sentence and sentence in opening) / max(1, len(known))
-            if shared > score:
-                best, score = task_id, shared
-        return best if score >= 0.5 else None
+        """The task a customer's opening message belongs to (:func:`recognise`)."""
+        return recognise(self.bundle.tasks, self.openings, opening)
 
     def topic_queries(self, problems: list[str]) -> list[str]:
         """What the agent searches the service catalogue for: each family instance's search words (its topic's
@@ -312,7 +322,8 @@ def _screen(knowledge: Knowledge, reading: Any, toolkit: Any, calls: list[Any],
         fixes = [v for v in violations if v.kind == "amount" and v.argument and v.expected is not None]
         if fixes and len(fixes) == len(violations):
             for fix in fixes:
-                decision.corrected.append(f"{call.name}.{fix.argument}: {arguments.get(fix.argument)} -> {fix.expected}")
+                was = arguments.get(fix.argument)
+                decision.corrected.append(f"{call.name}.{fix.argument}: {was} -> {fix.expected}")
                 arguments[fix.argument] = fix.expected
             violations = _errors(evaluate(rules, trial.db, call.name, arguments, facts, now, words, made))
         if violations:
@@ -328,7 +339,8 @@ def _screen(knowledge: Knowledge, reading: Any, toolkit: Any, calls: list[Any],
     return trial, decision, unmet
 
 
-def decide(knowledge: Knowledge, reading: Any, problems: list[str]) -> tuple[list[Decision], list[tuple[str, dict[str, Any]]]]:
+def decide(knowledge: Knowledge, reading: Any,
+           problems: list[str]) -> tuple[list[Decision], list[tuple[str, dict[str, Any]]]]:
     """Decide every problem of a task on the read state (``reading``: the domain's ``Reading``).
 
     ``problems`` are the task's problem names without the opening identity check (done in the conversation).
@@ -413,8 +425,9 @@ def _parse(message: Any) -> Any:
 class Oracle:
     """One conversation of the reference (a tau2-style agent; see the module docstring)."""
 
-    def __init__(self, knowledge: Knowledge, tools: list[Callable[..., Any]]) -> None:
+    def __init__(self, knowledge: Knowledge, tools: list[Callable[..., Any]], fallback: bool = True) -> None:
         self.knowledge = knowledge
+        self.fallback = fallback
         self.tools = {t.__name__ for t in tools}
         self.steps: Iterator[tuple[str, dict[str, Any]]] | None = None
         self.pending: tuple[str, dict[str, Any]] | None = None
@@ -460,7 +473,8 @@ class Oracle:
                 for topic in (yield ("find_service_topics", {"query": query})):
                     topics[topic["topic_id"]] = topic
             now = dt.datetime.fromisoformat(str(clock.get("message") if isinstance(clock, dict) else clock))
-            db = readers.mirror(customer, caller, accounts, transactions, refunds, disputes, cards, list(topics.values()))
+            db = readers.mirror(customer, caller, accounts, transactions, refunds, disputes, cards,
+                                list(topics.values()))
             reading = readers.Reading(db=db, customer_id=customer_id, words=words, facts=knowledge.facts, now=now)
             decisions, plan = decide(knowledge, reading, problems[1:])
             self.record["decisions"] = [{"problem": problems[0], "chosen": problems[0],
@@ -471,11 +485,12 @@ class Oracle:
                 raise _Failed("; ".join(f"{d.problem}: {d.reason}" for d in undecided))
             self.record["mode"] = "decided"
         except (_Failed, LookupError, KeyError, TypeError, ValueError) as exc:
-            self.record["mode"] = "fallback"
+            self.record["mode"] = "fallback" if self.fallback else "undecided"
             self.record["fallback"] = f"{type(exc).__name__}: {exc}"
             actions = (knowledge.bundle.tasks[task_id].get("evaluation_criteria") or {}).get("actions") or []
             plan = [(a["name"], dict(a["arguments"])) for a in actions if a.get("requestor", "assistant") == "assistant"
-                    and (a["name"] in knowledge.writes or a["name"] == "transfer_to_human_agents")]
+                    and (a["name"] in knowledge.writes or a["name"] == "transfer_to_human_agents")] \
+                if self.fallback else []
         for name, arguments in plan:
             try:
                 yield (name, arguments)
@@ -522,25 +537,34 @@ class Oracle:
         return AssistantMessage(role="assistant", content=STOP), state
 
 
-def reference_workspace(bundle: ConstructionBundle) -> Workspace:
+def reference_workspace(bundle: ConstructionBundle, fallback: bool = True) -> Workspace:
     """The oracle as a :class:`Workspace` (see the module docstring).
+
+    ``fallback=False``: a task the oracle cannot decide from what its tools read gets no writes at all (mode
+    ``undecided``) instead of the recorded gold; used to measure other tools under the oracle's decisions, whose
+    reads may be what fails.
 
     Raises:
         InputError: the pack differs from the one the bundle was built from.
     """
     knowledge = Knowledge.load(bundle)
     return Workspace(create_tools=api_tools(bundle.openapi),
-                     create_agent=lambda tools, context: Oracle(knowledge, tools), label="reference")
+                     create_agent=lambda tools, context: Oracle(knowledge, tools, fallback), label="reference")
 
 
 class _Replay:
     """Makes the task's recorded gold actions, one per turn, without reading anything (see :func:`replay_workspace`)."""
 
-    def __init__(self, bundle: ConstructionBundle) -> None:
+    def __init__(self, bundle: ConstructionBundle, openings: dict[str, str]) -> None:
         self.bundle = bundle
-        self.openings = {scripted_user(task).instructions: task for task in bundle.tasks.values()}
+        self.openings = openings
         self.plan: list[dict[str, Any]] | None = None
         self.step = 0
+        self.task_id: str | None = None
+
+    def report(self) -> dict[str, Any]:
+        """``task_id`` recognised and ``mode`` ``replay`` (or ``unrecognised``)."""
+        return {"task_id": self.task_id, "mode": "replay" if self.task_id else "unrecognised", "decisions": []}
 
     def get_init_state(self, message_history=None):
         return {}
@@ -549,7 +573,8 @@ class _Replay:
         from tau2.data_model.message import AssistantMessage, ToolCall
 
         if self.plan is None and getattr(message, "role", "") == "user":
-            task = self.openings.get(message.content or "") or {}
+            self.task_id = recognise(self.bundle.tasks, self.openings, message.content or "")
+            task = self.bundle.tasks.get(self.task_id or "") or {}
             actions = (task.get("evaluation_criteria") or {}).get("actions") or []
             self.plan = [a for a in actions if a.get("requestor", "assistant") == "assistant"]
         plan = self.plan or []
@@ -566,5 +591,6 @@ def replay_workspace(bundle: ConstructionBundle) -> Workspace:
     """The earlier reference, kept to show what the run-time oracle adds: it recognises the task by its opening
     and replays the recorded gold actions through the same tools, reading nothing. It passes only when the
     served state is the one the gold was recorded on."""
+    openings = {scripted_user(task).instructions: task_id for task_id, task in bundle.tasks.items()}
     return Workspace(create_tools=api_tools(bundle.openapi),
-                     create_agent=lambda tools, context: _Replay(bundle), label="replay")
+                     create_agent=lambda tools, context: _Replay(bundle, openings), label="replay")

@@ -61,7 +61,8 @@ class Reading:
         return PolicyContext(state=self.db, facts=self.facts, now=self.now, scenario=self.words)
 
     # -------------------------------------------------------------- lookups on the read records
-    def accounts(self, product: str | None = None, kind: str | None = None, status: str | None = "open") -> list[Account]:
+    def accounts(self, product: str | None = None, kind: str | None = None,
+                 status: str | None = "open") -> list[Account]:
         """The customer's accounts of ``product`` / ``kind``; those the customer names first, then by id."""
         found = [a for a in self.db.accounts.values() if a.customer_id == self.customer_id
                  and (status is None or a.status == status)
@@ -156,7 +157,8 @@ def _atm(reading: Reading, problem: Any) -> dict[str, Any]:
     """The Premier Checking account's out-of-network ATM fees of the month the customer names, in a statement
     cycle that has closed, that no rebate covers yet (the policy decides how many the allowance rebates)."""
     account = reading.account("premier_checking")
-    months = {index for index, name in enumerate(calendar.month_name) if name and re.search(rf"\b{name}\b", reading.words)}
+    months = {index for index, name in enumerate(calendar.month_name)
+              if name and re.search(rf"\b{name}\b", reading.words)}
     fees = [t for t in reading.unrefunded_fees(account.account_id, "out_of_network_atm")
             if statement_cycle_close(dt.date.fromisoformat(t.posted_on)) < reading.today
             and (not months or dt.date.fromisoformat(t.posted_on).month in months)]
@@ -250,7 +252,8 @@ def _billing_dispute(reading: Reading, problem: Any) -> dict[str, Any]:
         purchases = [t for t in reading.transactions(account.account_id) if t.kind == "purchase" and t.amount < 0
                      and t.description in reading.words]
         for later_index, later in enumerate(purchases):
-            twins = [t for t in purchases[:later_index] if t.amount == later.amount and t.description == later.description]
+            twins = [t for t in purchases[:later_index]
+                     if t.amount == later.amount and t.description == later.description]
             if twins and later.transaction_id not in disputed:
                 return {"account_id": account.account_id, "transaction_id": later.transaction_id}
     raise Undecidable("no undisputed duplicate charge of the merchant the customer names")
@@ -327,7 +330,8 @@ def _family(reading: Reading, problem: Any, index: int = 0) -> dict[str, Any]:
         state["base"] = _dollars(bases[index])
     elif problem.family in ("limit", "minimum"):
         amount = r"(\$[\d,]+\.\d{2}|\d+)"
-        matches = list(re.finditer(re.escape(f"go ahead with {problem.topic.description}") + rf"[^$.\n]*? for {amount}\."
+        asked = re.escape(f"go ahead with {problem.topic.description}")
+        matches = list(re.finditer(asked + rf"[^$.\n]*? for {amount}\."
                                    rf"(?: Before the agent submits anything, change your mind: you want {amount} "
                                    r"instead\.)?", reading.words))
         match = matches[index] if len(matches) > index else None
