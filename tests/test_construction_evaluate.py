@@ -220,3 +220,28 @@ def test_the_reference_decides_on_the_served_state_where_replaying_the_gold_fail
     assert decided["reward"] == 1.0 and report["mode"] == "decided" and report["task_id"] == task["id"]
     chosen = {d["problem"]: d["chosen"] for d in report["decisions"]}
     assert expected in chosen.values() and expected not in chosen  # another alternative than the one recorded
+
+
+def test_a_problem_the_read_records_do_not_decide_falls_back_explicitly(hard):
+    """When the served records lack what a problem needs (here the charge the caller disputes), the reference
+    says which problem and why, replays the recorded gold for that task, and the totals count it."""
+    from taugen.build.tau2_runtime import silence_tau2_logs
+    from taugen.construction.evaluate import _rates, agent_reports, run_conversation
+    from taugen.construction.reference import reference_workspace
+    from taugen.construction.server import running_server, service_for_bundle
+
+    silence_tau2_logs()
+    bundle, original, task, database, _ = changed_task(hard, "dispute_amount")
+    task = {**original, "initial_state": None}  # the recorded scenario and gold, on a state without the charge
+    opened = next(a for a in original["evaluation_criteria"]["actions"] if a["name"] == "open_dispute")
+    del database.transactions[opened["arguments"]["transaction_id"]]
+    service = service_for_bundle(bundle, None, "evaluation")
+    with running_server(service) as url:
+        result = run_conversation(bundle, service, url, reference_workspace(bundle), task, "no-charge", "scripted",
+                                  _rates(bundle)[0], database=database)
+    report = result["agent_report"]
+    assert report["mode"] == "fallback"
+    assert "unauthorized_debit_dispute: " in report["fallback"] and "no undisputed charge" in report["fallback"]
+    totals = agent_reports([result])
+    assert totals["fallback"] == 1 and totals["decided"] == 0
+    assert totals["problems_fallback"] == len(report["problems"]) and totals["fallbacks"][0]["task_id"] == task["id"]
