@@ -428,7 +428,6 @@ class Oracle:
     def __init__(self, knowledge: Knowledge, tools: list[Callable[..., Any]], fallback: bool = True) -> None:
         self.knowledge = knowledge
         self.fallback = fallback
-        self.tools = {t.__name__ for t in tools}
         self.steps: Iterator[tuple[str, dict[str, Any]]] | None = None
         self.pending: tuple[str, dict[str, Any]] | None = None
         self.finished = False
@@ -437,8 +436,9 @@ class Oracle:
                                        "run_errors": []}
 
     def report(self) -> dict[str, Any]:
-        """``task_id``, ``mode`` (``decided``, ``fallback`` or ``unrecognised``), each problem's decision, the
-        fallback's reason and any write that failed at run time."""
+        """``task_id``, ``problems`` (as recorded), ``mode`` (``decided``; ``fallback``: the recorded gold was
+        replayed; ``undecided``: no fallback allowed, nothing written; ``unrecognised``), each problem's
+        :class:`Decision` as a dict, the reason of a fallback and any write that failed at run time."""
         return self.record
 
     def get_init_state(self, message_history=None):
