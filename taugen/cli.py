@@ -703,6 +703,10 @@ def _print_score(result: dict, save_to: Optional[Path]) -> None:
         table.add_row(key, str(result[key]))
     table.add_row("pass_hat_k", json.dumps(result["pass_hat_k"]))
     table.add_row("latency", json.dumps(result["latency"]))
+    if "reference" in result:  # the oracle says how it decided: at run time, or by a counted fallback
+        counts = result["reference"]
+        table.add_row("reference", f"{counts['decided']} of {counts['conversations']} decided at run time, "
+                      f"{counts['fallback']} fallback, {counts['undecided']} undecided")
     console.print(table)
     if save_to is not None:
         save_to.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -28,11 +28,24 @@ def test_reference_scores_at_least_095_and_the_empty_scaffold_0(hard):
     assert reference["mean_reward"] >= 0.95 and reference["final_score"] >= 0.95
     assert empty["mean_reward"] == 0.0 and empty["final_score"] == 0.0
     assert all("NotImplementedError" in task["error"] for task in empty["tasks"])
-    # The seeded start's tools under the oracle's decisions: the planted missing branch (no hand-over tool)
-    # fails every case that ends with a human team, the rest pass. (The seeded agent itself needs a model.)
+    # The reference decided every sealed conversation from the records it read, none by replaying the recorded
+    # gold; on the state the gold was recorded on, it picked the recorded problem every time.
+    counts = reference["reference"]
+    assert counts["decided"] == counts["conversations"] == reference["conversations"]
+    assert counts["fallback"] == counts["problems_fallback"] == counts["unrecognised"] == 0
+    assert counts["decided_otherwise"] == [] and counts["problems_decided"] > counts["conversations"]
+    # The seeded start's tools under the oracle's decisions (no fallback): the planted missing branches cost
+    # every case that ends with a human team (no hand-over tool) and every case whose records lie past the first
+    # page of a list (its list tools never follow next_cursor), so the oracle decided on less than the reference
+    # read, or could not decide. (The seeded agent itself needs a model.)
     assert 0.0 < seeded["mean_reward"] < reference["mean_reward"]
+    by_reference = {t["task_id"]: t["agent_report"]["decisions"] for t in reference["tasks"]}
     failed = [t for t in seeded["tasks"] if t["reward"] < 1]
-    assert failed and all(any("transfer_to_human_agents" in e for e in t.get("tool_errors", [])) for t in failed)
+    no_handover = [t for t in failed if any("transfer_to_human_agents" in e for e in t.get("tool_errors", []))]
+    short_reads = [t for t in failed if t not in no_handover]
+    assert no_handover and short_reads
+    assert all(t["agent_report"]["mode"] == "undecided" or t["agent_report"]["decisions"] != by_reference[t["task_id"]]
+               for t in short_reads)
     assert set(reference) >= {"mean_reward", "pass_hat_k", "mean_budget_fraction", "final_score", "latency", "tasks"}
 
 
@@ -57,3 +70,178 @@ def test_local_test_runs_one_sample_scenario(hard):
     assert local_test(hard, "reference", sample)["mean_reward"] == 1.0
     empty = local_test(hard, hard / "kit" / "workspace", sample)
     assert empty["mean_reward"] == 0.0 and "NotImplementedError" in empty["tasks"][0]["error"]
+
+
+# ------------------------------------------------------------------------ a served state the gold was not recorded on
+def _money(amount: float) -> str:
+    return f"${amount:,.2f}"
+
+
+def _spliced(actions: list[dict], old_calls: list, new_calls: list) -> list[dict]:
+    """The recorded gold ``actions`` with the contiguous run of ``old_calls`` (one problem's ``solve()`` on its
+    recorded state) replaced by ``new_calls`` (its ``solve()`` on the changed state), action ids renumbered."""
+    recorded = [(a["name"], a["arguments"]) for a in actions]
+    old = [(c.name, c.arguments) for c in old_calls]
+    start = next((i for i in range(len(recorded) - len(old) + 1) if recorded[i:i + len(old)] == old), None)
+    assert start is not None, f"{old} is not a run of the recorded gold {recorded}"
+    calls = [(a["name"], a["arguments"], a.get("requestor", "assistant")) for a in actions[:start]]
+    calls += [(c.name, c.arguments, c.requestor) for c in new_calls]
+    calls += [(a["name"], a["arguments"], a.get("requestor", "assistant")) for a in actions[start + len(old):]]
+    return [{"action_id": f"{i}_{name}", "requestor": requestor, "name": name, "arguments": arguments, "info": None,
+             **({"compare_args": ["department"]} if name == "transfer_to_human_agents" else {})}
+            for i, (name, arguments, requestor) in enumerate(calls)]
+
+
+def changed_task(bundle_dir, construction: str):
+    """A task of the bundle served on a state that differs from the one its gold was recorded on, in a way the
+    policy decides, with the gold recomputed by the build's own problem functions for the changed state.
+
+    ``dispute_amount``: the unauthorized debit of an ``unauthorized_debit_dispute`` task (a small claim: same-day
+    provisional credit) is made larger than the small-claim threshold, and the caller says the new amount; the
+    gold becomes ``UnauthorizedDebitDisputeOverThreshold.solve`` (a claim, no credit yet).
+    ``courtesy_date``: the earlier courtesy refund of a ``courtesy_refund_already_used`` task (and the fee it
+    refunded) is moved before the courtesy-refund window, and the caller says the new date; the gold becomes
+    ``CourtesyOverdraftRefund.solve`` (refund the new overdraft fee).
+
+    Returns ``(bundle, original task, changed task, changed initial database, the problem now expected)``.
+    """
+    import copy
+    import datetime as dt
+    import random
+
+    from taugen.construction.bundle import ConstructionBundle
+    from taugen.construction.evaluate import initial_database
+    from taugen.generators.domains.banking import problems as banking
+    from taugen.generators.domains.banking.policy import COURTESY, PROVISIONAL_CREDIT
+    from taugen.generators.policy import ManifestFacts, PolicyContext, duration_days
+    from taugen.generators.problems import ProblemContext
+
+    bundle = ConstructionBundle.open(bundle_dir)
+    records = bundle.json("author/task_facts.json")
+    recorded = {"dispute_amount": "unauthorized_debit_dispute", "courtesy_date": "courtesy_refund_already_used"}
+    task_id = next(t for t in sorted(bundle.tasks) if recorded[construction] in records[t]["problems"])
+    original = bundle.tasks[task_id]
+    task = copy.deepcopy(original)
+    database = initial_database(bundle, task)
+    toolkit = bundle.toolkit_class(database, bundle.now)
+    today = bundle.now.date()
+    facts = ManifestFacts(bundle.manifest["facts"])
+    instructions = task["user_scenario"]["instructions"]
+    actions = task["evaluation_criteria"]["actions"]
+
+    def context(state):
+        return ProblemContext(toolkit=toolkit, pack=None, customer_id=records[task_id]["customer_id"],
+                              rng=random.Random(0), state=state)
+
+    if construction == "dispute_amount":
+        opened = next(a for a in actions if a["name"] == "open_dispute")
+        charge = database.transactions[opened["arguments"]["transaction_id"]]
+        threshold = facts.value("reg_e_small_claim_instant_credit").amount
+        old_amount, new_amount = round(-charge.amount, 2), round(float(threshold) + 40.0, 2)
+        assert old_amount <= float(threshold) < new_amount
+        state = {"account_id": charge.account_id, "transaction_id": charge.transaction_id, "same_day_credit": True,
+                 "amount": old_amount}
+        old_calls = banking.UnauthorizedDebitDispute().solve(context(state))
+        new_calls = banking.UnauthorizedDebitDisputeOverThreshold().solve(
+            context({**state, "same_day_credit": False, "amount": new_amount}))
+        charge.amount = -new_amount
+        account = database.accounts[charge.account_id]
+        account.balance = round(account.balance + old_amount - new_amount, 2)
+        said = instructions["known_info"].replace(f"The charge is {_money(old_amount)}",
+                                                  f"The charge is {_money(new_amount)}")
+        expected = "unauthorized_debit_dispute_over_threshold"
+        # the policy agrees: once the claim is open, same-day credit on the larger charge is forbidden
+        trial = bundle.toolkit_class(database.model_copy(deep=True), bundle.now)
+        verify = next(a for a in actions if a["name"] == "verify_identity")["arguments"]
+        assert trial.call("verify_identity", **verify).error is None
+        assert trial.call("open_dispute", **opened["arguments"]).error is None
+        credit = next(a for a in actions if a["name"] == "issue_provisional_credit")["arguments"]
+        assert PROVISIONAL_CREDIT.check(PolicyContext(trial.db, facts, bundle.now), "issue_provisional_credit", credit)
+    else:
+        account_id = next(a for a in actions if a["name"] == "list_fee_refunds")["arguments"]["account_id"]
+        refunded = {r.transaction_id: r for r in database.fee_refunds.values()
+                    if r.account_id == account_id and r.reason == "courtesy"}
+        assert refunded, "the task records no earlier courtesy refund"
+        fee_id = next(t.transaction_id for t in database.transactions.values() if t.account_id == account_id
+                      and t.fee_type == "overdraft" and t.transaction_id not in refunded)
+        state = {"account_id": account_id, "fee_id": fee_id}
+        old_calls = banking.CourtesyRefundAlreadyUsed().solve(context(state))
+        new_calls = banking.CourtesyOverdraftRefund().solve(context(state))
+        window = duration_days(facts.value("courtesy_refund_window"), today)
+        said = instructions["known_info"]
+        for transaction_id, refund in refunded.items():
+            old_day = dt.date.fromisoformat(refund.refunded_on)
+            shift = (old_day - (today - dt.timedelta(days=window + 35))).days
+            for row in database.transactions.values():  # the fee, and the credit the refund posted, move with it
+                if row.account_id == account_id and (row.transaction_id == transaction_id or (
+                        row.kind == "credit" and row.posted_on == refund.refunded_on)):
+                    row.posted_on = (dt.date.fromisoformat(row.posted_on) - dt.timedelta(days=shift)).isoformat()
+            new_day = old_day - dt.timedelta(days=shift)
+            refund.refunded_on = new_day.isoformat()
+            said = said.replace(f"{old_day:%B} {old_day.day}, {old_day.year}",
+                                f"{new_day:%B} {new_day.day}, {new_day.year}")
+        expected = "courtesy_overdraft_refund"
+        # the policy agrees: with the earlier refund outside the window, this one is allowed
+        assert COURTESY.check(PolicyContext(database, facts, bundle.now), "refund_fee",
+                              {"transaction_id": fee_id, "reason": "courtesy"}) == []
+    assert said != instructions["known_info"]
+    instructions["known_info"] = said
+    task["evaluation_criteria"]["actions"] = _spliced(actions, old_calls, new_calls)
+    task["initial_state"] = None  # the changed state is served as a whole (database below)
+    return bundle, original, task, database, expected
+
+
+@pytest.mark.parametrize("construction", ["dispute_amount", "courtesy_date"])
+def test_the_reference_decides_on_the_served_state_where_replaying_the_gold_fails(hard, construction):
+    """The served state differs from the one the gold was recorded on, in a way the policy decides: the
+    run-time reference reads it and passes; the replay of the recorded gold (which passes on the recorded
+    state) fails."""
+    from taugen.build.tau2_runtime import silence_tau2_logs
+    from taugen.construction.evaluate import _rates, run_conversation
+    from taugen.construction.reference import reference_workspace, replay_workspace
+    from taugen.construction.server import running_server, service_for_bundle
+
+    silence_tau2_logs()
+    bundle, original, task, database, expected = changed_task(hard, construction)
+    assert task["evaluation_criteria"]["actions"] != original["evaluation_criteria"]["actions"]
+    service = service_for_bundle(bundle, None, "evaluation")
+    rates = _rates(bundle)[0]
+    reference, replay = reference_workspace(bundle), replay_workspace(bundle)
+    with running_server(service) as url:
+        on_record = run_conversation(bundle, service, url, replay, original, f"{construction}-0", "scripted", rates)
+        replayed = run_conversation(bundle, service, url, replay, task, f"{construction}-1", "scripted", rates,
+                                    database=database)
+        decided = run_conversation(bundle, service, url, reference, task, f"{construction}-2", "scripted", rates,
+                                   database=database)
+    assert on_record["reward"] == 1.0  # the replay is right where the gold was recorded
+    assert replayed["agent_report"]["task_id"] == task["id"]  # it recognised the task, and replayed its gold
+    assert replayed["reward"] == 0.0
+    report = decided["agent_report"]
+    assert decided["reward"] == 1.0 and report["mode"] == "decided" and report["task_id"] == task["id"]
+    chosen = {d["problem"]: d["chosen"] for d in report["decisions"]}
+    assert expected in chosen.values() and expected not in chosen  # another alternative than the one recorded
+
+
+def test_a_problem_the_read_records_do_not_decide_falls_back_explicitly(hard):
+    """When the served records lack what a problem needs (here the charge the caller disputes), the reference
+    says which problem and why, replays the recorded gold for that task, and the totals count it."""
+    from taugen.build.tau2_runtime import silence_tau2_logs
+    from taugen.construction.evaluate import _rates, agent_reports, run_conversation
+    from taugen.construction.reference import reference_workspace
+    from taugen.construction.server import running_server, service_for_bundle
+
+    silence_tau2_logs()
+    bundle, original, task, database, _ = changed_task(hard, "dispute_amount")
+    task = {**original, "initial_state": None}  # the recorded scenario and gold, on a state without the charge
+    opened = next(a for a in original["evaluation_criteria"]["actions"] if a["name"] == "open_dispute")
+    del database.transactions[opened["arguments"]["transaction_id"]]
+    service = service_for_bundle(bundle, None, "evaluation")
+    with running_server(service) as url:
+        result = run_conversation(bundle, service, url, reference_workspace(bundle), task, "no-charge", "scripted",
+                                  _rates(bundle)[0], database=database)
+    report = result["agent_report"]
+    assert report["mode"] == "fallback"
+    assert "unauthorized_debit_dispute: " in report["fallback"] and "no undisputed charge" in report["fallback"]
+    totals = agent_reports([result])
+    assert totals["fallback"] == 1 and totals["decided"] == 0
+    assert totals["problems_fallback"] == len(report["problems"]) and totals["fallbacks"][0]["task_id"] == task["id"]

@@ -198,10 +198,12 @@ def load_workspace(workspace: str | Path, bundle: ConstructionBundle) -> Workspa
     if str(workspace) in ("reference", "seeded-tools"):
         from taugen.construction.reference import reference_workspace
 
-        oracle = reference_workspace(bundle)
         if str(workspace) == "reference":
-            return oracle
-        # the oracle's decisions over the seeded start's tools: what the planted tool defects cost
+            return reference_workspace(bundle)
+        # the oracle's decisions over the seeded start's tools: what the planted tool defects cost (the missing
+        # hand-over tool, list reads that stop at the first page); no fallback to the recorded gold when what
+        # those tools read does not decide a task
+        oracle = reference_workspace(bundle, fallback=False)
         seeded = _load_module(bundle.path / "author" / "seeded_workspace" / "tools.py", "tools")
         return Workspace(create_tools=seeded.create_tools, create_agent=oracle.create_agent, label="seeded-tools")
     folder = bundle.path / "author" / "seeded_workspace" if str(workspace) == "seeded" else Path(workspace)
@@ -342,9 +344,11 @@ def run_conversation(bundle: ConstructionBundle, service: ApiService, base_url: 
     latencies: list[float] = []
     client = ClientApi(base_url, key)
     result: dict[str, Any] = {"task_id": task["id"], "session": key}
+    built: Any = None
     try:
         tools = _Tools(workspace.create_tools(client))
-        agent = _agent_adapter(workspace.create_agent(list(tools.functions.values()), context), latencies)
+        built = workspace.create_agent(list(tools.functions.values()), context)
+        agent = _agent_adapter(built, latencies)
         simulated = scripted_user(task) if user == "scripted" else _llm_user(task, user.split(":", 1)[1])
         tau2_task = Task.model_validate({**task, "initial_state": None})
         orchestrator = Orchestrator(domain=bundle.domain, agent=agent, user=simulated,
@@ -361,6 +365,9 @@ def run_conversation(bundle: ConstructionBundle, service: ApiService, base_url: 
         result["traceback"] = traceback.format_exc(limit=-4)
     finally:
         client.close()
+    report = getattr(built, "report", None)
+    if callable(report):  # an agent that says how it decided (the reference oracle does)
+        result["agent_report"] = report()
     final = service.session_database(key)
     result["reward"] = 1.0 if dict_hash(final.model_dump()) == gold else 0.0
     result["credits"] = round(context.meter.credits, 6)
@@ -410,6 +417,39 @@ def score(results: list[dict[str, Any]], budget: float, latency_limits: list[dic
             "tasks": [{k: v for k, v in r.items() if k != "traceback"} for r in results]}
 
 
+def agent_reports(results: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Totals of the reference oracle's own reports (``agent_report`` per conversation), or None when the agent
+    reported nothing: conversations decided at run time, fallen back to the recorded gold, left undecided (no
+    writes: the oracle over other tools, without fallback) or not recognised, with the reasons; problems decided and
+    fallen back (or left undecided), by name; problems settled by another alternative than the one the task records;
+    writes the policy refused."""
+    reports = [(r["task_id"], r["agent_report"]) for r in results if isinstance(r.get("agent_report"), dict)]
+    if not reports:
+        return None
+    modes = [report.get("mode") for _, report in reports]
+    decided: dict[str, int] = {}
+    fallen: dict[str, int] = {}
+    otherwise, refused = [], 0
+    for task_id, report in reports:
+        for decision in report.get("decisions") or []:
+            problem = decision["problem"]
+            if report.get("mode") == "decided":
+                decided[problem] = decided.get(problem, 0) + 1
+            refused += len(decision.get("refused") or [])
+            if decision.get("chosen") and decision["chosen"] != problem:
+                otherwise.append({"task_id": task_id, "problem": problem, "chosen": decision["chosen"]})
+        if report.get("mode") != "decided":
+            for problem in report.get("problems") or []:
+                fallen[problem] = fallen.get(problem, 0) + 1
+    return {"conversations": len(reports), "decided": modes.count("decided"), "fallback": modes.count("fallback"),
+            "undecided": modes.count("undecided"), "unrecognised": modes.count("unrecognised"),
+            "problems_decided": sum(decided.values()), "problems_fallback": sum(fallen.values()),
+            "decided_by_problem": dict(sorted(decided.items())), "fallback_by_problem": dict(sorted(fallen.items())),
+            "fallbacks": [{"task_id": task_id, "mode": report.get("mode"), "reason": report.get("fallback")}
+                          for task_id, report in reports if report.get("mode") in ("fallback", "undecided")],
+            "decided_otherwise": otherwise, "refused_writes": refused}
+
+
 def _rates(bundle: ConstructionBundle) -> tuple[dict[str, tuple[float, float]], float, list[dict[str, Any]]]:
     manifest = bundle.json("kit/framework/deployment_manifest.json")
     rates = {m["model"]: (m["input_credits_per_million"], m["output_credits_per_million"])
@@ -445,6 +485,9 @@ def evaluate(bundle_dir: str | Path, workspace: str | Path, split: str = "test",
                 results.append(run_conversation(bundle, service, url, loaded, bundle.tasks[task_id], key, user,
                                                 rates))
     report = score(results, budget, latency_limits, trials)
+    decided = agent_reports(results)
+    if decided is not None:
+        report["reference"] = decided
     report.update({"bundle": bundle.path.name, "split": split, "workspace": loaded.label,
                    "deployment": service.deployment.name, "user": user, "trials": trials})
     return report
