@@ -248,13 +248,15 @@ def report(
                                                                    "bundle: adds the kill rate per kind."),
     against: Optional[Path] = typer.Option(None, "--against", help="An earlier bundle: adds what changed since "
                                                                    "it and whether scores stay comparable."),
+    scores: Optional[list[Path]] = typer.Option(None, "--scores", help="A score JSON of taugen evaluate --save-to "
+                                                "on this bundle (repeat for the reference, empty and seeded)."),
 ) -> None:
     """Write a self-contained HTML reviewer report (and its data as JSON) beside a bundle."""
     from taugen.build.report_html import write_report
 
     started = time.perf_counter()
     try:
-        paths = write_report(bundle, out, mutants, against)
+        paths = write_report(bundle, out, mutants, against, scores)
     except InputError as exc:
         _fail_input(exc)
         return

@@ -17,7 +17,7 @@ def hard(built_bundle):
     return built_bundle("hard")
 
 
-def test_reference_scores_at_least_095_and_the_empty_scaffold_0(hard):
+def test_reference_scores_at_least_095_and_the_empty_scaffold_0(hard, tmp_path):
     from taugen.build.tau2_runtime import silence_tau2_logs
 
     silence_tau2_logs()
@@ -47,6 +47,32 @@ def test_reference_scores_at_least_095_and_the_empty_scaffold_0(hard):
     assert all(t["agent_report"]["mode"] == "undecided" or t["agent_report"]["decisions"] != by_reference[t["task_id"]]
                for t in short_reads)
     assert set(reference) >= {"mean_reward", "pass_hat_k", "mean_budget_fraction", "final_score", "latency", "tasks"}
+
+    # The three numbers go into the reviewer report from their saved score files (taugen report --scores).
+    import json
+
+    from taugen.build.report_html import write_report
+    from taugen.errors import InputError
+
+    saved = []
+    for name, result in (("reference", reference), ("empty", empty), ("seeded", seeded)):
+        saved.append(tmp_path / f"{name}.json")
+        saved[-1].write_text(json.dumps(result), encoding="utf-8")
+    paths = write_report(hard, tmp_path / "report.html", scores=saved)
+    rows = json.loads(paths.json.read_text())["construction_scores"]
+    assert [(r["workspace"], r["final_score"]) for r in rows] == [
+        (reference["workspace"], reference["final_score"]), (empty["workspace"], 0.0),
+        (seeded["workspace"], seeded["final_score"])]
+    html = paths.html.read_text()
+    assert "Construction scores" in html
+    assert f"{counts['decided']} of {counts['conversations']} decided at run time, 0 fallback" in html
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({**empty, "bundle": "banking-hard-9.9.9"}), encoding="utf-8")
+    with pytest.raises(InputError, match="not 'banking-hard"):
+        write_report(hard, tmp_path / "report2.html", scores=[other])
+    (tmp_path / "broken.json").write_text("{", encoding="utf-8")
+    with pytest.raises(InputError, match="not a readable score JSON"):
+        write_report(hard, tmp_path / "report3.html", scores=[tmp_path / "broken.json"])
 
 
 def test_score_subtracts_the_mean_overage_fraction_and_floors_at_zero():

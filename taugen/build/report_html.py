@@ -532,8 +532,40 @@ def load_kill_report(mutants: Path) -> dict[str, Any]:
         raise InputError(f"not a taugen kill report ({type(exc).__name__}: {exc})", path) from None
 
 
+def load_scores(paths: list[Path], bundle_name: str) -> list[dict[str, Any]]:
+    """The construction scores of ``taugen evaluate --save-to`` files, one row per file, in the order given.
+
+    Each row: ``workspace`` (``reference``, ``empty``, ``seeded`` or a folder's label), ``mean_reward``,
+    ``final_score``, ``pass_hat_k`` (``{"1": ...}``), ``mean_budget_fraction``, ``conversations``,
+    ``split``, ``deployment`` and, for the reference oracle, ``reference`` (conversations decided at run
+    time, fallen back, undecided). Issue 12 item 5 asks for the reference, empty and seeded numbers in
+    the reviewer report: they come from evaluation runs, which take minutes, so the report reads their
+    saved scores instead of running them.
+
+    Raises:
+        InputError: a file that is not a score JSON of ``taugen evaluate``, or one scored on another
+            bundle than ``bundle_name`` (a score belongs to the bundle it was measured on).
+    """
+    rows = []
+    for path in paths:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(f"not a readable score JSON: {exc}", path) from None
+        missing = [k for k in ("mean_reward", "final_score", "workspace", "bundle", "conversations")
+                   if not isinstance(data, dict) or k not in data]
+        if missing:
+            raise InputError(f"not a score of taugen evaluate (no {', '.join(missing)})", path)
+        if data["bundle"] != bundle_name:
+            raise InputError(f"scored on bundle {data['bundle']!r}, not {bundle_name!r}", path)
+        rows.append({key: data.get(key) for key in ("workspace", "mean_reward", "final_score", "pass_hat_k",
+                                                     "mean_budget_fraction", "conversations", "split",
+                                                     "deployment", "reference")})
+    return rows
+
+
 def write_report(bundle: Path, out: Path | None = None, mutants: Path | None = None,
-                 against: Path | None = None) -> ReportPaths:
+                 against: Path | None = None, scores: list[Path] | None = None) -> ReportPaths:
     """Write the HTML report and its JSON data for a bundle folder.
 
     Args:
@@ -544,14 +576,18 @@ def write_report(bundle: Path, out: Path | None = None, mutants: Path | None = N
             shows the kill rate per kind and what killed each mutant (:func:`load_kill_report`).
         against: optionally, an earlier bundle folder: the report then shows what changed since it
             and whether scores stay comparable (:func:`taugen.build.diff.diff_bundles`).
+        scores: optionally, score files of ``taugen evaluate --save-to`` on this bundle (the reference,
+            the empty scaffold, the seeded start ...): the report then shows them (:func:`load_scores`).
 
     Raises:
-        InputError: not a bundle, or ``out`` lies inside the bundle (it would break ``SHA256SUMS``).
+        InputError: not a bundle, ``out`` lies inside the bundle (it would break ``SHA256SUMS``), or a
+            score file that is not one or belongs to another bundle.
     """
     name = _bundle_name(bundle)
     html_path = (out or default_report_path(bundle, name)).resolve()
     data = collect_report(bundle, html_path)
     data["mutation"] = load_kill_report(mutants) if mutants is not None else None
+    data["construction_scores"] = load_scores(scores, name) if scores else []
     if against is not None:
         from taugen.build.diff import diff_bundles, read_summary
 
