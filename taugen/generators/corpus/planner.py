@@ -634,20 +634,29 @@ def _plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: _H
             if related(fact, draft) or any(find_surface_form(fact.value, r.text) for r in draft.renditions
                                            if fact.value is not None):
                 continue
-            guarded = held_values + [f.value for f in draft.facts.values() if f.value is not None]
-            audience = hosts.genres[draft.genre].mention_audience
-            text = next((t for t in mention_texts(fact, rng, audience) if (draft.genre, t) not in used
-                         and not any(find_surface_form(value, t) for value in guarded)), None)
-            if text is None:
-                continue
-            used.add((draft.genre, text))
-            hosts.add(draft, Rendition(fact.id, text, "", "voiced", "mention", draft.day), fact)
-            times[fact.id] = times.get(fact.id, 0) + 1
-            wanted -= 1
+            if _mention(fact, draft, rng, hosts, used, held_values, times):
+                wanted -= 1
 
     if preset.mentions_per_fact > 0:
         _top_up_mentions(preset.mentions_per_fact, rng, hosts, owner_of, by_topic, times, used, held_values,
                          related)
+
+
+def _mention(fact: Fact, draft: _Draft, rng: random.Random, hosts: _Hosts, used: set[tuple[str, str]],
+             held_values: list, times: dict[str, int]) -> bool:
+    """Name ``fact`` in passing in ``draft`` with the first mention line (for the genre's audience, in
+    ``rng``'s order) that the genre has not used yet and that states none of ``held_values`` nor any value
+    of a fact the record names; count it in ``used`` and ``times``. False when no line qualifies."""
+    guarded = held_values + [f.value for f in draft.facts.values() if f.value is not None]
+    audience = hosts.genres[draft.genre].mention_audience
+    text = next((t for t in mention_texts(fact, rng, audience) if (draft.genre, t) not in used
+                 and not any(find_surface_form(value, t) for value in guarded)), None)
+    if text is None:
+        return False
+    used.add((draft.genre, text))
+    hosts.add(draft, Rendition(fact.id, text, "", "voiced", "mention", draft.day), fact)
+    times[fact.id] = times.get(fact.id, 0) + 1
+    return True
 
 
 def _top_up_mentions(target: int, rng: random.Random, hosts: _Hosts, owner_of: dict[str, _Draft],
@@ -688,17 +697,9 @@ def _top_up_mentions(target: int, rng: random.Random, hosts: _Hosts, owner_of: d
                 if fact.value is not None and any(find_surface_form(fact.value, r.text) for r in draft.renditions):
                     continue
                 tried += 1
-                guarded = held_values + [f.value for f in draft.facts.values() if f.value is not None]
-                audience = hosts.genres[draft.genre].mention_audience
-                text = next((t for t in mention_texts(fact, rng, audience) if (draft.genre, t) not in used
-                             and not any(find_surface_form(value, t) for value in guarded)), None)
-                if text is None:
-                    continue
-                used.add((draft.genre, text))
-                hosts.add(draft, Rendition(fact.id, text, "", "voiced", "mention", draft.day), fact)
-                times[fact.id] = times.get(fact.id, 0) + 1
-                mentions[id(draft)] += 1
-                break
+                if _mention(fact, draft, rng, hosts, used, held_values, times):
+                    mentions[id(draft)] += 1
+                    break
 
 
 def _choose_contested(pack: Pack, preset: TierPreset, rng: random.Random, held: list[str],
