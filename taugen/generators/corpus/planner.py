@@ -47,9 +47,9 @@ from __future__ import annotations
 import datetime as dt
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from collections.abc import Callable
 from typing import Any
 
 from taugen.authoring.models import Fact
