@@ -18,6 +18,7 @@ from taugen.generators.corpus.vocabulary import (
     VOCABULARY_FILE,
     DomainVocabulary,
     load_vocabulary,
+    strings_in,
     vocabulary_sections,
 )
 
@@ -121,20 +122,9 @@ def test_pack_without_vocabulary_gets_neutral_words(tmp_path):
 def test_neutral_words_name_no_domain():
     """The neutral vocabulary is generic business language: none of the banking words generic code used
     to carry (nor telecom's)."""
-    words = " ".join(_all_strings([section.neutral.model_dump() for section in vocabulary_sections().values()]))
+    words = " ".join(strings_in([section.neutral.model_dump() for section in vocabulary_sections().values()]))
     for word in (*LEAKED_BANKING_WORDS, "card", "store", "roaming", "sim"):
         assert not re.search(rf"\b{re.escape(word)}\b", words, re.IGNORECASE), word
-
-
-def _all_strings(value):
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _all_strings(item)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _all_strings(item)
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -73,7 +73,7 @@ class GenreVocabulary(BaseModel):
     @classmethod
     def _known_placeholders(cls, value: Any, info: ValidationInfo) -> Any:
         allowed = cls.placeholders.get(info.field_name or "", frozenset())
-        for phrase in _strings(value):
+        for phrase in strings_in(value):
             try:
                 names = {name for _text, name, _spec, _conv in string.Formatter().parse(phrase) if name is not None}
             except ValueError as exc:
@@ -95,16 +95,16 @@ def _authoring_words() -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z0-9_])(?:{words})(?![A-Za-z0-9_])", re.IGNORECASE)
 
 
-def _strings(value: Any):
+def strings_in(value: Any):
     """Every string inside ``value`` (nested tuples, lists and mappings), in order."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, Mapping):
         for item in value.values():
-            yield from _strings(item)
+            yield from strings_in(item)
     elif isinstance(value, (list, tuple)):
         for item in value:
-            yield from _strings(item)
+            yield from strings_in(item)
 
 
 class RolePools(GenreVocabulary):
@@ -264,7 +264,7 @@ def load_vocabulary(pack_dir: str | Path) -> DomainVocabulary:
             raise InputError("a vocabulary section must be a mapping of pool name to phrases", path, line, name)
         sections[name] = validate_model(known[name].model, words, path, name, default_line=line)
         for key, value in words.items():
-            authoring = next((found for phrase in _strings(value) if (found := _authoring_words().search(phrase))),
+            authoring = next((found for phrase in strings_in(value) if (found := _authoring_words().search(phrase))),
                              None)
             if authoring is not None:  # it would fail the leakage check once a record says it
                 raise InputError(f"{key}: uses the authoring word {authoring.group(0).lower()!r}, which the "
