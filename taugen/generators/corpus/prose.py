@@ -87,6 +87,12 @@ _GENERIC_SITUATIONS = ("a question the customer could not resolve online", "a fo
 _DOUBLED = re.compile(r"\b([A-Za-z]+)(?:\s+\1\b)+", re.IGNORECASE)
 
 
+def has_doubled_words(text: str) -> bool:
+    """Whether ``text`` writes a word twice in a row (``"one point one one percent"``): a figure whose
+    spoken form does so is drawn again rather than mended, since mending it would change its value."""
+    return _DOUBLED.search(text) is not None
+
+
 def without_doubled_words(text: str) -> str:
     """``text`` with a word written twice in a row kept once (a slot filled with "the Wire Room" after
     "the" gives "the the Wire Room"; "desk" after "the Branch Support desk" gives "desk desk")."""

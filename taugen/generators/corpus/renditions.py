@@ -239,6 +239,32 @@ def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff") -> li
     return [text for text in texts if fact.value is None or find_surface_form(fact.value, text) is None]
 
 
+def framed_text(fact: Fact, value, rng: random.Random, spoken: bool = True) -> tuple[str, str]:
+    """``fact``'s subject with another ``value`` of its type, in one of the frames voiced renditions use
+    (``"For the wire fee, the number is thirty dollars."``), and the value form used: the words a rule's
+    slot has, holding a figure that is not the rule's (a decoy's wrong value, another organisation's
+    figure). ``spoken`` writes the value as a voiced rendition does (``thirty dollars``), otherwise in its
+    canonical form (``$30.00``).
+
+    The subject is worded as cues word it (never sharing a run of five words with the statement), so a
+    record holding the text never restates the statement with another value (K13). Returns ``('', '')``
+    when the fact has no subject or no frame for the value's type, or when no frame carries ``value``
+    without also carrying the fact's own value.
+    """
+    if fact.value is None or value is None or not fact.subject or value.type not in _FRAMES:
+        return "", ""
+    written = rng.choice(value.voiced_forms()) if spoken else value.canonical()
+    frames = list(_FEE_FRAMES if value.type == "money" and fact.category == "fee" else _FRAMES[value.type])
+    rng.shuffle(frames)
+    subject = _subject(fact)
+    for frame in frames:
+        text = frame.format(subject=subject, Subject=subject[:1].upper() + subject[1:], value=written)
+        form = find_surface_form(value, text)
+        if form is not None and find_surface_form(fact.value, text) is None:
+            return text, form
+    return "", ""
+
+
 def decoy_text(fact: Fact, value, rng: random.Random) -> tuple[str, str]:
     """``fact`` stated with the wrong ``value`` (a decoy of a contested fact) and the form used.
 
@@ -248,16 +274,9 @@ def decoy_text(fact: Fact, value, rng: random.Random) -> tuple[str, str]:
     forms = [f for f in value.surface_forms()] if value is not None else []
     if fact.value is None or not forms:
         return "", ""
-    if fact.subject and value.type in _FRAMES:
-        spoken = rng.choice(value.voiced_forms())
-        frames = list(_FRAMES[value.type])
-        rng.shuffle(frames)
-        subject = _subject(fact)
-        for frame in frames:
-            text = frame.format(subject=subject, Subject=subject[:1].upper() + subject[1:], value=spoken)
-            form = find_surface_form(value, text)
-            if form is not None and find_surface_form(fact.value, text) is None:
-                return text, form
+    text, form = framed_text(fact, value, rng)
+    if text:
+        return text, form
     true_form = find_surface_form(fact.value, fact.statement)
     if true_form:
         index = fact.statement.lower().find(true_form.lower())

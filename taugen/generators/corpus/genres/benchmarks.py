@@ -43,13 +43,17 @@ from taugen.authoring.values import (
     PercentValue,
     find_surface_form,
 )
+from taugen.generators.corpus.prose import has_doubled_words
 
 if TYPE_CHECKING:
     from taugen.authoring.models import Fact
     from taugen.generators.corpus.genre import ArtifactPlan, RenderContext
 
-COMPARABLE_CATEGORIES = frozenset({"fee", "fees", "rate", "rates", "limit", "limits", "waiver", "waivers"})
-"""Categories of rules an organisation sets for itself and publishes (a peer has its own figure)."""
+COMPARABLE_CATEGORIES = frozenset({"fee", "fees", "rate", "rates", "limit", "limits", "waiver", "waivers", "deadline",
+                                   "deadlines", "eligibility", "notice"})
+"""Categories of rules an organisation sets for itself and publishes (a peer has its own figure): prices,
+limits and waivers, and the clocks and thresholds of its service (how long a hold lasts, how old an
+account must be, how much notice it gives)."""
 NUMERIC_TYPES = ("money", "percent", "cap", "duration", "count")
 
 
@@ -258,50 +262,106 @@ def comparable(context: RenderContext, fact: Fact, subject: str) -> bool:
         and portable(subject, context)
 
 
+QUOTE_SHARE = 0.5
+"""Share of peers' figures given in the peer's own words: the frame a rule's slot uses, quoted and
+attributed (:func:`peer_quote`), rather than in one of the genre's comparison lines."""
+_QUOTE_LEADS = (
+    '{P} puts it this way: "{Q}"',
+    '{P}\'s own wording, for comparison: "{Q}"',
+    'This is from {P}\'s published terms: "{Q}"',
+    'Here is what {P} tells its customers: "{Q}"',
+    'For comparison, {P}\'s rate sheet says: "{Q}"',
+    'A customer sent us {P}\'s wording: "{Q}"',
+)
+
+
+def names_business(text: str, context: RenderContext) -> bool:
+    """Whether ``text`` names the business, an organisation of the pack or one of the pack's product
+    labels (case-insensitive, whole words): words another organisation would never publish."""
+    names = [context.config.business.name, *(org.name for org in context.config.organisations),
+             *(product.label for product in context.config.products)]
+    return any(re.search(rf"(?i)\b{re.escape(name)}\b", text) for name in names if name)
+
+
+def peer_quote(rng: random.Random, context: RenderContext, fact: Fact, value: Any, peer: str,
+               spoken: bool) -> str:
+    """``peer``'s figure ``value`` for ``fact``'s subject in the peer's own words: a frame a rule's slot
+    uses (:func:`~taugen.generators.corpus.renditions.framed_text`), quoted after a lead that names the
+    peer (``Harper Bank puts it this way: "For the stop payment fee, the number is thirty dollars."``);
+    ``""`` when no frame fits or the wording would name the business, a pack organisation or product."""
+    from taugen.generators.corpus.renditions import framed_text
+
+    text, _form = framed_text(fact, value, rng, spoken=spoken)
+    if not text or names_business(text, context):
+        return ""
+    return rng.choice(_QUOTE_LEADS).format(P=peer, Q=text)
+
+
 def peer_sentences(rng: random.Random, context: RenderContext, fact: Fact, subject: str, peers: list[str],
-                   extra: Iterable[Fact] = (), *, peer_lines: tuple[str, ...], written: str = "") -> list[str]:
-    """One or two sentences (``peer_lines``: ``{P}`` peer, ``{V}`` figure, ``{S}`` subject, written as
-    ``written`` when given, ``this`` beside a record that already names it) giving what other
-    organisations publish for ``fact``'s subject, each figure named with its organisation and equal to no
-    value any fact on the subject ever had (nor any fact of ``extra``, the caller's plan); ``[]`` when the
-    subject is not :func:`comparable` or ``peers`` is empty."""
+                   extra: Iterable[Fact] = (), *, peer_lines: tuple[str, ...], written: str = "",
+                   spoken: bool = False) -> list[str]:
+    """One or two sentences giving what other organisations publish for ``fact``'s subject, each figure
+    named with its organisation and equal to no value any fact on the subject ever had (nor any fact of
+    ``extra``, the caller's plan); ``[]`` when the subject is not :func:`comparable` or ``peers`` is empty.
+
+    A sentence is the peer's own wording (:func:`peer_quote`, :data:`QUOTE_SHARE` of them) or one of
+    ``peer_lines`` (``{P}`` peer, ``{V}`` figure, ``{S}`` subject, written as ``written`` when given,
+    ``this`` beside a record that already names it). ``spoken`` writes figures as voiced renditions
+    write values (``thirty dollars``), else in canonical form (``$30.00``)."""
     if not peers or not comparable(context, fact, subject):
         return []
     avoid = subject_values(context, fact, extra)
+    guarded = _values_among(context, avoid, extra)
     lines = []
     for peer in rng.sample(peers, k=min(len(peers), rng.choice((1, 1, 2)))):
-        value = peer_value(rng, fact, avoid)
-        avoid.add(value.canonical())
-        lines.append(peer_line(rng, peer_lines, peer, value, written or subject))
+        for _ in range(5):  # a spoken figure may hold another's words ("two point five three percent" holds
+            # "three percent") or double one ("one point one one percent"): draw it again
+            value = peer_value(rng, fact, avoid)
+            avoid.add(value.canonical())
+            quote = peer_quote(rng, context, fact, value, peer, spoken) if rng.random() < QUOTE_SHARE else ""
+            line = quote or peer_line(rng, peer_lines, peer, value, written or subject, spoken)
+            if not has_doubled_words(line) and not any(find_surface_form(other, line) for other in guarded):
+                lines.append(line)
+                break
     return lines
 
 
-def peer_line(rng: random.Random, peer_lines: tuple[str, ...], peer: str, value: Any, subject: str) -> str:
-    """One of ``peer_lines`` filled with a peer, its figure (canonical form) and the subject."""
-    return rng.choice(peer_lines).format(P=peer, V=value.canonical(), S=subject)
+def _values_among(context: RenderContext, canonical: set[str], extra: Iterable[Fact] = ()) -> list[Any]:
+    """The typed values of the context's facts and ``extra`` whose canonical form is in ``canonical``."""
+    return [other.value for other in list(getattr(context, "facts", {}).values()) + list(extra)
+            if other.value is not None and other.value.canonical() in canonical]
+
+
+def peer_line(rng: random.Random, peer_lines: tuple[str, ...], peer: str, value: Any, subject: str,
+              spoken: bool = False) -> str:
+    """One of ``peer_lines`` filled with a peer, its figure (a voiced form when ``spoken``, else the
+    canonical form) and the subject."""
+    figure = rng.choice(value.voiced_forms()) if spoken else value.canonical()
+    return rng.choice(peer_lines).format(P=peer, V=figure, S=subject)
 
 
 def grounded_sentences(rng: random.Random, context: RenderContext, fact: Fact, subject: str, peers: list[str],
                        day: Any, extra: Iterable[Fact] = (), *, peer_lines: tuple[str, ...],
                        volume_lines: tuple[str, ...], note_lines: tuple[str, ...],
-                       weights: tuple[float, float] = (0.0, 0.85), written: str = "") -> list[str]:
+                       weights: tuple[float, float] = (0.8, 0.9), written: str = "",
+                       spoken: bool = False) -> list[str]:
     """Sentences a record may write about ``fact``'s subject in the place a rule would take, stating no
     rule of the business: with probability ``weights[0]`` (when the subject is :func:`comparable`)
     :func:`peer_sentences`; below ``weights[1]`` how often customers asked about it (``volume_lines``:
     ``{N}`` count, ``{MONTH}`` a month before ``day``), never one of the subject's values; otherwise a
     working note without a figure (``note_lines``). ``subject`` is the subject as the record writes it
     (``written`` replaces it in the sentence when given: ``this``, beside a title that names it);
-    ``extra`` are facts of the caller's plan (their values are avoided too).
+    ``extra`` are facts of the caller's plan (their values are avoided too); ``spoken`` writes peers'
+    figures as voiced renditions write values.
 
-    Peers' figures are off by default: a slot of a filler holding money where a carrier's slot holds a
-    rule leaves the money only in fillers once the rules are taken out. A genre that quotes peers puts
-    :func:`comparison` beside any slot, a rule's or not, at one rate."""
-    avoid = subject_values(context, fact, extra)
-    guarded = [other.value for other in list(getattr(context, "facts", {}).values()) + list(extra)
-               if other.value is not None and other.value.canonical() in avoid]
+    Peers' figures come first (80% by default): a carrier's slot holds a typed figure in a rule's frame,
+    so a filler's slot does too, attributed to the organisation it belongs to. A genre that quotes peers
+    also puts :func:`comparison` beside any slot, a rule's or not, at one rate."""
+    guarded = _values_among(context, subject_values(context, fact, extra), extra)
     draw = rng.random()
     if draw < weights[0]:
-        lines = peer_sentences(rng, context, fact, subject, peers, extra, peer_lines=peer_lines, written=written)
+        lines = peer_sentences(rng, context, fact, subject, peers, extra, peer_lines=peer_lines, written=written,
+                               spoken=spoken)
         if lines:
             return lines
     if draw < weights[1]:
@@ -324,7 +384,9 @@ def comparison(rng: random.Random, context: RenderContext, fact: Fact | None, su
     not comparable."""
     if fact is None or rng.random() >= chance:
         return ""
-    lines = peer_sentences(rng, context, fact, subject, peers, extra, peer_lines=peer_lines, written=written)
+    spoken = rng.random() < voiced_share(context)
+    lines = peer_sentences(rng, context, fact, subject, peers, extra, peer_lines=peer_lines, written=written,
+                           spoken=spoken)
     return " ".join(line[:1].upper() + line[1:] for line in lines)
 
 
@@ -382,16 +444,18 @@ def grounded_slots(rng: random.Random, context: RenderContext, plan: ArtifactPla
     for fact in subjects[:wanted]:
         subject = (fact.subject or "").strip().rstrip(".")
         subject = subject if len(subject) > 1 and subject[:2].isupper() else subject[:1].lower() + subject[1:]
+        register = "voiced" if rng.random() < share else "canonical"
         lines = grounded_sentences(rng, context, fact, subject, peers, day, plan.facts.values(),
-                                   peer_lines=peer_lines, volume_lines=volume_lines, note_lines=note_lines)
+                                   peer_lines=peer_lines, volume_lines=volume_lines, note_lines=note_lines,
+                                   spoken=register == "voiced")
         text = " ".join(line[:1].upper() + line[1:] for line in lines)
-        slots.append(GroundedSlot(text=text, subject=subject,
-                                  register="voiced" if rng.random() < share else "canonical", fact=fact))
+        slots.append(GroundedSlot(text=text, subject=subject, register=register, fact=fact))
     return slots
 
 
 __all__ = [
     "COMPARABLE_CATEGORIES",
+    "QUOTE_SHARE",
     "GroundedSlot",
     "comparable",
     "comparable_facts",
@@ -399,9 +463,11 @@ __all__ = [
     "current_ids",
     "grounded_sentences",
     "grounded_slots",
+    "names_business",
     "other_subjects",
     "peer_line",
     "peer_names",
+    "peer_quote",
     "peer_sentences",
     "peer_value",
     "plan_peers",

@@ -409,6 +409,11 @@ _PEER_QUESTIONS = (  # the figure is spoken as a rule's voiced value is ("thirty
     "My friend is with {P} and they charge {V} for {S}. What about you?",
     "Heads up, {P} quoted me {V} for {S}. Where are you on that?",
 )
+_PEER_QUOTES = (  # the customer reads out the peer's own wording: the frame a rule's slot uses, quoted
+    '{P}\'s website says: "{Q}" Is it the same with you?',
+    'I have a letter from {P} that says "{Q}" How does yours compare?',
+    '{P} told me, and I wrote it down: "{Q}" What about here?',
+)
 _HISTORY_LINES = (  # counts spoken, as a voiced value is
     "I can see you asked about this on {D} as well.",
     "There's a note on your file from {D}, when this came up before.",
@@ -642,15 +647,19 @@ def history_line(rng: random.Random, plan: ArtifactPlan, context: RenderContext,
 def peer_question(rng: random.Random, plan: ArtifactPlan, context: RenderContext, fact, subject: str,
                   peer: str) -> str:
     """The customer's question quoting ``peer``'s published figure for ``fact``'s subject (a comparable
-    subject: a numeric value of a commercial category, no proper name); the figure equals no
-    value any fact on the subject ever had nor a value of the plan's facts. '' for any other subject."""
+    subject: a numeric value of a commercial category, no proper name), half the time in the peer's own
+    words (the frame a rule's slot uses, quoted); the figure equals no value any fact on the subject ever
+    had nor a value of the plan's facts. '' for any other subject."""
     from taugen.generators.corpus.genres.benchmarks import (
         COMPARABLE_CATEGORIES,
         NUMERIC_TYPES,
+        QUOTE_SHARE,
+        names_business,
         peer_value,
         portable,
         subject_values,
     )
+    from taugen.generators.corpus.renditions import framed_text
 
     if fact is None or not subject or fact.value is None or fact.value.type not in NUMERIC_TYPES \
             or fact.category not in COMPARABLE_CATEGORIES or not portable(subject, context):
@@ -659,7 +668,11 @@ def peer_question(rng: random.Random, plan: ArtifactPlan, context: RenderContext
     guarded = _guarded_values(plan, context, fact)
     for _ in range(10):
         value = peer_value(rng, fact, avoid)
-        line = rng.choice(_PEER_QUESTIONS).format(P=peer, V=rng.choice(value.voiced_forms()), S=subject)
+        quoted = framed_text(fact, value, rng)[0] if rng.random() < QUOTE_SHARE else ""
+        if quoted and not names_business(quoted, context):
+            line = rng.choice(_PEER_QUOTES).format(P=peer, Q=quoted)
+        else:
+            line = rng.choice(_PEER_QUESTIONS).format(P=peer, V=rng.choice(value.voiced_forms()), S=subject)
         if _free(line, guarded):
             return line
         avoid.add(value.canonical())
