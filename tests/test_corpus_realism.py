@@ -394,6 +394,51 @@ def test_records_mention_rules_of_their_topic_by_subject_only(view, manifest):
     assert len({cue["fact_id"] for _, cue in mentions}) >= 300
 
 
+def test_staff_mentions_carry_other_organisations_figures_in_a_rules_frame():
+    """Issue 10 item 3 (one process for carriers and fillers): a filler's slots are mostly mentions, so a
+    mention said among staff carries, at the hard tier's ``mention_figures`` rate, another organisation's
+    figure for the subject, in the frame a rule's slot uses, attributed to that organisation, equal to no
+    value any fact on the subject ever had. Mentions said to a customer carry none; without the knob no
+    mention does."""
+    from taugen.validators.readers import numeric_features
+
+    pack, seed = load_pack(PACK), 2
+    preset = dataclasses.replace(tier("hard"), tasks=45)
+    assert preset.mention_figures == 0.8
+    available = genres()
+    plan = plan_corpus(pack, preset, seed, available)
+    business = pack.config.business.name
+    staff = [(a, r) for a in plan.artifacts for r in a.renditions
+             if r.status == "mention" and available[a.genre].mention_audience == "staff"]
+    assert len(staff) > 300
+    with_figures = []
+    for artifact, rendition in staff:
+        fact = pack.facts[rendition.fact_id]
+        base = next(line for line in mention_texts(fact, random.Random(0), "staff") if rendition.text.startswith(line))
+        rest = rendition.text[len(base):].strip()
+        if not rest:
+            continue
+        with_figures.append(rest)
+        assert " Bank" in rest and business not in rest, rest
+        assert sum(numeric_features(rest)) > 0, rest  # a figure, as the numeric reader counts them
+        subject = " ".join(fact.subject.lower().split())
+        for other in pack.facts.values():  # every version of every fact on the subject
+            if other.value is not None and " ".join((other.subject or "").lower().split()) == subject:
+                assert find_surface_form(other.value, rest) is None, (other.id, rest)
+    # 0.8 of the mentions whose subject another organisation publishes a figure for (a numeric fee, rate,
+    # limit, waiver, deadline, eligibility or notice, no branch or state in its name): 28% measured at seed 2
+    assert 0.2 * len(staff) <= len(with_figures) <= 0.8 * len(staff), (len(with_figures), len(staff))
+    assert any(rest.count('"') == 2 for rest in with_figures)  # some in the peer's own words, quoted
+
+    # Without the knob: bare mention lines, and about as many mentions (a figure only keeps a later mention
+    # of a fact whose value it happens to hold out of that record)
+    bare = plan_corpus(pack, dataclasses.replace(preset, mention_figures=0.0), seed, available)
+    count = sum(1 for a in bare.artifacts for r in a.renditions if r.status == "mention")
+    assert abs(count - sum(1 for a in plan.artifacts for r in a.renditions if r.status == "mention")) <= 0.02 * count
+    assert all(r.text in mention_texts(pack.facts[r.fact_id], random.Random(0), "staff")
+               for a in bare.artifacts for r in a.renditions if r.status == "mention")
+
+
 def test_every_owned_fact_is_talked_about_beyond_its_owner():
     """Issue 10 item 4 (keyword search): the hard tier names each fact a record owns in passing in up to
     ``mentions_per_fact`` (3) other records of its topic, everyone to one mention before anyone gets two,

@@ -47,6 +47,10 @@ class TierPreset:
             up to this many other records of its topic (where they have room), carriers and fillers at
             one rate, so a search on its subject words finds talk about it, not only its owner. 0 adds
             none.
+        mention_figures: share of mentions said among staff that also give another organisation's figure
+            for the subject (see :mod:`taugen.generators.corpus.genres.benchmarks`): a slot that names a
+            rule without stating it holds a typed figure in a rule's frame as a rule's slot does, so
+            fillers (whose slots are mostly mentions) carry amounts, percents and day counts as carriers do.
     """
 
     name: str
@@ -65,6 +69,7 @@ class TierPreset:
     case_kind_share: float = 0.0
     filler_mentions: float = 0.0
     mentions_per_fact: int = 0
+    mention_figures: float = 0.0
 
     def knobs(self) -> dict:
         """The preset as plain data for ``bundle.json``."""
@@ -93,7 +98,8 @@ TIERS: dict[str, TierPreset] = {
     "medium": TierPreset("medium", (2, 2), ("None", "Plain"), 120, "core", 0.3, 0.5, 0.6, 3, 4, "text+image", 0, 0.15,
                          filler_mentions=1.0),
     "hard": TierPreset("hard", (3, 4), ("None", "Plain", "Demanding"), 300, "hard", 0.75, 1.0, 2.2, 12, 8,
-                       "text+image+audio", 3, 1.0, 0.05, filler_mentions=1.0, mentions_per_fact=3),
+                       "text+image+audio", 3, 1.0, 0.05, filler_mentions=1.0, mentions_per_fact=3,
+                       mention_figures=0.8),
 }
 
 

@@ -47,6 +47,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -62,7 +63,8 @@ from taugen.authoring.values import (
     PercentValue,
     find_surface_form,
 )
-from taugen.generators.corpus.genre import CUE_STATUSES, ArtifactPlan, Genre, Rendition, stable_seed
+from taugen.generators.corpus.genre import CUE_STATUSES, ArtifactPlan, Genre, RenderContext, Rendition, stable_seed
+from taugen.generators.corpus.genres.benchmarks import peer_names, peer_sentences
 from taugen.generators.corpus.renditions import canonical_text, cue_text, decoy_text, mention_texts, voiced_text
 from taugen.generators.tiers import MODALITIES, Surface, TierPreset
 
@@ -468,7 +470,7 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
     if preset.filler_mentions > 0 and not policy_owns:
         _plan_mentions(pack, preset, random.Random(stable_seed(seed, preset.name, "mentions")), hosts,
                        owner_of, excluded=set(client_held) | set(contested)
-                       | {route["fact_id"] for route in routes})
+                       | {route["fact_id"] for route in routes}, seed=seed)
 
     # ---- ids, times, plans ------------------------------------------------------------------------------
     counters: dict[str, int] = {}
@@ -580,7 +582,7 @@ class _Hosts:
 
 
 def _plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: _Hosts,
-                   owner_of: dict[str, _Draft], excluded: set[str]) -> None:
+                   owner_of: dict[str, _Draft], excluded: set[str], seed: int = 0) -> None:
     """Give records in cue-capable genres *mentions*: rules of their topic named in passing (subject only).
 
     A filler (with probability ``preset.filler_mentions``) names as many rules as a carrier of its genre
@@ -609,6 +611,7 @@ def _plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: _H
             owned_counts.setdefault(draft.genre, []).append(len(draft.owned()))
     times: dict[str, int] = {}
     used: set[tuple[str, str]] = set()
+    figures = _MentionFigures(pack, preset, seed)
 
     def related(fact: Fact, draft: _Draft) -> bool:
         return fact.id in draft.facts or fact.supersedes in draft.facts or any(
@@ -634,19 +637,75 @@ def _plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: _H
             if related(fact, draft) or any(find_surface_form(fact.value, r.text) for r in draft.renditions
                                            if fact.value is not None):
                 continue
-            if _mention(fact, draft, rng, hosts, used, held_values, times):
+            if _mention(fact, draft, rng, hosts, used, held_values, times, figures):
                 wanted -= 1
 
     if preset.mentions_per_fact > 0:
         _top_up_mentions(preset.mentions_per_fact, rng, hosts, owner_of, by_topic, times, used, held_values,
-                         related)
+                         related, figures)
+
+
+_FIGURE_LINES = ("For comparison, {P} publishes {V} for this.", "{P}'s published terms give {V} for this.",
+                 "Customers keep quoting {P}'s {V} for this.", "{P} lists {V} for the same thing.")
+"""Peers' figures beside a staff mention (``{P}`` peer, ``{V}`` figure): the subject was just named."""
+
+
+_PIECE = re.compile(r'"|(?<=[.!?])\s+')
+"""Where a figure's sentences split into the pieces a reader counts as sentences (a quote is one)."""
+
+
+class _MentionFigures:
+    """Other organisations' figures that a mention said among staff may carry (``preset.mention_figures``
+    of them, where the subject is one a peer publishes a figure for): the sentences follow the mention
+    in the same cue, so the record states them where it names the rule and the manifest holds them.
+
+    Draws come from a generator of their own (seeded from the build seed and tier), so the mention
+    pass draws what it drew before; the peers are eight names drawn once per build, and no figure
+    sentence, nor any quote inside one, is written twice in a build: a mention is planned, so a record
+    drawn again would still repeat it."""
+
+    def __init__(self, pack: Pack, preset: TierPreset, seed: int) -> None:
+        self.share = preset.mention_figures
+        self.rng = random.Random(stable_seed(seed, preset.name, "mention figures"))
+        self.context = RenderContext(config=pack.config, templates=None, build_seed=seed,  # type: ignore[arg-type]
+                                     tier=preset.name, facts=pack.facts)
+        self.voiced_share = preset.voiced_share
+        self.peers: list[str] = []
+        self.used: set[str] = set()
+        if self.share > 0:
+            from faker import Faker
+
+            fake = Faker(pack.config.locale)
+            fake.seed_instance(stable_seed(seed, preset.name, "mention peers"))
+            self.peers = peer_names(self.rng, fake, self.context, 8)
+
+    def beside(self, fact: Fact, draft: _Draft, text: str, guarded: list) -> str:
+        """``text`` (a staff mention of ``fact``) with a peer's figure for the subject after it, or as it
+        was: when the draw says no, the subject has no peer figure, or the figure would state one of
+        ``guarded`` (values the record must not state)."""
+        if self.share <= 0 or self.rng.random() >= self.share:
+            return text
+        for _ in range(5):  # no figure sentence twice in a build ("Hall Bank lists $25.00 for this." fits many)
+            spoken = self.rng.random() < self.voiced_share
+            peers = self.rng.sample(self.peers, k=2)
+            lines = peer_sentences(self.rng, self.context, fact, fact.subject or "", peers, draft.facts.values(),
+                                   peer_lines=_FIGURE_LINES, written="this", spoken=spoken)
+            if not lines:
+                return text
+            pieces = {" ".join(piece.lower().split()) for line in lines for piece in _PIECE.split(line) if piece.strip()}
+            if pieces & self.used or any(find_surface_form(value, line) for value in guarded for line in lines):
+                continue
+            self.used |= pieces
+            return f"{text} " + " ".join(line[:1].upper() + line[1:] for line in lines)
+        return text
 
 
 def _mention(fact: Fact, draft: _Draft, rng: random.Random, hosts: _Hosts, used: set[tuple[str, str]],
-             held_values: list, times: dict[str, int]) -> bool:
+             held_values: list, times: dict[str, int], figures: _MentionFigures | None = None) -> bool:
     """Name ``fact`` in passing in ``draft`` with the first mention line (for the genre's audience, in
     ``rng``'s order) that the genre has not used yet and that states none of ``held_values`` nor any value
-    of a fact the record names; count it in ``used`` and ``times``. False when no line qualifies."""
+    of a fact the record names; count it in ``used`` and ``times``. A mention said among staff may carry
+    a peer's figure for the subject (``figures``). False when no line qualifies."""
     guarded = held_values + [f.value for f in draft.facts.values() if f.value is not None]
     audience = hosts.genres[draft.genre].mention_audience
     text = next((t for t in mention_texts(fact, rng, audience) if (draft.genre, t) not in used
@@ -654,6 +713,8 @@ def _mention(fact: Fact, draft: _Draft, rng: random.Random, hosts: _Hosts, used:
     if text is None:
         return False
     used.add((draft.genre, text))
+    if figures is not None and audience == "staff":
+        text = figures.beside(fact, draft, text, guarded)
     hosts.add(draft, Rendition(fact.id, text, "", "voiced", "mention", draft.day), fact)
     times[fact.id] = times.get(fact.id, 0) + 1
     return True
@@ -661,7 +722,8 @@ def _mention(fact: Fact, draft: _Draft, rng: random.Random, hosts: _Hosts, used:
 
 def _top_up_mentions(target: int, rng: random.Random, hosts: _Hosts, owner_of: dict[str, _Draft],
                      by_topic: dict[str, list[Fact]], times: dict[str, int], used: set[tuple[str, str]],
-                     held_values: list, related: Callable[[Fact, _Draft], bool]) -> None:
+                     held_values: list, related: Callable[[Fact, _Draft], bool],
+                     figures: _MentionFigures | None = None) -> None:
     """Bring every mentionable fact up to ``target`` mentions where records of its topic have room.
 
     A rule a business keeps is talked about in more places than the one that states it; a fact named
@@ -697,7 +759,7 @@ def _top_up_mentions(target: int, rng: random.Random, hosts: _Hosts, owner_of: d
                 if fact.value is not None and any(find_surface_form(fact.value, r.text) for r in draft.renditions):
                     continue
                 tried += 1
-                if _mention(fact, draft, rng, hosts, used, held_values, times):
+                if _mention(fact, draft, rng, hosts, used, held_values, times, figures):
                     mentions[id(draft)] += 1
                     break
 
