@@ -239,7 +239,8 @@ def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff") -> li
     return [text for text in texts if fact.value is None or find_surface_form(fact.value, text) is None]
 
 
-def framed_text(fact: Fact, value, rng: random.Random, spoken: bool = True) -> tuple[str, str]:
+def framed_text(fact: Fact, value, rng: random.Random, spoken: bool = True,
+                subject: str | None = None) -> tuple[str, str]:
     """``fact``'s subject with another ``value`` of its type, in one of the frames voiced renditions use
     (``"For the wire fee, the number is thirty dollars."``), and the value form used: the words a rule's
     slot has, holding a figure that is not the rule's (a decoy's wrong value, another organisation's
@@ -247,7 +248,8 @@ def framed_text(fact: Fact, value, rng: random.Random, spoken: bool = True) -> t
     canonical form (``$30.00``).
 
     The subject is worded as cues word it (never sharing a run of five words with the statement), so a
-    record holding the text never restates the statement with another value (K13). Returns ``('', '')``
+    record holding the text never restates the statement with another value (K13); ``subject`` words it
+    otherwise (another organisation's wording names the subject whole, never "that one"). Returns ``('', '')``
     when the fact has no subject or no frame for the value's type, or when no frame carries ``value``
     without also carrying the fact's own value.
     """
@@ -256,7 +258,7 @@ def framed_text(fact: Fact, value, rng: random.Random, spoken: bool = True) -> t
     written = rng.choice(value.voiced_forms()) if spoken else value.canonical()
     frames = list(_FEE_FRAMES if value.type == "money" and fact.category == "fee" else _FRAMES[value.type])
     rng.shuffle(frames)
-    subject = _subject(fact)
+    subject = subject or _subject(fact)
     for frame in frames:
         text = frame.format(subject=subject, Subject=subject[:1].upper() + subject[1:], value=written)
         form = find_surface_form(value, text)

@@ -135,6 +135,19 @@ def subject_values(context: RenderContext, fact: Fact, extra: Iterable[Fact] = (
     return values
 
 
+def avoided_values(context: RenderContext, fact: Fact, extra: Iterable[Fact] = ()) -> set[str]:
+    """Canonical forms a figure written about ``fact``'s subject in place of a rule must not take: every
+    value of the subject (:func:`subject_values`) and every value any fact of ``fact``'s section has,
+    had or will have (from the context's facts plus ``extra``). A peer's "2 business days" for one wire's
+    delivery time must not equal the business's own hold on another wire in the same topic: a reader
+    who takes the wrong sentence would still be right."""
+    facts: Mapping[str, Fact] = getattr(context, "facts", None) or {}
+    values = subject_values(context, fact, extra)
+    values |= {other.value.canonical() for other in list(facts.values()) + list(extra)
+               if other.value is not None and other.section == fact.section}
+    return values
+
+
 def _step(amount: Decimal) -> Decimal:
     if amount < 10:
         return Decimal("0.25")
@@ -291,7 +304,9 @@ def peer_quote(rng: random.Random, context: RenderContext, fact: Fact, value: An
     ``""`` when no frame fits or the wording would name the business, a pack organisation or product."""
     from taugen.generators.corpus.renditions import framed_text
 
-    text, _form = framed_text(fact, value, rng, spoken=spoken)
+    subject = (fact.subject or "").strip().rstrip(".")
+    subject = subject if subject[:2].isupper() else subject[:1].lower() + subject[1:]
+    text, _form = framed_text(fact, value, rng, spoken=spoken, subject=subject)
     if not text or names_business(text, context):
         return ""
     return rng.choice(_QUOTE_LEADS).format(P=peer, Q=text)
@@ -310,7 +325,7 @@ def peer_sentences(rng: random.Random, context: RenderContext, fact: Fact, subje
     write values (``thirty dollars``), else in canonical form (``$30.00``)."""
     if not peers or not comparable(context, fact, subject):
         return []
-    avoid = subject_values(context, fact, extra)
+    avoid = avoided_values(context, fact, extra)
     guarded = _values_among(context, avoid, extra)
     lines = []
     for peer in rng.sample(peers, k=min(len(peers), rng.choice((1, 1, 2)))):
@@ -357,7 +372,7 @@ def grounded_sentences(rng: random.Random, context: RenderContext, fact: Fact, s
     Peers' figures come first (80% by default): a carrier's slot holds a typed figure in a rule's frame,
     so a filler's slot does too, attributed to the organisation it belongs to. A genre that quotes peers
     also puts :func:`comparison` beside any slot, a rule's or not, at one rate."""
-    guarded = _values_among(context, subject_values(context, fact, extra), extra)
+    guarded = _values_among(context, avoided_values(context, fact, extra), extra)
     draw = rng.random()
     if draw < weights[0]:
         lines = peer_sentences(rng, context, fact, subject, peers, extra, peer_lines=peer_lines, written=written,
@@ -457,6 +472,7 @@ __all__ = [
     "COMPARABLE_CATEGORIES",
     "QUOTE_SHARE",
     "GroundedSlot",
+    "avoided_values",
     "comparable",
     "comparable_facts",
     "comparison",

@@ -334,11 +334,11 @@ class DecisionRegisterGenre(Genre):
         none of the subject's values), or a working note."""
         from taugen.authoring.values import find_surface_form
         from taugen.generators.corpus.genres.benchmarks import (
+            avoided_values,
             comparable_facts,
             peer_names,
             peer_value,
             portable,
-            subject_values,
         )
 
         subject = _subject_of(fact)
@@ -347,7 +347,7 @@ class DecisionRegisterGenre(Genre):
                  for text in rng.sample(_ALTERNATIVES, k=rng.randint(1, 2))]
         if rng.random() < 0.3:
             block.append({"status": "Proposal", "text": rng.choice(_OPEN).format(**values), "facts": []})
-        avoid = subject_values(context, fact, plan.facts.values())
+        avoid = avoided_values(context, fact, plan.facts.values())
         guarded = [f.value for f in plan.facts.values() if f.value is not None] + [
             other.value for other in context.facts.values() if other.value is not None
             and other.value.canonical() in avoid]

@@ -55,12 +55,12 @@ from taugen.generators.corpus.genre import (
     shown_as_history,
 )
 from taugen.generators.corpus.genres.benchmarks import (
+    avoided_values,
     comparable_facts,
     month_and_year,
     peer_names,
     peer_value,
     portable,
-    subject_values,
     topic_subjects,
 )
 from taugen.generators.corpus.genres.workplace import (
@@ -394,7 +394,7 @@ class KnowledgeBaseArchiveGenre(Genre):
         subject = lower_first((fact.subject or "").strip().rstrip("."))
         values = {"S": subject, "Item": upper_first(re.sub(r"^(the|a|an)\s+", "", subject, flags=re.IGNORECASE)),
                   **context.vocabulary.common.terms()}
-        avoid = subject_values(context, fact, plan.facts.values())
+        avoid = avoided_values(context, fact, plan.facts.values())
         guarded = [other.value for other in context.facts.values() if other.value is not None
                    and other.value.canonical() in avoid]
         lines = []

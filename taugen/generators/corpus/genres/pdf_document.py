@@ -739,11 +739,11 @@ def _subject_items(rng, plan: ArtifactPlan, context: RenderContext, day: dt.date
     products label, or ''); ``[]`` when the context has no facts."""
     from taugen.authoring.values import find_surface_form
     from taugen.generators.corpus.genres.benchmarks import (
+        avoided_values,
         comparable_facts,
         peer_names,
         peer_value,
         portable,
-        subject_values,
         topic_subjects,
     )
 
@@ -760,7 +760,7 @@ def _subject_items(rng, plan: ArtifactPlan, context: RenderContext, day: dt.date
     items = []
     for fact in subjects[:wanted]:
         subject = _lower_first((fact.subject or "").strip().rstrip("."))
-        avoid = subject_values(context, fact, plan.facts.values())
+        avoid = avoided_values(context, fact, plan.facts.values())
         guarded = [other.value for other in context.facts.values() if other.value is not None
                    and other.value.canonical() in avoid]
         draw = rng.random()

@@ -70,10 +70,10 @@ from taugen.generators.corpus.genre import (
 )
 from taugen.generators.corpus.genres.benchmarks import (
     COMPARABLE_CATEGORIES,
+    avoided_values,
     comparable_facts,
     peer_names,
     peer_value,
-    subject_values,
 )
 from taugen.validators.findings import Finding, error, warning
 
@@ -686,7 +686,7 @@ class SpreadsheetGenre(Genre):
                        if d is not None and context.config.history_start <= d <= plan.start.date()}) \
             or [min(context.config.history_start, plan.start.date())]
         for fact in subjects:
-            avoid = subject_values(context, fact, plan.facts.values())
+            avoid = avoided_values(context, fact, plan.facts.values())
             for peer in rng.sample(peers, k=min(len(peers), rng.choice((1, 1, 2, 2, 3)))):
                 value = peer_value(rng, fact, avoid)
                 avoid.add(value.canonical())

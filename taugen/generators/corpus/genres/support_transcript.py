@@ -605,11 +605,11 @@ def _pick(rng: random.Random, pool, brief: bool = False, limit: int = 64):
 def _guarded_values(plan: ArtifactPlan, context: RenderContext, fact) -> list:
     """Values a slot's grounded figure must not equal: every value the plan's facts have, and every value
     any version of ``fact``'s subject ever had."""
-    from taugen.generators.corpus.genres.benchmarks import subject_values
+    from taugen.generators.corpus.genres.benchmarks import avoided_values
 
     values = [f.value for f in plan.facts.values() if f.value is not None]
     if fact is not None:
-        avoid = subject_values(context, fact, plan.facts.values())
+        avoid = avoided_values(context, fact, plan.facts.values())
         values += [other.value for other in (getattr(context, "facts", None) or {}).values()
                    if other.value is not None and other.value.canonical() in avoid]
     return values
@@ -654,21 +654,21 @@ def peer_question(rng: random.Random, plan: ArtifactPlan, context: RenderContext
         COMPARABLE_CATEGORIES,
         NUMERIC_TYPES,
         QUOTE_SHARE,
+        avoided_values,
         names_business,
         peer_value,
         portable,
-        subject_values,
     )
     from taugen.generators.corpus.renditions import framed_text
 
     if fact is None or not subject or fact.value is None or fact.value.type not in NUMERIC_TYPES \
             or fact.category not in COMPARABLE_CATEGORIES or not portable(subject, context):
         return ""
-    avoid = subject_values(context, fact, plan.facts.values())
+    avoid = avoided_values(context, fact, plan.facts.values())
     guarded = _guarded_values(plan, context, fact)
     for _ in range(10):
         value = peer_value(rng, fact, avoid)
-        quoted = framed_text(fact, value, rng)[0] if rng.random() < QUOTE_SHARE else ""
+        quoted = framed_text(fact, value, rng, subject=subject)[0] if rng.random() < QUOTE_SHARE else ""
         if quoted and not names_business(quoted, context):
             line = rng.choice(_PEER_QUOTES).format(P=peer, Q=quoted)
         else:
