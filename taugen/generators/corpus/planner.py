@@ -660,7 +660,8 @@ class _MentionFigures:
     in the same cue, so the record states them where it names the rule and the manifest holds them.
 
     Draws come from a generator of their own (seeded from the build seed and tier), so the mention
-    pass draws what it drew before; the peers are eight names drawn once per build, and no figure
+    pass's own generator draws what it drew before (a figure only keeps a later mention of a fact whose
+    value it holds out of that record); the peers are eight names drawn once per build, and no figure
     sentence, nor any quote inside one, is written twice in a build: a mention is planned, so a record
     drawn again would still repeat it."""
 

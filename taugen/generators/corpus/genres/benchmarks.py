@@ -316,8 +316,9 @@ def peer_sentences(rng: random.Random, context: RenderContext, fact: Fact, subje
                    extra: Iterable[Fact] = (), *, peer_lines: tuple[str, ...], written: str = "",
                    spoken: bool = False) -> list[str]:
     """One or two sentences giving what other organisations publish for ``fact``'s subject, each figure
-    named with its organisation and equal to no value any fact on the subject ever had (nor any fact of
-    ``extra``, the caller's plan); ``[]`` when the subject is not :func:`comparable` or ``peers`` is empty.
+    named with its organisation and equal to none of :func:`avoided_values` (any value of the subject or
+    of the section, nor of ``extra``, the caller's plan) nor holding one's words; ``[]`` when the subject
+    is not :func:`comparable` or ``peers`` is empty.
 
     A sentence is the peer's own wording (:func:`peer_quote`, :data:`QUOTE_SHARE` of them) or one of
     ``peer_lines`` (``{P}`` peer, ``{V}`` figure, ``{S}`` subject, written as ``written`` when given,
