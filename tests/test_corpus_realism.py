@@ -396,15 +396,15 @@ def test_records_mention_rules_of_their_topic_by_subject_only(view, manifest):
 
 def test_staff_mentions_carry_other_organisations_figures_in_a_rules_frame():
     """Issue 10 item 3 (one process for carriers and fillers): a filler's slots are mostly mentions, so a
-    mention said among staff carries, at the hard tier's ``mention_figures`` rate, another organisation's
+    mention said among staff carries, at the ``mention_figures`` rate, another organisation's
     figure for the subject, in the frame a rule's slot uses, attributed to that organisation, equal to no
     value any fact on the subject ever had. Mentions said to a customer carry none; without the knob no
     mention does."""
     from taugen.validators.readers import numeric_features
 
     pack, seed = load_pack(PACK), 2
-    preset = dataclasses.replace(tier("hard"), tasks=45)
-    assert preset.mention_figures == 0.8
+    # off in the hard preset for now (longer issue-tracker exports repeat stock sentences at seeds 2 and 3)
+    preset = dataclasses.replace(tier("hard"), tasks=45, mention_figures=0.8)
     available = genres()
     plan = plan_corpus(pack, preset, seed, available)
     business = pack.config.business.name

@@ -51,6 +51,8 @@ class TierPreset:
             for the subject (see :mod:`taugen.generators.corpus.genres.benchmarks`): a slot that names a
             rule without stating it holds a typed figure in a rule's frame as a rule's slot does, so
             fillers (whose slots are mostly mentions) carry amounts, percents and day counts as carriers do.
+            0 in every preset for now: at 0.8 the longer issue-tracker exports repeat stock sentences across
+            long documents at hard seeds 2 and 3 and the build fails its repetition gate (issue 10).
     """
 
     name: str
@@ -99,7 +101,7 @@ TIERS: dict[str, TierPreset] = {
                          filler_mentions=1.0),
     "hard": TierPreset("hard", (3, 4), ("None", "Plain", "Demanding"), 300, "hard", 0.75, 1.0, 2.2, 12, 8,
                        "text+image+audio", 3, 1.0, 0.05, filler_mentions=1.0, mentions_per_fact=3,
-                       mention_figures=0.8),
+                       mention_figures=0.0),
 }
 
 
