@@ -297,19 +297,22 @@ def names_business(text: str, context: RenderContext) -> bool:
 
 
 def peer_quote(rng: random.Random, context: RenderContext, fact: Fact, value: Any, peer: str,
-               spoken: bool) -> str:
+               spoken: bool, *, subject: str = "", leads: tuple[str, ...] = _QUOTE_LEADS) -> str:
     """``peer``'s figure ``value`` for ``fact``'s subject in the peer's own words: a frame a rule's slot
-    uses (:func:`~taugen.generators.corpus.renditions.framed_text`), quoted after a lead that names the
-    peer (``Harper Bank puts it this way: "For the stop payment fee, the number is thirty dollars."``);
-    ``""`` when no frame fits or the wording would name the business, a pack organisation or product."""
+    uses (:func:`~taugen.generators.corpus.renditions.framed_text`), quoted in one of ``leads`` (``{P}``
+    peer, ``{Q}`` quote; by default staff's, ``Harper Bank puts it this way: "For the stop payment fee,
+    the number is thirty dollars."``). ``subject`` is the subject as the record writes it (default: the
+    fact's, first letter in lower case unless an acronym). ``""`` when no frame fits or the wording would
+    name the business, a pack organisation or product."""
     from taugen.generators.corpus.renditions import framed_text
 
-    subject = (fact.subject or "").strip().rstrip(".")
-    subject = subject if subject[:2].isupper() else subject[:1].lower() + subject[1:]
+    if not subject:
+        subject = (fact.subject or "").strip().rstrip(".")
+        subject = subject if subject[:2].isupper() else subject[:1].lower() + subject[1:]
     text, _form = framed_text(fact, value, rng, spoken=spoken, subject=subject)
     if not text or names_business(text, context):
         return ""
-    return rng.choice(_QUOTE_LEADS).format(P=peer, Q=text)
+    return rng.choice(leads).format(P=peer, Q=text)
 
 
 def peer_sentences(rng: random.Random, context: RenderContext, fact: Fact, subject: str, peers: list[str],

@@ -655,11 +655,10 @@ def peer_question(rng: random.Random, plan: ArtifactPlan, context: RenderContext
         NUMERIC_TYPES,
         QUOTE_SHARE,
         avoided_values,
-        names_business,
+        peer_quote,
         peer_value,
         portable,
     )
-    from taugen.generators.corpus.renditions import framed_text
 
     if fact is None or not subject or fact.value is None or fact.value.type not in NUMERIC_TYPES \
             or fact.category not in COMPARABLE_CATEGORIES or not portable(subject, context):
@@ -668,11 +667,9 @@ def peer_question(rng: random.Random, plan: ArtifactPlan, context: RenderContext
     guarded = _guarded_values(plan, context, fact)
     for _ in range(10):
         value = peer_value(rng, fact, avoid)
-        quoted = framed_text(fact, value, rng, subject=subject)[0] if rng.random() < QUOTE_SHARE else ""
-        if quoted and not names_business(quoted, context):
-            line = rng.choice(_PEER_QUOTES).format(P=peer, Q=quoted)
-        else:
-            line = rng.choice(_PEER_QUESTIONS).format(P=peer, V=rng.choice(value.voiced_forms()), S=subject)
+        line = peer_quote(rng, context, fact, value, peer, True, subject=subject, leads=_PEER_QUOTES) \
+            if rng.random() < QUOTE_SHARE else ""
+        line = line or rng.choice(_PEER_QUESTIONS).format(P=peer, V=rng.choice(value.voiced_forms()), S=subject)
         if _free(line, guarded):
             return line
         avoid.add(value.canonical())
