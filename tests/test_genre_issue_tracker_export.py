@@ -118,3 +118,27 @@ def test_validate_flags_broken_exports(context):
 
     assert {"changelog_out_of_order", "event_outside_issue"} & broken(early_history)
     assert "no_issues" in codes(with_data(artifact, b'{"issues": []}'))
+
+
+def test_stock_lines_of_eight_words_do_not_repeat_across_exports(context):
+    # Long exports hold many issues, and the realism gate fails a hard build when a sentence of eight words
+    # or more is in two long documents of a genre: a stock line that long names its own issue's details.
+    from taugen.validators.realism import MIN_WORDS, sentences
+
+    genre = get_genre(GENRE)
+    owners: dict[str, set[int]] = {}
+    issues = 0
+    for index in range(40):
+        artifact = genre.render(make_plan(index, ids=IDS, variant=genre.variants[index % 2]), context)
+        document = json.loads(artifact.files[0].data)
+        rules = " | ".join(" ".join(sentences(r.text)) for r in artifact.renditions)
+        for issue in document["issues"]:
+            issues += 1
+            background = issue["fields"]["description"].split("\n\n")[0]
+            assert background.startswith("Background:")
+            for sentence in sentences(background):
+                if sentence.count(" ") + 1 >= MIN_WORDS and sentence not in rules:
+                    owners.setdefault(sentence, set()).add(index)
+    assert issues >= 80
+    repeated = {s: sorted(o) for s, o in owners.items() if len(o) > 1}
+    assert not repeated, list(repeated.items())[:3]

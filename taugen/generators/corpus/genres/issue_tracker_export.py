@@ -56,6 +56,7 @@ from taugen.generators.corpus.genres.benchmarks import (
     GroundedSlot,
     comparison,
     grounded_sentences,
+    month_and_year,
     other_subjects,
     plan_peers,
     voiced_share,
@@ -97,19 +98,23 @@ _TOPIC_SUMMARIES = ("Refresh the {T} FAQ layout", "Move {T} guidance into the kn
 _GENERIC_SUBJECTS = ("the {T} help pages", "the {T} letters", "the {T} section of the call guide",
                      "{T} complaints", "the {T} FAQ", "the {T} chat macros")
 # {site}: where the business serves customers in person, the domain's word (CommonWords)
-_BACKGROUND = ("Agents have been giving different answers on this and complaints picked it up.",
-               "The content in {A} predates the latest policy review.",
-               "Raised after a {site} escalation; the wording customers see should match our terms.",
-               "Part of the quarterly content review for {T}.", "Housekeeping item from the last {T} review.",
-               "Requested by the contact centre leads.", "Needed before the next round of training.",
-               "Follow-up from the audit walkthrough.")
+_BACKGROUND = ("Agents gave different answers on this; complaints picked it up in {REF}.",
+               "The content in {A} predates the policy review of {MONTH} ({REF}).",
+               "Raised after a {site} escalation ({REF}); the wording customers see should match our terms.",
+               "Part of the {QUARTER} content review for {T}, tracked in {REF}.",
+               "Housekeeping item from the {MONTH} {T} review ({REF}).", "Requested by the contact centre leads.",
+               "Needed before the {MONTH} round of training; see {REF}.",
+               "Follow-up from the audit walkthrough.", "{WHO} asked for this after the {MONTH} team huddle.")
+"""How an issue came up. A stock line of eight words or more names something of its own issue (a linked
+issue, a month, a person): long exports hold many issues, and the realism gate allows no long sentence
+in two long documents of a genre."""
 _CRITERIA = ("The wording in {A} matches the approved text exactly", "Compliance has signed off the change",
              "Contact centre leads are briefed", "The old wording is removed everywhere it appears",
              "Change is recorded in the content log", "Content team has reviewed the page", "Links are checked",
              "Owners are agreed and recorded", "Team leads are told where to find it")
 _DETAILS = ("Details:", "Reference:", "For the change:")
 """The heading of the description's slot, whatever it holds (a rule, a peer's figure, a count, a note)."""
-_WAITING = ("Details to follow in the comments.", "The policy owner will add the details below.")
+_WAITING = ("Details to follow in the comments.", "{WHO} will add the details below.")
 _COMMENTS = {  # by the issue's status when the comment is written
     "To Do": ("Picked this up, will have a draft for review shortly.", "Looking into this now.",
               "Bumping this, the contact centre asked again."),
@@ -281,13 +286,18 @@ class IssueTrackerExportGenre(Genre):
             where: dict[str, str] = {}
             slot_items = renditions or ([about] if about is not None else [])
             described = [r for r in slot_items if r not in issue["in_comment"]]
-            background = rng.choice(_BACKGROUND).format(A=asset, T=topic, **terms)
-            # the background often says how the subject came up (a rule's issue or not alike)
+            raised = created.date() - dt.timedelta(days=rng.randint(3, 80))
+            background = rng.choice(_BACKGROUND).format(
+                A=asset, T=topic, REF=f"{project}-{rng.randint(40, max(41, issue_number - 1))}",
+                MONTH=month_and_year(raised), QUARTER=f"Q{(raised.month - 1) // 3 + 1} {raised.year}",
+                WHO=rng.choice(people).first, **terms)
+            # the background often says how the subject came up (a rule's issue or not alike); never as a
+            # working note, which written with "this" for the subject is the same sentence in every export
             fact = plan.facts.get(renditions[0].fact_id) if renditions else about
             if fact is not None and rng.random() < 0.6:
                 background += " " + " ".join(upper_first(line) for line in grounded_sentences(
                     rng, context, fact, subject, peers, created.date(), plan.facts.values(), peer_lines=_PEER_LINES,
-                    volume_lines=_VOLUME_LINES, note_lines=_NOTE_LINES, written="this"))
+                    volume_lines=_VOLUME_LINES, note_lines=_NOTE_LINES, written="this", weights=(0.8, 1.0)))
             description = [f"Background:\n{background}"]
             if described:
                 wording = []
@@ -301,7 +311,7 @@ class IssueTrackerExportGenre(Genre):
                         wording.append(grounded[id(item)])
                 description.append(rng.choice(_DETAILS) + "\n" + "\n".join(wording))
             elif slot_items:
-                description.append(rng.choice(_WAITING))
+                description.append(rng.choice(_WAITING).format(WHO=policy_owner.first))
             criteria = rng.sample(_CRITERIA, k=rng.randint(2, 3))
             description.append("Acceptance criteria:\n" + "\n".join(f"* {c.format(A=asset)}" for c in criteria))
 
