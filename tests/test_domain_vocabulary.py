@@ -178,3 +178,33 @@ def test_bundle_documents_describe_the_packs_business(template):
     source = environment.loader.get_source(environment, template)[0]
     assert not re.search(r"\bbank\b", source)
     assert "{{ business" in source
+
+
+def test_by_section_pools_name_only_the_packs_sections():
+    """Every ``*_by_section`` key of the built-in packs is a section of their domain.yaml (a misspelt id
+    would silently give that section the neutral words)."""
+    from taugen.authoring.pack import load_pack
+
+    for pack_dir in (BANKING_PACK, TELECOM_PACK):
+        ids = [section.id for section in load_pack(pack_dir).config.sections]
+        vocabulary = load_vocabulary(pack_dir, ids)
+        keyed = [pool for section in vocabulary.sections.values() for name, pool in section
+                 if name.endswith("_by_section")]
+        assert keyed and all(set(pool) <= set(ids) for pool in keyed), pack_dir.name
+
+
+def test_lint_refuses_a_by_section_key_that_is_not_a_section(tmp_path, cli):
+    pack = tmp_path / "telecom"
+    shutil.copytree(TELECOM_PACK, pack)
+    path = pack / VOCABULARY_FILE
+    text = path.read_text(encoding="utf-8")
+    assert "\n    billing:\n" in text
+    path.write_text(text.replace("\n    billing:\n", "\n    biling:\n", 1), encoding="utf-8")
+    line = path.read_text(encoding="utf-8").splitlines().index("    biling:") + 1
+    result = cli("lint", pack)
+    assert result.exit_code == 2, (result.stdout, result.stderr)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and f"vocabulary.yaml:{line}:" in lines[0]
+    assert "'biling' is not a section of domain.yaml (sections: " in lines[0]
+    # without the pack's sections (a genre test's context) the same file still loads
+    assert load_vocabulary(pack).source == path

@@ -146,7 +146,7 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
     stages = _Stages(progress)
     with stages.stage("authoring"):
         pack = load_pack(resolve_pack(domain))
-        vocabulary = load_vocabulary(pack.directory)
+        vocabulary = load_vocabulary(pack.directory, [section.id for section in pack.config.sections])
         definition = load_domain(pack.config, str(pack.directory / "domain.yaml"))
     destination = out / bundle_name(pack, preset)
     check_destination(destination)
@@ -363,7 +363,7 @@ def _with_report(files: BundleFiles, findings: list[Finding], name: str) -> Bund
 def load_pack_only(directory: str | Path) -> tuple[Pack, list[str]]:
     """Load a pack and check its problems' facts, for ``taugen lint``; returns the pack and notes."""
     pack = load_pack(directory)
-    load_vocabulary(pack.directory)  # its errors are the pack's too
+    load_vocabulary(pack.directory, [section.id for section in pack.config.sections])  # its errors are the pack's too
     from taugen.generators.tasks import check_problem_facts
 
     definition = load_domain(pack.config, str(pack.directory / "domain.yaml"))

@@ -37,7 +37,7 @@ from __future__ import annotations
 import functools
 import re
 import string
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
@@ -228,8 +228,12 @@ NEUTRAL_VOCABULARY = DomainVocabulary()
 """A vocabulary with no section of its own: every genre speaks in its neutral words."""
 
 
-def load_vocabulary(pack_dir: str | Path) -> DomainVocabulary:
+def load_vocabulary(pack_dir: str | Path, section_ids: Iterable[str] | None = None) -> DomainVocabulary:
     """Read and check ``<pack_dir>/vocabulary.yaml``; a pack without one gets the neutral vocabulary.
+
+    ``section_ids`` are the pack's policy sections (``domain.yaml`` ``sections``): when given, every key of
+    a pool whose name ends in ``_by_section`` must be one of them (a misspelt section id would otherwise
+    silently fall back to the neutral words).
 
     Returns:
         a :class:`DomainVocabulary` whose ``sections`` are the file's, each validated by its model.
@@ -237,7 +241,8 @@ def load_vocabulary(pack_dir: str | Path) -> DomainVocabulary:
     Raises:
         InputError: one line, ``vocabulary.yaml:LINE: SECTION: what is wrong``: not a mapping, a section
             no genre declares, an unknown or missing key, an empty pool, a pair that is not two phrases,
-            an unknown placeholder; or the YAML itself is unsafe or malformed.
+            an unknown placeholder, a ``*_by_section`` key that is not a section id of ``section_ids``; or
+            the YAML itself is unsafe or malformed.
     """
     from taugen.authoring.pack import inside_pack, validate_model
     from taugen.authoring.yaml_lines import LineDict, load_yaml
@@ -269,6 +274,12 @@ def load_vocabulary(pack_dir: str | Path) -> DomainVocabulary:
             if authoring is not None:  # it would fail the leakage check once a record says it
                 raise InputError(f"{key}: uses the authoring word {authoring.group(0).lower()!r}, which the "
                                  "leakage check refuses in delivered records", path, words.line_of(key), name)
+            if section_ids is not None and key.endswith("_by_section") and isinstance(value, LineDict):
+                allowed = set(section_ids)
+                for section in value:
+                    if section not in allowed:
+                        raise InputError(f"{key}: '{section}' is not a section of domain.yaml (sections: "
+                                         f"{', '.join(sorted(allowed))})", path, value.line_of(section), name)
     return DomainVocabulary(sections=sections, source=path)
 
 
