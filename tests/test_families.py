@@ -168,12 +168,13 @@ def test_policy_refuses_a_dated_request_on_the_wrong_side_of_its_window(banking)
 
     pack, domain, world, _ = banking
     rule = next(r for r in FAMILY_RULES if r.name == "family_window")
-    topic = binding(pack).topic(pack.facts["check_fraud_claim_window"])
+    bound = binding(pack)  # one binding: building it reads every fact's subject (a fifth of a second)
+    topic = bound.topic(pack.facts["check_fraud_claim_window"])
 
     class Facts(PackFacts):
         def topic(self, fact_id):
             fact = self.pack.facts[fact_id]
-            found = binding(pack).topic(fact) if fact.value is not None else None
+            found = bound.topic(fact) if fact.value is not None else None
             return found.topic_id if found else None
 
     account = next(a for a in world.accounts.values() if a.product in topic.products and a.status == "open")
@@ -219,11 +220,12 @@ def test_procedure_steps_are_recorded_in_the_facts_order_and_a_swap_changes_the_
     assert after.certificate.gold_hash != record.certificate.gold_hash
 
     rule = next(r for r in FAMILY_RULES if r.name == "family_procedure")
+    bound = binding(pack)  # one binding: building it reads every fact's subject (a fifth of a second)
 
     class Facts(PackFacts):
         def topic(self, fact_id):
             found = self.pack.facts[fact_id]
-            topic_found = binding(pack).topic(found) if found.value is not None else None
+            topic_found = bound.topic(found) if found.value is not None else None
             return topic_found.topic_id if topic_found else None
 
     context = PolicyContext(state=world, facts=Facts(pack), now=pack.now)
