@@ -6,6 +6,7 @@ Not a test: a sweep for "every seed builds". Run from the repository root, one b
     python scripts/seed_sweep.py --seeds 0-19 --tiers hard                     # banking
     python scripts/seed_sweep.py --domains banking telecom --seeds 0-4 --tiers easy medium hard
     python scripts/seed_sweep.py --seeds 1,2,3,7 --pack /tmp/my-pack --json sweep.jsonl
+    python scripts/seed_sweep.py --seeds 6-19 --tasks 45 --no-readers   # the corpus gates, as CI's sample
 
 Each line is ``<domain> <tier> seed <n>  PASS|FAIL  <seconds> s  <tokens> tokens  probe <AUC>  redraws
 <corpus>/<records>  [<check>/<code> <subject>: <message>]``: the probe AUC, how often the build re-drew
@@ -55,8 +56,10 @@ def parse_seeds(text: str) -> list[int]:
     return sorted(seeds)
 
 
-def sweep_one(domain: str, tier_name: str, seed: int, keep: Path | None) -> dict:
-    """Build one bundle; return ``{domain, tier, seed, ok, seconds, tokens, errors, first, realism}``.
+def sweep_one(domain: str, tier_name: str, seed: int, keep: Path | None, tasks: int | None = None,
+              readers: bool = True) -> dict:
+    """Build one bundle (``tasks`` tasks, default the tier's; the strong readers unless ``readers`` is
+    False); return ``{domain, tier, seed, ok, seconds, tokens, errors, first, realism}``.
 
     ``first`` is the first error finding as ``check/code subject: message`` ('' when the build passed);
     ``errors`` counts error findings by ``check/code``. A bad pack (InputError) is a failure whose
@@ -66,7 +69,8 @@ def sweep_one(domain: str, tier_name: str, seed: int, keep: Path | None) -> dict
     started = time.perf_counter()
     record = {"domain": domain, "tier": tier_name, "seed": seed}
     try:
-        result = build(domain, tier_name, seed=seed, out=out / f"{Path(domain).name}-{tier_name}-{seed}")
+        result = build(domain, tier_name, seed=seed, out=out / f"{Path(domain).name}-{tier_name}-{seed}",
+                       tasks=tasks, readers=readers)
     except InputError as exc:
         if keep is None:
             shutil.rmtree(out, ignore_errors=True)
@@ -109,13 +113,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tiers", nargs="+", default=["hard"], choices=["easy", "medium", "hard"])
     parser.add_argument("--keep", type=Path, help="keep the bundles under this folder")
     parser.add_argument("--json", type=Path, help="append one JSON object per build to this file")
+    parser.add_argument("--tasks", type=int, help="tasks per bundle (default: the tier's; the tests use 45)")
+    parser.add_argument("--no-readers", action="store_true", help="skip the strong readers (report only)")
     args = parser.parse_args(argv)
     domains = [args.pack] if args.pack else args.domains
     failed = 0
     for domain in domains:
         for tier_name in args.tiers:
             for seed in args.seeds:
-                record = sweep_one(domain, tier_name, seed, args.keep)
+                record = sweep_one(domain, tier_name, seed, args.keep, args.tasks, not args.no_readers)
                 failed += not record["ok"]
                 print(line(record), flush=True)
                 if args.json:
