@@ -369,3 +369,45 @@ def test_fact_voiced_renditions_must_state_the_value():
 def test_fact_statement_white_space_is_folded():
     fact = _fact("The example fee\n   is $35.00   per item. ", {"type": "money", "amount": "35.00"})
     assert fact.statement == "The example fee is $35.00 per item."
+
+
+def test_cached_forms_are_the_forms_of_each_value_as_written():
+    """Forms are cached per value object and number words per type and exact text (equal numbers of other
+    types or precision never share an entry); a caller that edits a returned list changes nothing cached."""
+    from num2words import num2words
+
+    from taugen.authoring.values import _words
+
+    assert _words(Decimal("2.5")) == "two point five"
+    assert _words(Decimal("2.50")) == num2words(Decimal("2.50"), lang="en").replace(",", "")
+    assert _words(1) == "one" and _words(Decimal("1.0")) == num2words(Decimal("1.0"), lang="en")
+    fee = MoneyValue(amount=Decimal("30.00"))
+    forms = fee.surface_forms()
+    forms.append("$999")
+    assert "$999" not in fee.surface_forms() and "$30.00" in fee.surface_forms()
+    other = MoneyValue(amount=Decimal("35.00"))
+    assert find_surface_form(other, "a fee of $35") == "$35" and find_surface_form(fee, "a fee of $35") is None
+
+
+def test_the_fact_index_answers_as_a_walk_over_every_fact():
+    """subject_values, avoided_values and values_among look facts up in an index of the context's facts;
+    with a plan fact that is not one of them they walk every fact. Both give the same answer for every
+    fact of the banking pack."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from taugen.authoring.pack import load_pack
+    from taugen.generators.corpus.genres import benchmarks
+
+    pack = load_pack(Path(benchmarks.__file__).resolve().parents[3] / "facts" / "banking")
+    context = SimpleNamespace(facts=pack.facts)
+    superseding = [f for f in pack.facts.values() if f.supersedes]
+    assert superseding and benchmarks._index(pack.facts, []) is not None
+    for fact in pack.facts.values():
+        walk = [fact.model_copy()]  # equal to a fact of the pack, but not the same object: no index
+        assert benchmarks._index(pack.facts, walk) is None
+        assert benchmarks.subject_values(context, fact, [fact]) == benchmarks.subject_values(context, fact, walk)
+        avoided = benchmarks.avoided_values(context, fact, [fact])
+        assert avoided == benchmarks.avoided_values(context, fact, walk)
+        assert benchmarks.values_among(context, avoided) == benchmarks.values_among(context, avoided, walk)[:-1] \
+            or fact.value is None

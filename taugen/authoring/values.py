@@ -18,7 +18,7 @@ import datetime as dt
 import functools
 import re
 from decimal import Decimal
-from typing import Annotated, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
 from num2words import num2words
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -28,8 +28,38 @@ CURRENCY_WORDS = {"USD": ("dollar", "dollars", "cent", "cents"), "EUR": ("euro",
                   "GBP": ("pound", "pounds", "penny", "pence")}
 
 
+_MEMO_HELD = 65536
+
+
+def _memoised(method):
+    """``method`` (no arguments but the value) computed once per value object.
+
+    Values are frozen, and a build asks the same value for its forms thousands of times (every figure
+    written near a rule is checked against every value of its section). Keyed by object identity, with
+    the value held so its id cannot be reused while cached; emptied when it holds too many. Lists are
+    returned as copies, so a caller that changes one changes nothing cached."""
+    held: dict[int, tuple[Any, Any]] = {}
+
+    @functools.wraps(method)
+    def cached(self):
+        found = held.get(id(self))
+        if found is None or found[0] is not self:
+            if len(held) >= _MEMO_HELD:
+                held.clear()
+            found = held[id(self)] = (self, method(self))
+        return list(found[1]) if isinstance(found[1], list) else found[1]
+
+    return cached
+
+
 class _Value(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in ("canonical", "surface_forms", "voiced_forms"):
+            if name in cls.__dict__:
+                setattr(cls, name, _memoised(cls.__dict__[name]))
 
     def canonical(self) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -46,7 +76,14 @@ class _Value(BaseModel):
 
 
 def _words(number: Decimal | int) -> str:
-    return num2words(number, lang="en").replace(",", "")
+    """``number`` in English words, without commas ("one thousand two hundred"). Cached by type and exact
+    text, not by value: 1, Decimal("1") and Decimal("1.0") are equal, and num2words need not say them alike."""
+    return _words_of(type(number), str(number))
+
+
+@functools.lru_cache(maxsize=65536)
+def _words_of(kind: type, text: str) -> str:
+    return num2words(kind(text), lang="en").replace(",", "")
 
 
 def _plain_number(number: Decimal) -> str:
@@ -373,6 +410,27 @@ def _standalone(needle: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
+_NEEDLES: dict[int, tuple[_Value, list[tuple[str, str]]]] = {}
+_NEEDLES_HELD = 65536
+
+
+def _needles(value: _Value) -> list[tuple[str, str]]:
+    """``value``'s surface forms with their normalised text, longest first, empty needles left out.
+
+    Computed once per value object (a record checks the same values against many sentences; spelling a
+    number in words is the costly part). Keyed by object identity, with the value held so its id cannot
+    be reused while cached (values are frozen); the cache is emptied when it holds too many."""
+    held = _NEEDLES.get(id(value))
+    if held is not None and held[0] is value:
+        return held[1]
+    needles = [(form, needle) for form in sorted(value.surface_forms(), key=len, reverse=True)
+               if (needle := normalise_text(form))]
+    if len(_NEEDLES) >= _NEEDLES_HELD:
+        _NEEDLES.clear()
+    _NEEDLES[id(value)] = (value, needles)
+    return needles
+
+
 def find_surface_form(value: _Value, text: str, normalised: bool = False) -> str | None:
     """Return the first accepted surface form of ``value`` found in ``text``, or None.
 
@@ -380,9 +438,8 @@ def find_surface_form(value: _Value, text: str, normalised: bool = False) -> str
     ``text`` already went through :func:`normalise_text` (spares normalising a long record per value).
     """
     haystack = text if normalised else normalise_text(text)
-    for form in sorted(value.surface_forms(), key=len, reverse=True):
-        needle = normalise_text(form)
-        if not needle or needle not in haystack:  # the plain substring test rules most forms out cheaply
+    for form, needle in _needles(value):
+        if needle not in haystack:  # the plain substring test rules most forms out cheaply
             continue
         compiled = _standalone(needle)
         # A match starts where the needle does (the boundary tests are zero-width), so test only those

@@ -26,6 +26,7 @@ Every choice is drawn from the ``rng`` / ``fake`` the caller seeds from its arti
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import random
 import re
 from collections.abc import Iterable, Mapping
@@ -57,6 +58,7 @@ account must be, how much notice it gives)."""
 NUMERIC_TYPES = ("money", "percent", "cap", "duration", "count")
 
 
+@functools.lru_cache(maxsize=16384)
 def _key(subject: str | None) -> str:
     return " ".join((subject or "").lower().split())
 
@@ -116,13 +118,68 @@ def topic_subjects(context: RenderContext, topic: str) -> list[Fact]:
     return found
 
 
+class _FactIndex:
+    """The lookups :func:`subject_values`, :func:`avoided_values` and :func:`values_among` make over a
+    context's facts, computed once per facts mapping (a build renders every record against the same
+    pack; each figure written near a rule used to walk all of its facts several times)."""
+
+    def __init__(self, facts: Mapping[str, Fact]) -> None:
+        self.canonical = {fact_id: fact.value.canonical() for fact_id, fact in facts.items() if fact.value is not None}
+        self.by_subject: dict[str, set[str]] = {}
+        self.by_section: dict[str, set[str]] = {}
+        self.by_canonical: dict[str, list[tuple[int, Any]]] = {}
+        parent = {fact_id: fact_id for fact_id in facts}
+
+        def root(fact_id: str) -> str:
+            while parent.setdefault(fact_id, fact_id) != fact_id:
+                parent[fact_id] = parent[parent[fact_id]]
+                fact_id = parent[fact_id]
+            return fact_id
+
+        for position, (fact_id, fact) in enumerate(facts.items()):
+            if fact.supersedes:
+                parent[root(fact_id)] = root(fact.supersedes)
+            if fact.value is None:
+                continue
+            canonical = self.canonical[fact_id]
+            self.by_subject.setdefault(_key(fact.subject), set()).add(canonical)
+            self.by_section.setdefault(fact.section, set()).add(canonical)
+            self.by_canonical.setdefault(canonical, []).append((position, fact.value))
+        self.arcs: dict[str, set[str]] = {}
+        for fact_id in parent:
+            self.arcs.setdefault(root(fact_id), set()).add(fact_id)
+        self.arc_of = {fact_id: self.arcs[root(fact_id)] for fact_id in parent}
+
+
+_INDEXES: dict[int, tuple[Mapping[str, Fact], _FactIndex]] = {}
+
+
+def _index(facts: Mapping[str, Fact], extra: Iterable[Fact]) -> _FactIndex | None:
+    """The :class:`_FactIndex` of ``facts`` (held with the mapping, so its id is not reused while cached),
+    or None when ``extra`` holds a fact that is not one of ``facts`` (then the callers walk both)."""
+    if not all(facts.get(fact.id) is fact for fact in extra):
+        return None
+    held = _INDEXES.get(id(facts))
+    if held is None or held[0] is not facts:
+        if len(_INDEXES) >= 8:
+            _INDEXES.clear()
+        held = _INDEXES[id(facts)] = (facts, _FactIndex(facts))
+    return held[1]
+
+
 def subject_values(context: RenderContext, fact: Fact, extra: Iterable[Fact] = ()) -> set[str]:
     """Canonical forms of every value any fact on ``fact``'s subject has, had or will have (every
     version, every product), from the context's facts plus ``extra`` (a plan's own facts)."""
     facts: Mapping[str, Fact] = getattr(context, "facts", None) or {}
+    extra = list(extra)
     key = _key(fact.subject)
+    index = _index(facts, extra)
+    if index is not None:
+        chain = index.arc_of.get(fact.id, {fact.id}) | index.arc_of.get(fact.supersedes or "", set())
+        values = {index.canonical[fact_id] for fact_id in chain if fact_id in index.canonical}
+        return values | (index.by_subject.get(key, set()) if key else set())
     chain = {fact.id} | ({fact.supersedes} if fact.supersedes else set())
-    pool = list(facts.values()) + list(extra)
+    pool = list(facts.values()) + extra
     grew = True
     while grew:  # the whole supersession arc, whatever the subjects of its versions
         grew = False
@@ -142,8 +199,12 @@ def avoided_values(context: RenderContext, fact: Fact, extra: Iterable[Fact] = (
     delivery time must not equal the business's own hold on another wire in the same topic: a reader
     who takes the wrong sentence would still be right."""
     facts: Mapping[str, Fact] = getattr(context, "facts", None) or {}
+    extra = list(extra)
     values = subject_values(context, fact, extra)
-    values |= {other.value.canonical() for other in list(facts.values()) + list(extra)
+    index = _index(facts, extra)
+    if index is not None:
+        return values | index.by_section.get(fact.section, set())
+    values |= {other.value.canonical() for other in list(facts.values()) + extra
                if other.value is not None and other.section == fact.section}
     return values
 
@@ -330,7 +391,7 @@ def peer_sentences(rng: random.Random, context: RenderContext, fact: Fact, subje
     if not peers or not comparable(context, fact, subject):
         return []
     avoid = avoided_values(context, fact, extra)
-    guarded = _values_among(context, avoid, extra)
+    guarded = values_among(context, avoid, extra)
     lines = []
     for peer in rng.sample(peers, k=min(len(peers), rng.choice((1, 1, 2)))):
         for _ in range(5):  # a spoken figure may hold another's words ("two point five three percent" holds
@@ -345,10 +406,19 @@ def peer_sentences(rng: random.Random, context: RenderContext, fact: Fact, subje
     return lines
 
 
-def _values_among(context: RenderContext, canonical: set[str], extra: Iterable[Fact] = ()) -> list[Any]:
-    """The typed values of the context's facts and ``extra`` whose canonical form is in ``canonical``."""
-    return [other.value for other in list(getattr(context, "facts", {}).values()) + list(extra)
-            if other.value is not None and other.value.canonical() in canonical]
+def values_among(context: RenderContext, canonical: set[str], extra: Iterable[Fact] = ()) -> list[Any]:
+    """The typed values of the context's facts and ``extra`` whose canonical form is in ``canonical`` (in
+    that order)."""
+    facts: Mapping[str, Fact] = getattr(context, "facts", None) or {}
+    extra = list(extra)
+    index = _index(facts, extra)
+    if index is None:
+        own = [other.value for other in facts.values() if other.value is not None
+               and other.value.canonical() in canonical]
+    else:
+        own = [value for _, value in sorted((found for form in canonical for found in index.by_canonical.get(form, ())),
+                                            key=lambda found: found[0])]
+    return own + [other.value for other in extra if other.value is not None and other.value.canonical() in canonical]
 
 
 def peer_line(rng: random.Random, peer_lines: tuple[str, ...], peer: str, value: Any, subject: str,
@@ -376,7 +446,7 @@ def grounded_sentences(rng: random.Random, context: RenderContext, fact: Fact, s
     Peers' figures come first (80% by default): a carrier's slot holds a typed figure in a rule's frame,
     so a filler's slot does too, attributed to the organisation it belongs to. A genre that quotes peers
     also puts :func:`comparison` beside any slot, a rule's or not, at one rate."""
-    guarded = _values_among(context, avoided_values(context, fact, extra), extra)
+    guarded = values_among(context, avoided_values(context, fact, extra), extra)
     draw = rng.random()
     if draw < weights[0]:
         lines = peer_sentences(rng, context, fact, subject, peers, extra, peer_lines=peer_lines, written=written,

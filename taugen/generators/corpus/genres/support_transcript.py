@@ -605,13 +605,11 @@ def _pick(rng: random.Random, pool, brief: bool = False, limit: int = 64):
 def _guarded_values(plan: ArtifactPlan, context: RenderContext, fact) -> list:
     """Values a slot's grounded figure must not equal: every value the plan's facts have, and every value
     any version of ``fact``'s subject ever had."""
-    from taugen.generators.corpus.genres.benchmarks import avoided_values
+    from taugen.generators.corpus.genres.benchmarks import avoided_values, values_among
 
     values = [f.value for f in plan.facts.values() if f.value is not None]
     if fact is not None:
-        avoid = avoided_values(context, fact, plan.facts.values())
-        values += [other.value for other in (getattr(context, "facts", None) or {}).values()
-                   if other.value is not None and other.value.canonical() in avoid]
+        values += values_among(context, avoided_values(context, fact, plan.facts.values()))
     return values
 
 
