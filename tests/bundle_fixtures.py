@@ -38,23 +38,25 @@ every validator, tau2 and mutation test several times slower); pass ``tasks=None
 
 @pytest.fixture(scope="session")
 def built_bundle(tmp_path_factory, request) -> Callable[..., Path]:
-    """Factory ``(tier, seed=0, domain="banking", tasks=45) -> Path`` of a validated bundle, built once per
-    test run (across xdist workers)."""
+    """Factory ``(tier, seed=0, domain="banking", tasks=45, readers=True) -> Path`` of a validated bundle,
+    built once per test run (across xdist workers); ``readers=False`` skips the strong readers at hard
+    (``bundle.json`` then says so), a different bundle from the one with them."""
     from taugen.build.pipeline import build
 
     worker_id = getattr(request.config, "workerinput", {}).get("workerid", "master")  # gw0, gw1... under xdist
     root = _shared_root(tmp_path_factory, worker_id)
-    cache: dict[tuple[str, str, int, int | None], Path] = {}
+    cache: dict[tuple[str, str, int, int | None, bool], Path] = {}
 
-    def get(tier: str, seed: int = 0, domain: str = "banking", tasks: int | None = TEST_TASKS) -> Path:
-        key = (domain, tier, seed, tasks)
+    def get(tier: str, seed: int = 0, domain: str = "banking", tasks: int | None = TEST_TASKS,
+            readers: bool = True) -> Path:
+        key = (domain, tier, seed, tasks, readers)
         if key not in cache:
             count = tasks if domain == "banking" else None
-            name = f"{domain}-{tier}-{seed}-{count if count is not None else 'default'}"
+            name = f"{domain}-{tier}-{seed}-{count if count is not None else 'default'}{'' if readers else '-no-readers'}"
             done = root / f"{name}.json"
             with FileLock(str(root / f"{name}.lock")):
                 if not done.exists():
-                    result = build(domain, tier, seed=seed, out=root / name, tasks=count)
+                    result = build(domain, tier, seed=seed, out=root / name, tasks=count, readers=readers)
                     assert result.ok, [f for f in result.findings if f.severity == "error"][:5]
                     done.write_text(json.dumps({"path": str(result.path)}))
             cache[key] = Path(json.loads(done.read_text())["path"])
