@@ -101,7 +101,7 @@ TIERS: dict[str, TierPreset] = {
                          filler_mentions=1.0),
     "hard": TierPreset("hard", (3, 4), ("None", "Plain", "Demanding"), 300, "hard", 0.75, 1.0, 2.2, 12, 8,
                        "text+image+audio", 3, 1.0, 0.05, filler_mentions=1.0, mentions_per_fact=3,
-                       mention_figures=0.0),
+                       mention_figures=0.8),
 }
 
 
