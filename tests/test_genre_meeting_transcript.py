@@ -101,3 +101,35 @@ def test_validate_flags_broken_transcripts(context):
     broken = dict(artifact.metadata["decisions"][0])
     broken["final"], broken["proposal"] = broken["proposal"], broken["final"]
     assert "decision_sequence" in codes(with_data(artifact, data, decisions=[broken]))
+
+
+def test_mentions_whose_subjects_read_alike_are_all_said(context):
+    # Facts of a pack may share a subject (banking: the daily and monthly "mobile check deposit limit on the
+    # everyday checking debit card"): a meeting that names two of them, or names one beside the other's
+    # rule, says every mention (one used to be dropped, and placement failed the build).
+    def fact(fact_id: str, subject: str, amount: str, per: str) -> Fact:
+        return Fact(id=fact_id, section="wires_and_transfers", category="limit", subject=subject,
+                    statement=f"Mobile check deposits are limited to ${amount} per {per}.",
+                    value={"type": "cap", "amount": amount, "currency": "USD", "per": per},
+                    effective_from=dt.date(2025, 6, 1))
+
+    extra = {"deposit_daily": fact("deposit_daily", "the mobile check deposit limit", "2500", "day"),
+             "deposit_monthly": fact("deposit_monthly", "the mobile check deposit limit", "10000", "month"),
+             "wire_fee_premier": Fact(id="wire_fee_premier", section="wires_and_transfers", category="fee",
+                                      subject=FACTS["wire_fee_domestic"].subject, applies_to=["premier_checking"],
+                                      statement="An outgoing domestic wire from premier checking costs $15.00.",
+                                      value={"type": "money", "amount": "15.00"}, effective_from=dt.date(2025, 6, 1))}
+    texts = {"deposit_daily": "We still need to settle the mobile check deposit limit for the scripts.",
+             "deposit_monthly": "The mobile check deposit limit comes up again in training, by the way.",
+             "wire_fee_premier": "The outgoing domestic wire fee is on the scripts list too."}
+    genre = get_genre(GENRE)
+    for index in range(4):
+        plan = make_plan(index, ids=("wire_fee_domestic",))
+        day = plan.renditions[0].date
+        mentions = [Rendition(fact_id, text, "", "voiced", "mention", day) for fact_id, text in texts.items()]
+        plan = dataclasses.replace(plan, renditions=plan.renditions + mentions, facts={**plan.facts, **extra})
+        artifact = genre.render(plan, context)
+        said = normalise_text(text_of(artifact))
+        for rendition in plan.renditions:
+            assert normalise_text(rendition.text) in said, (index, rendition.fact_id)
+        assert genre.validate(artifact) == []

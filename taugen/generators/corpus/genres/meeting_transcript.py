@@ -371,8 +371,12 @@ class MeetingTranscriptGenre(Genre):
         # One item per rule in force; a rule shown as history is recalled in its successor's item.
         owned = [r for r in plan.renditions if r.status not in CUE_STATUSES]
         remarks = [r for r in plan.renditions if r.status in CUE_STATUSES and r.status != "mention"]  # in passing
-        # a mention (a rule named, nothing stated) is an agenda item like a rule's, settled without a value
-        mentioned = {subject_phrase(plan, r): r for r in plan.renditions if r.status == "mention"}
+        # a mention (a rule named, nothing stated) is an agenda item like a rule's, settled without a value;
+        # mentions whose subjects read alike share one item
+        mentioned: dict[str, list[Rendition]] = {}
+        for r in plan.renditions:
+            if r.status == "mention":
+                mentioned.setdefault(subject_phrase(plan, r), []).append(r)
         history = {r.fact_id: r for r in owned if shown_as_history(plan, r, day)}
         items: list[tuple[str, list[Rendition]]] = []
         for rendition in sorted(owned, key=lambda r: (r.date, r.fact_id)):
@@ -383,7 +387,9 @@ class MeetingTranscriptGenre(Genre):
             items.append((subject_phrase(plan, rendition), older + [rendition]))
         placed = {r.fact_id for _item, group in items for r in group}
         items += [(subject_phrase(plan, r), [r]) for r in history.values() if r.fact_id not in placed]
-        mentioned = {item: r for item, r in mentioned.items() if item not in {i for i, _ in items}}
+        ruled = {i for i, _ in items}
+        remarks += [r for item, group in mentioned.items() if item in ruled for r in group]  # said beside the rule
+        mentioned = {item: group for item, group in mentioned.items() if item not in ruled}
         for item in mentioned:
             items.insert(rng.randint(0, len(items)), (item, []))
         fillers = list(_FILLER_ITEMS)
@@ -412,7 +418,10 @@ class MeetingTranscriptGenre(Genre):
             if rng.random() < 0.5:
                 say(proposer, rng.choice(_CONCEDE))
             if item in mentioned:
-                say(host, rng.choice(_FINAL_LEADS), mentioned[item].text, rendition=1, decision=(index, "final"))
+                first, *more = mentioned[item]
+                say(host, rng.choice(_FINAL_LEADS), first.text, rendition=1, decision=(index, "final"))
+                for mention in more:
+                    say(rng.choice(staff), "", mention.text, rendition=1)
             elif not renditions:
                 say(host, rng.choice(_FINAL_LEADS), final, decision=(index, "final"))
             for rendition in renditions:
