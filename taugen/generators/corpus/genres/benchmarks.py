@@ -151,20 +151,21 @@ class _FactIndex:
         self.arc_of = {fact_id: self.arcs[root(fact_id)] for fact_id in parent}
 
 
-_INDEXES: dict[int, tuple[Mapping[str, Fact], _FactIndex]] = {}
+_INDEXES: dict[int, tuple[Mapping[str, Fact], int, _FactIndex]] = {}
 
 
 def _index(facts: Mapping[str, Fact], extra: Iterable[Fact]) -> _FactIndex | None:
-    """The :class:`_FactIndex` of ``facts`` (held with the mapping, so its id is not reused while cached),
-    or None when ``extra`` holds a fact that is not one of ``facts`` (then the callers walk both)."""
+    """The :class:`_FactIndex` of ``facts`` (held with the mapping, so its id is not reused while cached,
+    and made again if the mapping's size changed), or None when ``extra`` holds a fact that is not one of
+    ``facts`` (then the callers walk both)."""
     if not all(facts.get(fact.id) is fact for fact in extra):
         return None
     held = _INDEXES.get(id(facts))
-    if held is None or held[0] is not facts:
+    if held is None or held[0] is not facts or held[1] != len(facts):
         if len(_INDEXES) >= 8:
             _INDEXES.clear()
-        held = _INDEXES[id(facts)] = (facts, _FactIndex(facts))
-    return held[1]
+        held = _INDEXES[id(facts)] = (facts, len(facts), _FactIndex(facts))
+    return held[2]
 
 
 def subject_values(context: RenderContext, fact: Fact, extra: Iterable[Fact] = ()) -> set[str]:
