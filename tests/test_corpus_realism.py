@@ -538,3 +538,22 @@ def test_spread_range_reads_one_range_or_one_per_variant():
     assert spread_range(object(), "") is None
     with pytest.raises(ValueError, match="bad"):
         spread_range(Bad(), "")
+
+
+@pytest.mark.parametrize("seed", [0, 10])
+def test_call_substitution_keeps_an_arcs_versions_in_different_genres(seed):
+    """Calls over the budget are substituted (support transcript, email, ...). At hard seed 10 an arc's other
+    versions already sat in both standard substitutes, and the third version joined one of them, failing
+    the build (arcs/arc_in_one_genre); any other genre people talk or write in is tried first now."""
+    pack = load_pack(PACK)
+    available = genres()
+    plan = plan_corpus(pack, tier("hard"), seed, available)
+    genre_of = {r.fact_id: artifact.genre for artifact in plan.artifacts for r in artifact.renditions
+                if r.status in ("current", "superseded")}
+    checked = 0
+    for arc in pack.arcs():
+        placed = [genre_of[fact_id] for fact_id in arc if fact_id in genre_of]
+        if len(placed) > 1:
+            checked += 1
+            assert len(placed) == len(set(placed)), (arc, placed)
+    assert checked >= 20

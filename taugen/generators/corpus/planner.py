@@ -378,6 +378,10 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
             continue
         targets = [getattr(genre, "substitute", None) or _SUBSTITUTES.get(draft.genre), ("email_thread", ""),
                    ("support_transcript", "phone")]
+        # when an arc's other versions already sit in all of those, any other genre people talk or write in
+        # (an arc's versions must sit in different genres)
+        targets += [(name, "") for name in sorted(genres_all) if name != draft.genre
+                    and voice_capable(genres_all[name]) and genre_medium(name, genres_all[name]) in media]
         taken = {sibling.genre for fact_id in draft.facts for sibling in arc_siblings(fact_id) if sibling is not draft}
         fitting = [t for t in targets if t and t[0] in genres_all
                    and len(draft.renditions) <= genres_all[t[0]].max_facts]
