@@ -32,7 +32,7 @@ _MEMO_HELD = 65536
 
 
 def _memoised(method):
-    """``method`` (no arguments but the value) computed once per value object.
+    """``method`` (a method, or a function of one value) computed once per value object.
 
     Values are frozen, and a build asks the same value for its forms thousands of times (every figure
     written near a rule is checked against every value of its section). Keyed by object identity, with
@@ -410,25 +410,12 @@ def _standalone(needle: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-_NEEDLES: dict[int, tuple[_Value, list[tuple[str, str]]]] = {}
-_NEEDLES_HELD = 65536
-
-
+@_memoised
 def _needles(value: _Value) -> list[tuple[str, str]]:
-    """``value``'s surface forms with their normalised text, longest first, empty needles left out.
-
-    Computed once per value object (a record checks the same values against many sentences; spelling a
-    number in words is the costly part). Keyed by object identity, with the value held so its id cannot
-    be reused while cached (values are frozen); the cache is emptied when it holds too many."""
-    held = _NEEDLES.get(id(value))
-    if held is not None and held[0] is value:
-        return held[1]
-    needles = [(form, needle) for form in sorted(value.surface_forms(), key=len, reverse=True)
-               if (needle := normalise_text(form))]
-    if len(_NEEDLES) >= _NEEDLES_HELD:
-        _NEEDLES.clear()
-    _NEEDLES[id(value)] = (value, needles)
-    return needles
+    """``value``'s surface forms with their normalised text, longest first, empty needles left out;
+    computed once per value object (a record checks the same values against many sentences)."""
+    return [(form, needle) for form in sorted(value.surface_forms(), key=len, reverse=True)
+            if (needle := normalise_text(form))]
 
 
 def find_surface_form(value: _Value, text: str, normalised: bool = False) -> str | None:
