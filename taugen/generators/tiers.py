@@ -51,8 +51,7 @@ class TierPreset:
             for the subject (see :mod:`taugen.generators.corpus.genres.benchmarks`): a slot that names a
             rule without stating it holds a typed figure in a rule's frame as a rule's slot does, so
             fillers (whose slots are mostly mentions) carry amounts, percents and day counts as carriers do.
-            0 in every preset for now: at 0.8 the longer issue-tracker exports repeat stock sentences across
-            long documents at hard seeds 2 and 3 and the build fails its repetition gate (issue 10).
+            0.8 at hard (banking hard seeds 0-19 build with it), 0 below.
     """
 
     name: str
