@@ -208,3 +208,50 @@ def test_lint_refuses_a_by_section_key_that_is_not_a_section(tmp_path, cli):
     assert "'biling' is not a section of domain.yaml (sections: " in lines[0]
     # without the pack's sections (a genre test's context) the same file still loads
     assert load_vocabulary(pack).source == path
+
+
+def test_a_pool_can_be_read_from_a_column_of_a_pack_table():
+    """``{table, column}`` reads a pool from one of the pack's CSV tables (the branches the facts already
+    list are written once): the column's non-empty cells, each once, in file order."""
+    import csv
+
+    vocabulary = load_vocabulary(BANKING_PACK)
+    with open(BANKING_PACK / "facts" / "branches.csv", newline="", encoding="utf-8") as handle:
+        branches = [row["branch_name"] for row in csv.DictReader(handle)]
+    assert vocabulary.common.site_names == tuple(dict.fromkeys(branches))
+    assert len(vocabulary.common.site_names) == 40
+    assert "Alabama" in vocabulary.common.regions and "the District of Columbia" in vocabulary.common.regions
+    assert load_vocabulary(TELECOM_PACK).common.site_names == ()  # optional: a pack may name no site
+
+
+_COMMON = ("common:\n  site: store\n  sites: stores\n  online: the app\n  business: operator\n"
+           "  business_description: a mobile operator\n")
+
+
+@pytest.mark.parametrize(("pool", "message"), [
+    ("{table: facts/nowhere.csv, column: name}", "table 'facts/nowhere.csv' is not a file inside the pack folder"),
+    ("{table: ../banking/facts/branches.csv, column: branch_name}", "must be a path inside the pack folder"),
+    ("{table: /etc/passwd, column: root}", "must be a path inside the pack folder"),
+    ("{table: stores.csv, column: town}", "has no column 'town' (columns: store, name)"),
+    ("{table: empty.csv, column: name}", "column 'name' of table 'empty.csv' has no value"),
+])
+def test_a_bad_table_pool_is_a_one_line_error_at_its_line(tmp_path, pool, message):
+    pack = _pack_with_vocabulary(tmp_path, _COMMON + f"  site_names: {pool}\n")
+    (pack / "stores.csv").write_text("store,name\nnorth,North Point\n", encoding="utf-8")
+    (pack / "empty.csv").write_text("store,name\nnorth,\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_vocabulary(pack)
+    assert message in str(caught.value)
+    assert "vocabulary.yaml:7" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_table_pool_names_the_packs_sites_in_its_records(tmp_path):
+    """A telecom pack that lists its stores in a table gets them back as ``site_names``, and the table
+    counts among the pack's source files (``bundle.json`` ``sources``)."""
+    pack = _pack_with_vocabulary(tmp_path, _COMMON + "  site_names: {table: stores.csv, column: name}\n")
+    (pack / "stores.csv").write_text("store,name\nnorth,North Point\nsouth,South Gate\nnorth2,North Point\n",
+                                     encoding="utf-8")
+    assert load_vocabulary(pack).common.site_names == ("North Point", "South Gate")
+    from taugen.authoring.pack import load_pack
+
+    assert "stores.csv" in load_pack(pack).sha256_by_file()  # its bytes are a source of the bundle

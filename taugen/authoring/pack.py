@@ -213,6 +213,31 @@ def inside_pack(candidate: Path, pack_dir: Path) -> bool:
         return False
 
 
+TABLE_POOL_KEYS = frozenset({"table", "column"})
+"""The keys of a vocabulary pool read from a CSV table: ``{table: <path in the pack>, column: <header>}``
+(see :mod:`taugen.generators.corpus.vocabulary`)."""
+
+
+def vocabulary_tables(path: Path, pack_dir: Path) -> list[Path]:
+    """The CSV tables that pools of the vocabulary file ``path`` are read from (existing files inside
+    ``pack_dir``), so their bytes count among the pack's sources. A file that does not parse, or a pool
+    naming a missing table, adds nothing here: loading the vocabulary reports it."""
+    from taugen.authoring.yaml_lines import load_yaml
+
+    try:
+        data = load_yaml(path)
+    except InputError:
+        return []
+    tables = []
+    for section in (data.values() if isinstance(data, dict) else ()):
+        for pool in (section.values() if isinstance(section, dict) else ()):
+            if isinstance(pool, dict) and set(pool) == TABLE_POOL_KEYS and isinstance(pool["table"], str):
+                table = pack_dir / pool["table"]
+                if ".." not in Path(pool["table"]).parts and inside_pack(table, pack_dir) and table.is_file():
+                    tables.append(table)
+    return tables
+
+
 def family_table_path(family: FactFamily, data: LineDict, path: Path, pack_dir: Path) -> Path:
     """The CSV file a family's ``table:`` names, relative to its YAML file ``path``.
 
@@ -344,6 +369,7 @@ def load_pack(directory: str | Path) -> Pack:
     source_files = [directory / "domain.yaml", *files]
     if (directory / "vocabulary.yaml").is_file():  # the corpus words (generators/corpus/vocabulary.py)
         source_files.append(directory / "vocabulary.yaml")
+        source_files += vocabulary_tables(directory / "vocabulary.yaml", directory)
     for path in source_files:
         if not inside_pack(path, directory):
             raise InputError("file lies outside the pack folder (a symlink?)", path)

@@ -154,7 +154,7 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         world = definition.build_world(pack.config, seed)
     available = genres()
     with stages.stage("plan"):
-        plan = plan_corpus(pack, preset, seed, available, surface=surface)
+        plan = plan_corpus(pack, preset, seed, available, surface=surface, vocabulary=vocabulary)
     with stages.stage("tasks"):
         tasks, unexercisable, space_size = _compose(definition, pack, world, preset, seed, plan)
         composed_for = _special_facts(plan)
@@ -169,7 +169,7 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         with stages.stage("corpus"):
             if corpus_round:
                 plan = plan_corpus(pack, preset, stable_seed(seed, "corpus redraw", corpus_round), available,
-                                   surface=surface)
+                                   surface=surface, vocabulary=vocabulary)
             if llm is not None:
                 from taugen.generators.corpus.llm_voice import voice_plan
                 from taugen.generators.llm import LLMClient

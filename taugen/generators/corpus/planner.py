@@ -65,7 +65,15 @@ from taugen.authoring.values import (
 )
 from taugen.generators.corpus.genre import CUE_STATUSES, ArtifactPlan, Genre, RenderContext, Rendition, stable_seed
 from taugen.generators.corpus.genres.benchmarks import peer_names, peer_sentences
-from taugen.generators.corpus.renditions import canonical_text, cue_text, decoy_text, mention_texts, voiced_text
+from taugen.generators.corpus.renditions import (
+    SpokenWords,
+    canonical_text,
+    cue_text,
+    decoy_text,
+    mention_texts,
+    voiced_text,
+)
+from taugen.generators.corpus.vocabulary import DomainVocabulary, load_vocabulary
 from taugen.generators.tiers import MODALITIES, Surface, TierPreset
 
 POLICY_DOCUMENT = "policy_document"
@@ -207,7 +215,8 @@ def _long_range(name: str, variant: str, genre: Genre) -> tuple[int, int] | None
 
 
 def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, Genre],
-                surface: str | None = None, modality: str | None = None) -> CorpusPlan:
+                surface: str | None = None, modality: str | None = None,
+                vocabulary: DomainVocabulary | None = None) -> CorpusPlan:
     """Plan every artifact of the corpus for ``pack`` at ``preset``.
 
     Args:
@@ -217,6 +226,8 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
         available: registered genres by name (the policy document is planned by the build stage).
         surface: evidence surface overriding the tier's (``sop``, ``core``, ``hard``, ``hard_client``).
         modality: modality profile overriding the tier's.
+        vocabulary: the pack's corpus vocabulary (default: read from the pack folder); its ``spoken``
+            section words the subjects of voiced renditions as people say them.
 
     Returns:
         the :class:`CorpusPlan`; artifacts sorted by ``artifact_id``.
@@ -225,6 +236,7 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
         KeyError: an unknown surface or modality profile.
     """
     preset = preset.with_overrides(surface=surface, modality=modality)
+    spoken: SpokenWords = (vocabulary or load_vocabulary(pack.directory)).words("spoken")  # type: ignore[assignment]
     rng = random.Random(stable_seed(seed, preset.name, "corpus"))
     achieved_surface: Surface = resolve_surface(preset, pack) if surface is None else preset.surface
     sections = {section.id: section.title for section in pack.config.sections}
@@ -305,7 +317,8 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
                     low = max(r[0] for r in low_high)
                     high = min(r[1] for r in low_high)
                     day = low + dt.timedelta(days=rng.randint(0, max(0, (high - low).days)))
-                    renditions = [_rendition(f, s, day, genres_all[genre], voice_of[f.id], rng) for f, s in chunk]
+                    renditions = [_rendition(f, s, day, genres_all[genre], voice_of[f.id], rng, spoken)
+                                  for f, s in chunk]
                     draft = _Draft(genre, variant or genres_all[genre].variants[0], section, day, renditions,
                                    {f.id: f for f, _ in chunk})
                     drafts.append(draft)
@@ -939,9 +952,10 @@ def _voiceable(fact: Fact) -> bool:
     return voiced_text(fact, random.Random(0))[0] != fact.statement
 
 
-def _rendition(fact: Fact, status: str, day: dt.date, genre: Genre, voice: bool, rng: random.Random) -> Rendition:
+def _rendition(fact: Fact, status: str, day: dt.date, genre: Genre, voice: bool, rng: random.Random,
+               spoken: SpokenWords | None = None) -> Rendition:
     voiced = voice and voice_capable(genre)
-    text, form = voiced_text(fact, rng) if voiced else canonical_text(fact)
+    text, form = voiced_text(fact, rng, spoken) if voiced else canonical_text(fact)
     register = "voiced" if voiced and text != fact.statement else "canonical"
     return Rendition(fact_id=fact.id, text=text, value_form=form, register=register, status=status,  # type: ignore[arg-type]
                      date=day)

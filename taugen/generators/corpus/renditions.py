@@ -14,11 +14,15 @@ contested fact stated with a wrong value).
 
 from __future__ import annotations
 
+import functools
 import random
 import re
+from collections.abc import Mapping
 
 from taugen.authoring.models import Fact
 from taugen.authoring.values import find_surface_form
+from taugen.generators.corpus.prose import has_doubled_words
+from taugen.generators.corpus.vocabulary import GenreVocabulary, Pool, register_vocabulary
 
 SHINGLE = 6
 """Voiced renditions share no run of this many words with the canonical statement."""
@@ -135,6 +139,62 @@ def shares_run(text: str, statement: str, size: int = SHINGLE) -> bool:
     return bool(shingles(text, size) & shingles(statement, size))
 
 
+class SpokenWords(GenreVocabulary):
+    """The ``spoken`` section of a pack's ``vocabulary.yaml``: how people say the words of a rule's subject
+    when they talk or write casually, so that a voiced rendition paraphrases the subject as well as the
+    value ("the CD legal process charge" for "the legal process fee on Certificate of Deposit"). Genres
+    say subjects this way where people name them casually, about a rule or not alike (a customer's
+    question, a knowledge-base heading, a meeting's agenda item).
+
+    Attributes:
+        subject_words: a phrase of fact subjects (matched whole words, any case) → wordings people use
+            instead, each fitting wherever the phrase stands in a noun phrase (``certificate of deposit:
+            [CD]``, ``fee: [charge]``). No digits or number words: a spoken form never looks like a value.
+    """
+
+    subject_words: Mapping[str, Pool] = {}
+
+
+register_vocabulary("spoken", SpokenWords, SpokenWords())
+
+SPOKEN_SHARE = 0.8
+"""Share of a subject's phrases (each drawn on its own) said in one of the pack's spoken wordings
+(:class:`SpokenWords`); the rest keep the expert's words, as people mix both."""
+
+
+@functools.lru_cache(maxsize=64)
+def _spoken_pattern(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    ordered = sorted(phrases, key=lambda phrase: (-len(phrase), phrase))
+    return re.compile(r"(?<![\w-])(" + "|".join(re.escape(phrase) for phrase in ordered) + r")(?![\w-])", re.IGNORECASE)
+
+
+def spoken_subject(subject: str, spoken: SpokenWords | None, rng: random.Random, share: float = SPOKEN_SHARE) -> str:
+    """``subject`` with each phrase of ``spoken.subject_words`` it holds (longest first, whole words, any
+    case; no overlaps) said in one of the phrase's spoken wordings with probability ``share`` each, drawn
+    from ``rng`` only where a phrase matches; a wording that would repeat the word beside it keeps the
+    phrase. A wording that starts a subject whose first letter was in upper case keeps that; ``subject``
+    unchanged without ``spoken`` or a match."""
+    words = dict(spoken.subject_words) if spoken is not None else {}
+    if not words or not subject:
+        return subject
+    lowered = {phrase.lower(): forms for phrase, forms in words.items()}
+
+    def say(match: re.Match[str]) -> str:
+        found = match.group(0)
+        if rng.random() >= share:
+            return found
+        form = rng.choice(lowered[found.lower()])
+        before = subject[:match.start()].split()[-1:]
+        after = subject[match.end():].split()[:1]
+        if (before and before[0].lower() == form.split()[0].lower()) or \
+                (after and after[0].lower() == form.split()[-1].lower()):
+            return found  # "the Platinum Visa credit card" never becomes "the Platinum Visa Visa card"
+        return form[:1].upper() + form[1:] if match.start() == 0 and found[:1].isupper() and form[:1].islower() \
+            else form
+
+    return _spoken_pattern(tuple(sorted(lowered))).sub(say, subject)
+
+
 def canonical_text(fact: Fact) -> tuple[str, str]:
     """The canonical statement and the value form it uses ('' when the fact has no value)."""
     form = find_surface_form(fact.value, fact.statement) if fact.value is not None else ""
@@ -160,12 +220,14 @@ def _subject_variants(subject: str) -> list[str]:
     return variants
 
 
-def voiced_text(fact: Fact, rng: random.Random) -> tuple[str, str]:
+def voiced_text(fact: Fact, rng: random.Random, spoken: SpokenWords | None = None) -> tuple[str, str]:
     """A voiced rendition of ``fact`` and the value form it uses.
 
-    Falls back to the canonical statement when the fact has neither hand-written voiced lines nor a
-    subject and numeric value to fill a frame with, or when every candidate shares a run of
-    :data:`SHINGLE` words with the statement.
+    A framed rendition names the subject as people say it (:func:`spoken_subject` with ``spoken``, the
+    pack's spoken wordings) when that wording fits a frame, else as the expert wrote it. Falls back to the
+    canonical statement when the fact has neither hand-written voiced lines nor a subject and numeric
+    value to fill a frame with, or when every candidate shares a run of :data:`SHINGLE` words with the
+    statement or writes a word twice in a row.
     """
     if fact.voiced:
         lines = list(fact.voiced)
@@ -178,15 +240,17 @@ def voiced_text(fact: Fact, rng: random.Random) -> tuple[str, str]:
     if (value is None or fact.subject is None or value.type not in _FRAMES
             or fact.category not in _FRAMED_CATEGORIES):
         return canonical_text(fact)
-    spoken = rng.choice(value.voiced_forms())
+    figure = rng.choice(value.voiced_forms())
     frames = list(_FEE_FRAMES if value.type == "money" and fact.category == "fee" else _FRAMES[value.type])
     first = rng.choice(frames)
     frames.remove(first)
     rng.shuffle(frames)
-    for subject in _subject_variants(fact.subject):
+    said = spoken_subject(fact.subject, spoken, rng)
+    subjects = _subject_variants(said) + (_subject_variants(fact.subject) if said != fact.subject else [])
+    for subject in subjects:
         for frame in [first, *frames]:
-            text = frame.format(subject=subject, Subject=subject[:1].upper() + subject[1:], value=spoken)
-            if shares_run(text, fact.statement):
+            text = frame.format(subject=subject, Subject=subject[:1].upper() + subject[1:], value=figure)
+            if shares_run(text, fact.statement) or has_doubled_words(text):
                 continue
             form = find_surface_form(value, text)
             if form is not None:  # a frame must always carry the value
@@ -226,8 +290,8 @@ def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff") -> li
     :data:`MENTION_AUDIENCES`: ``customer`` uses the lines that fit a conversation with the customer,
     ``staff`` those and the lines colleagues say to each other), in a seeded order; empty when the fact
     has no subject that can be named without its value. The subject is used as the expert wrote it: a
-    mention owns nothing, so sharing the statement's words is what a real record does. Raises
-    ``ValueError`` for another audience."""
+    mention owns nothing, so sharing the statement's words is what a real record does (and a search on
+    them finds talk about the rule beyond its owner). Raises ``ValueError`` for another audience."""
     if audience not in MENTION_AUDIENCES:
         raise ValueError(f"mention audience must be one of {MENTION_AUDIENCES}, not {audience!r}")
     subject = (fact.subject or "").strip().rstrip(".")

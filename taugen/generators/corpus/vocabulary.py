@@ -30,6 +30,15 @@ wrong`` (exit 2).
 
 Order matters: genres draw from the pools with seeded ``random.choice`` / ``sample``, so a pool's order is
 part of the corpus a seed produces; the models keep YAML lists as tuples in file order.
+
+A pool may also be read from a column of one of the pack's CSV tables, so that a list the facts already
+hold is written once (a bank's branches, the states it serves)::
+
+    common:
+      site_names: {table: facts/branches.csv, column: branch_name}
+
+The table path is relative to the pack folder and must stay inside it; the pool is the column's non-empty
+cells, each once, in file order.
 """
 
 from __future__ import annotations
@@ -128,6 +137,11 @@ class CommonWords(GenreVocabulary):
     Attributes:
         site: where customers are served in person, singular ("branch", "store").
         sites: its plural ("branches", "stores").
+        site_names: the business's own sites by name, as in "the {name} branch" ("Maple Grove"): records
+            name real sites where a customer or a colleague says where something happened (none: a
+            made-up town). Often read from a fact table (see the module docstring).
+        regions: where the business's customers live (states, provinces), as in "I've moved to {region}"
+            (none: made-up towns only).
         online: the customer's online self-service, as a noun phrase after "in" ("online banking",
             "the My Account app").
         business: what kind of business it is, one noun, in "the bank's records" ("bank", "operator").
@@ -139,6 +153,8 @@ class CommonWords(GenreVocabulary):
     online: str = Field(min_length=1)
     business: str = Field(min_length=1)
     business_description: str = Field(min_length=1)
+    site_names: tuple[str, ...] = ()
+    regions: tuple[str, ...] = ()
 
     def terms(self) -> dict[str, str]:
         """The placeholder values: ``{"site": ..., "Site": ..., "sites": ..., "online": ...}``."""
@@ -182,6 +198,7 @@ def register_vocabulary(name: str, model: type[GenreVocabulary], neutral: GenreV
 def vocabulary_sections() -> dict[str, VocabularySection]:
     """Every registered section by name (importing the built-in genres registers theirs)."""
     from taugen.generators.corpus import prose  # noqa: F401  (registers the shared 'prose' section)
+    from taugen.generators.corpus import renditions  # noqa: F401  (registers the shared 'spoken' section)
     from taugen.generators.corpus.genre import genres
 
     genres()
@@ -267,6 +284,7 @@ def load_vocabulary(pack_dir: str | Path, section_ids: Iterable[str] | None = No
             raise InputError(f"unknown section '{name}' (sections: {', '.join(known)})", path, line)
         if not isinstance(words, LineDict):
             raise InputError("a vocabulary section must be a mapping of pool name to phrases", path, line, name)
+        words = _pools_from_tables(words, pack_dir, path, name)
         sections[name] = validate_model(known[name].model, words, path, name, default_line=line)
         for key, value in words.items():
             authoring = next((found for phrase in strings_in(value) if (found := _authoring_words().search(phrase))),
@@ -281,6 +299,54 @@ def load_vocabulary(pack_dir: str | Path, section_ids: Iterable[str] | None = No
                         raise InputError(f"{key}: '{section}' is not a section of domain.yaml (sections: "
                                          f"{', '.join(sorted(allowed))})", path, value.line_of(section), name)
     return DomainVocabulary(sections=sections, source=path)
+
+
+def _pools_from_tables(words, pack_dir: Path, path: Path, section: str):
+    """``words`` (a section's mapping from the YAML) with every ``{table, column}`` pool replaced by the
+    column's non-empty cells, each once, in file order.
+
+    Raises:
+        InputError: at the pool's line: the table path is absolute, climbs out with ``..``, lies outside
+            the pack or is not a file; the CSV is malformed, too large or not UTF-8; the column is not in
+            its header; the column has no value.
+    """
+    import csv
+    import io
+
+    from taugen.authoring.pack import TABLE_POOL_KEYS, inside_pack, read_table_text
+    from taugen.authoring.yaml_lines import LineDict
+
+    tables = {key: value for key, value in words.items() if isinstance(value, Mapping) and set(value) == TABLE_POOL_KEYS}
+    if not tables:
+        return words
+    resolved = LineDict(words)
+    resolved.line = words.line
+    resolved.key_lines = dict(getattr(words, "key_lines", {}))
+    for key, spec in tables.items():
+        line = words.line_of(key)
+        name, column = str(spec["table"]), str(spec["column"])
+        relative = Path(name)
+        if not name.strip() or relative.is_absolute() or name.startswith(("/", "\\", "~")) or ".." in relative.parts:
+            raise InputError(f"{key}: table '{name}' must be a path inside the pack folder, relative to it", path,
+                             line, section)
+        table = pack_dir / relative
+        if not inside_pack(table, pack_dir) or not table.is_file():
+            raise InputError(f"{key}: table '{name}' is not a file inside the pack folder", path, line, section)
+        reader = csv.DictReader(io.StringIO(read_table_text(table, key), newline=""))
+        try:
+            header = [cell.strip() for cell in reader.fieldnames or []]
+            if column not in header:
+                raise InputError(f"{key}: table '{name}' has no column '{column}' (columns: {', '.join(header)})",
+                                 path, line, section)
+            cells = [(row.get(column) or "").strip() for row in
+                     ({(k or "").strip(): v for k, v in raw.items()} for raw in reader)]
+        except csv.Error as exc:
+            raise InputError(f"{key}: table '{name}' is malformed CSV: {exc}", path, line, section) from None
+        pool = tuple(dict.fromkeys(cell for cell in cells if cell))
+        if not pool:
+            raise InputError(f"{key}: column '{column}' of table '{name}' has no value", path, line, section)
+        resolved[key] = pool
+    return resolved
 
 
 register_vocabulary("common", CommonWords, CommonWords(site="office", sites="offices", online="your online account",

@@ -45,6 +45,7 @@ from taugen.authoring.values import (
     find_surface_form,
 )
 from taugen.generators.corpus.prose import has_doubled_words
+from taugen.generators.corpus.renditions import framed_text, spoken_subject
 
 if TYPE_CHECKING:
     from taugen.authoring.models import Fact
@@ -366,8 +367,6 @@ def peer_quote(rng: random.Random, context: RenderContext, fact: Fact, value: An
     the number is thirty dollars."``). ``subject`` is the subject as the record writes it (default: the
     fact's, first letter in lower case unless an acronym). ``""`` when no frame fits or the wording would
     name the business, a pack organisation or product."""
-    from taugen.generators.corpus.renditions import framed_text
-
     if not subject:
         subject = (fact.subject or "").strip().rstrip(".")
         subject = subject if subject[:2].isupper() else subject[:1].lower() + subject[1:]
@@ -523,7 +522,9 @@ def grounded_slots(rng: random.Random, context: RenderContext, plan: ArtifactPla
                    note_lines: tuple[str, ...]) -> list[GroundedSlot]:
     """Up to ``wanted`` grounded slots about :func:`other_subjects` of the plan (a random choice of them),
     each from :func:`grounded_sentences` with the genre's phrasings; peers are named by the plan's own
-    generator; ``[]`` when the topic has no such subject."""
+    generator; ``[]`` when the topic has no such subject. A slot in the ``voiced`` register says its
+    subject in the pack's spoken wordings, as a voiced rule does
+    (:func:`~taugen.generators.corpus.renditions.spoken_subject`)."""
     subjects = other_subjects(context, plan)
     rng.shuffle(subjects)
     if wanted <= 0 or not subjects:
@@ -535,6 +536,8 @@ def grounded_slots(rng: random.Random, context: RenderContext, plan: ArtifactPla
         subject = (fact.subject or "").strip().rstrip(".")
         subject = subject if len(subject) > 1 and subject[:2].isupper() else subject[:1].lower() + subject[1:]
         register = "voiced" if rng.random() < share else "canonical"
+        if register == "voiced":  # said as a voiced rule's subject is: in the pack's spoken wordings
+            subject = spoken_subject(subject, context.vocabulary.words("spoken"), rng)  # type: ignore[arg-type]
         lines = grounded_sentences(rng, context, fact, subject, peers, day, plan.facts.values(),
                                    peer_lines=peer_lines, volume_lines=volume_lines, note_lines=note_lines,
                                    spoken=register == "voiced")

@@ -66,6 +66,7 @@ from taugen.generators.corpus.genres.workplace import (
     in_force_from,
     lower_first,
     plan_frame,
+    said_subject,
     subject_phrase,
     upper_first,
     window,
@@ -213,6 +214,7 @@ class ChannelExportGenre(Genre):
         chatter_threads = [index for index, item in enumerate(order) if isinstance(item, tuple)]
         peers = plan_peers(context, plan)
         remark_in = {id(remark): rng.choice(chatter_threads) for remark in remarks}
+        saying = plan.rng("spoken subjects")  # how a colleague asking about a subject says it (any subject alike)
         for position, item in enumerate(order):
             if isinstance(item, tuple):
                 line, fitting = item
@@ -235,7 +237,7 @@ class ChannelExportGenre(Genre):
             aside = comparison(rng, context, fact, subject, peers, plan.facts.values(), 0.35, peer_lines=_PEER_LINES)
             if rng.random() < 0.65:
                 asker = rng.choice([p for p in people if p is not answerer])
-                question = rng.choice(_QUESTIONS).format(S=subject)
+                question = rng.choice(_QUESTIONS).format(S=said_subject(context, saying, subject))
                 if fact is not None and rng.random() < 0.5:  # how it came up (a rule's subject or not alike)
                     question += " " + " ".join(line[:1].upper() + line[1:] for line in grounded_sentences(
                         rng, context, fact, subject, peers, plan.start.date(), plan.facts.values(),

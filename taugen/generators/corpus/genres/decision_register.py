@@ -29,6 +29,7 @@ from the same people and teams. Rows are in date order;
 from __future__ import annotations
 
 import datetime as dt
+import random
 import re
 
 from markdown_it import MarkdownIt
@@ -48,6 +49,7 @@ from taugen.generators.corpus.genres.workplace import (
     long_day,
     plan_frame,
     render_within_budget,
+    said_subject,
     subject_phrase,
     upper_first,
     window,
@@ -82,7 +84,7 @@ _FILLER_DECISIONS = (  # (alternatives considered, final decision): ownership, c
     (("Log {T} complaints as free-text notes.", "Track {T} complaints in a separate spreadsheet."),
      "Every {T} complaint gets a case with its category selected."),
     (("Fold {T} into the general induction.", "Leave {T} training to team leads on the floor."),
-     "New starters complete a {T} module before taking live calls."),
+     "New starters complete the {T} module before taking live calls."),
     (("Product signs off {A} alone.", "The vendor signs off {A} on our behalf."),
      "Product drafts {A}; Compliance signs off."),
     (("Tell {sites} about {T} changes by email.", "Let {sites} find {T} changes on the intranet themselves."),
@@ -226,8 +228,9 @@ class DecisionRegisterGenre(Genre):
         history = {r.fact_id for r in plan.renditions if shown_as_history(plan, r, day)}
         blocks: list[list[dict]] = []
         current = [r for r in sorted(plan.renditions, key=lambda r: (r.date, r.fact_id)) if r.fact_id not in history]
+        saying = plan.rng("spoken subjects")  # how staff write each subject, a rule's or another's alike
         for rendition in current:
-            values = {"S": subject_phrase(plan, rendition), "A": asset, **terms}
+            values = {"S": said_subject(context, saying, subject_phrase(plan, rendition)), "A": asset, **terms}
             block = [{"status": "Rejected", "text": upper_first(text.format(**values)), "facts": []}
                      for text in rng.sample(_ALTERNATIVES, k=rng.randint(1, 2))]
             if rng.random() < 0.3:
@@ -244,7 +247,7 @@ class DecisionRegisterGenre(Genre):
                 blocks.append([{"status": "Final", "text": rendition.text, "facts": [rendition.fact_id]}])
         subject_facts = self._subjects(rng, plan, context, bool(blocks))
         for fact in subject_facts:
-            blocks.append(self._subject_block(rng, plan, context, fact, asset, end.date()))
+            blocks.append(self._subject_block(rng, plan, context, fact, asset, end.date(), saying))
         fillers = list(_FILLER_DECISIONS)
         rng.shuffle(fillers)
         wanted = rng.randint(2, 7) - 2 * shrink  # topics decided: the same spread with or without rules
@@ -283,7 +286,8 @@ class DecisionRegisterGenre(Genre):
                           "status": row["status"]})
         workshops = []
         for index, moment in enumerate(workshop_times, start=1):
-            subjects = [subject_phrase(plan, r) for r in current] + [_subject_of(f) for f in subject_facts] or [topic]
+            subjects = [said_subject(context, saying, subject_phrase(plan, r)) for r in current] + \
+                [said_subject(context, saying, _subject_of(f)) for f in subject_facts] or [topic]
             notes = [md_escape(upper_first(n.format(S=rng.choice(subjects), A=asset)))
                      for n in rng.sample(_NOTES, k=rng.randint(3, 5))]
             attendees = rng.sample(people, k=rng.randint(2, len(people)))
@@ -326,7 +330,8 @@ class DecisionRegisterGenre(Genre):
         return subjects[:wanted]
 
     @staticmethod
-    def _subject_block(rng, plan: ArtifactPlan, context: RenderContext, fact, asset: str, day: dt.date) -> list[dict]:
+    def _subject_block(rng, plan: ArtifactPlan, context: RenderContext, fact, asset: str, day: dt.date,
+                       saying: random.Random | None = None) -> list[dict]:
         """Rows deciding ``fact``'s subject as a rule block decides a rule (rejected alternatives, now and
         then a proposal, a final decision) whose final decision states no rule of the business: another
         organisation's published figure (a comparable subject, two times in five; equal to no value any
@@ -342,7 +347,7 @@ class DecisionRegisterGenre(Genre):
         )
 
         subject = _subject_of(fact)
-        values = {"S": subject, "A": asset, **context.vocabulary.common.terms()}
+        values = {"S": said_subject(context, saying or rng, subject), "A": asset, **context.vocabulary.common.terms()}
         block = [{"status": "Rejected", "text": upper_first(text.format(**values)), "facts": []}
                  for text in rng.sample(_ALTERNATIVES, k=rng.randint(1, 2))]
         if rng.random() < 0.3:

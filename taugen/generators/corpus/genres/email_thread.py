@@ -71,6 +71,7 @@ from taugen.generators.corpus.genres.benchmarks import (
     grounded_slots,
     plan_peers,
 )
+from taugen.generators.corpus.genres.workplace import said_subject
 from taugen.generators.corpus.vocabulary import (
     GenreVocabulary,
     Pool,
@@ -686,7 +687,9 @@ class EmailThreadGenre(Genre):
         values = {
             "T": _lower_first(plan.topic_title), "Title": plan.topic_title,
             "A": rng.choice(domain_words.assets.for_role(other_role)),
-            "S": self._subject_phrase(plan, grounded), "subject_fact": self._subject_fact(plan, grounded),
+            # the thread's subject as people write it in a subject line (a rule's or another's alike)
+            "S": said_subject(context, plan.rng("spoken subjects"), self._subject_phrase(plan, grounded)),
+            "subject_fact": self._subject_fact(plan, grounded),
             "other": other.name, "bank": bank.name,
             "counter_role": other_role, "scenario": rng.choice(_FILLER_SCENARIOS),
             **context.vocabulary.common.terms(),
@@ -1043,6 +1046,8 @@ class EmailThreadGenre(Genre):
             subject = item.subject if isinstance(item, GroundedSlot) else \
                 (getattr(plan.facts.get(item.fact_id), "subject", None) or values["S"])
             subject = re.sub(r"^(the|a|an)\s+", "", _lower_first(subject.strip().rstrip(".")), flags=re.IGNORECASE)
+            if isinstance(item, Rendition) and item.register == "voiced":  # as a voiced grounded slot says its own
+                subject = said_subject(context, rng, subject)
             lead = _fill(rng.choice(leads), dict(values, S=subject)) if rng.random() < 0.85 else ""
             tail = _fill(rng.choice(_TAILS), values) if rng.random() < 0.45 else ""
             paragraphs.append(_join(lead, current[0].text, tail))

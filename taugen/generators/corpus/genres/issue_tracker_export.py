@@ -69,6 +69,7 @@ from taugen.generators.corpus.genres.workplace import (
     lower_first,
     plan_frame,
     render_within_budget,
+    said_subject,
     subject_phrase,
     upper_first,
     window,
@@ -92,7 +93,7 @@ _SUMMARIES = ("Update {A} for {S}", "Align {A} with the approved wording on {S}"
 """Summaries of an issue about one subject (a rule's or another subject of the topic)."""
 _TOPIC_SUMMARIES = ("Refresh the {T} FAQ layout", "Move {T} guidance into the knowledge base",
                     "Tag {T} complaints in the case system", "Review access to the {T} procedures page",
-                    "Add a {T} module to new-starter training", "Fix broken links on the {T} help pages",
+                    "Add the {T} module to new-starter training", "Fix broken links on the {T} help pages",
                     "Retire the old {T} letter templates")
 """Summaries of an issue about the topic as a whole (when the topic has no other subject left)."""
 _GENERIC_SUBJECTS = ("the {T} help pages", "the {T} letters", "the {T} section of the call guide",
@@ -259,6 +260,7 @@ class IssueTrackerExportGenre(Genre):
         cursor = 0
         history_id, comment_id = rng.randint(100000, 400000), rng.randint(20000, 90000)
         first_number = issue_number = rng.randint(120, 2400)
+        saying = plan.rng("spoken subjects")  # how an issue title says its subject (draws of its own)
         for number, issue in enumerate(issues):
             slots = times[cursor:cursor + issue["n_events"]]
             cursor += issue["n_events"]
@@ -277,7 +279,9 @@ class IssueTrackerExportGenre(Genre):
             else:
                 subject = rng.choice(_GENERIC_SUBJECTS).format(T=topic)
             templates = _SUMMARIES if renditions or about is not None else _SUMMARIES + _TOPIC_SUMMARIES
-            summary = upper_first(rng.choice(templates).format(S=subject, A=asset, T=topic))
+            # an issue's title says its subject as people write it (a rule's issue or not alike)
+            summary = upper_first(rng.choice(templates).format(S=said_subject(context, saying, subject), A=asset,
+                                                               T=topic))
             grounded = {}
             if about is not None:
                 grounded[id(about)] = " ".join(upper_first(line) for line in grounded_sentences(

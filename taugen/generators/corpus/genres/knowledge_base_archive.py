@@ -64,6 +64,7 @@ from taugen.generators.corpus.genres.benchmarks import (
     topic_subjects,
 )
 from taugen.generators.corpus.genres.workplace import (
+    said_subject,
     cast,
     item_label,
     long_day,
@@ -96,8 +97,11 @@ _EXTERNAL = ("http:", "https:", "//", "file:", "ftp:", "data:", "javascript:")
 _TITLES = ("{Item}: what to tell customers", "{Item} (staff guidance)", "About {S}", "Answering questions "
            "about {S}")
 _SUMMARIES = ("Use this article when a customer asks about {S}.",
-              "Staff guidance on {S}, reviewed by the policy team.",
-              "What applies to {S}, and how to explain it on a call or in a {site}.")  # {site}: CommonWords
+              "Staff guidance on this question, reviewed by the policy team.",
+              "What applies, and how to explain it on a call or in a {site}.",  # {site}: CommonWords
+              "Read this before you answer a customer's question on it.",
+              "The short answer for customers, and what to do next.")
+"""An article's summary; most do not repeat the title's subject (the title above says it)."""
 _BODY = ("Details", "Key points", "In brief")
 """The heading of an article's main section, whatever it holds (a rule, a peer's figure, working notes)."""
 _STEPS_HEADINGS = ("What to do", "Steps")
@@ -138,7 +142,7 @@ _CONTEXT = (  # (title, summary, details, figure, steps): working notes; {T} top
      "In {MONTH}, {N} callers asking about {T} failed verification at the first attempt.",
      ("Confirm the caller is an owner or an authorised user.", "Use the standard verification questions.",
       "If verification fails, do not discuss account details.")),
-    ("Recording {T} conversations", "How to note a {T} conversation on the customer's record.",
+    ("Recording {T} conversations", "How to note each {T} conversation on the customer's record.",
      "Good notes let the next colleague pick up the conversation without asking the customer again.",
      "Team leads sampled {N} notes of {T} conversations in {MONTH}.",
      ("Record the question in the customer's words.", "Record the answer you gave and where it came from.",
@@ -153,7 +157,7 @@ _CONTEXT = (  # (title, summary, details, figure, steps): working notes; {T} top
      "Staff searched this space {N} times in {MONTH}.",
      ("Search with the customer's words.", "Check the last-updated date before quoting an article.",
       "Report an out-of-date article to its owner.")),
-    ("Call backs about {T}", "When and how to offer a call back on a {T} question.",
+    ("Call backs about {T}", "When and how to offer a call back on {T} questions.",
      "A call back is booked in the case system so that it is not lost at shift change.",
      "In {MONTH}, {N} call backs about {T} were booked and {R} were made the same day.",
      ("Offer a call back when you need to check something.", "Book it in the case system.",
@@ -166,6 +170,14 @@ def _steps(rng, most: int, brief: bool) -> int:
     stream is the same either way), or 2 when ``brief``."""
     drawn = rng.randint(2, most)
     return 2 if brief else drawn
+
+
+def _heading_words(rng, context: RenderContext, subject: str, item: str) -> dict[str, str]:
+    """The placeholders of an article's title and summary about one subject (a rule's or not alike):
+    ``{S}`` and ``{Item}`` as staff write them in headings, in the pack's spoken wordings
+    (:func:`~taugen.generators.corpus.genres.workplace.said_subject`), and the common terms."""
+    return {"S": said_subject(context, rng, subject), "Item": upper_first(said_subject(context, rng, item)),
+            **context.vocabulary.common.terms()}
 
 
 class _Structure(HTMLParser):
@@ -367,7 +379,7 @@ class KnowledgeBaseArchiveGenre(Genre):
         current = [r for r in group if not shown_as_history(plan, r, day)]
         history = [r for r in group if shown_as_history(plan, r, day)]
         lead = current[0] if current else group[0]
-        values = {"S": subject_phrase(plan, lead), "Item": item_label(plan, lead), **context.vocabulary.common.terms()}
+        values = _heading_words(rng, context, subject_phrase(plan, lead), item_label(plan, lead))
         title = upper_first(rng.choice(_TITLES).format(**values))
         sections = [{"heading": "Summary", "paragraphs": [rng.choice(_SUMMARIES).format(**values)], "bullets": [],
                      "kind": ""}]
@@ -392,8 +404,8 @@ class KnowledgeBaseArchiveGenre(Genre):
         named with its organisation and equal to no value any fact on the subject ever had), how often
         customers asked about it (a figure that is none of the subject's values), or a working note."""
         subject = lower_first((fact.subject or "").strip().rstrip("."))
-        values = {"S": subject, "Item": upper_first(re.sub(r"^(the|a|an)\s+", "", subject, flags=re.IGNORECASE)),
-                  **context.vocabulary.common.terms()}
+        values = _heading_words(rng, context, subject, upper_first(re.sub(r"^(the|a|an)\s+", "", subject,
+                                                                            flags=re.IGNORECASE)))
         avoid = avoided_values(context, fact, plan.facts.values())
         guarded = [other.value for other in context.facts.values() if other.value is not None
                    and other.value.canonical() in avoid]

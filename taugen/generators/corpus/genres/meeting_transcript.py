@@ -59,6 +59,7 @@ from taugen.generators.corpus.genres.workplace import (
     counterpart,
     plan_frame,
     render_within_budget,
+    said_subject,
     subject_phrase,
     window,
     workplace_words,
@@ -294,7 +295,7 @@ class MeetingTranscriptGenre(Genre):
         terms = context.vocabulary.common.terms()
         values = {"T": subject_phrase(plan), "title": title, "A": rng.choice(_ASSETS).format(**terms), **terms}
 
-        lines, decisions = self._script(rng, plan, day, host, guest, staff, people, values, shrink)
+        lines, decisions = self._script(rng, plan, context, day, host, guest, staff, people, values, shrink)
         cues = self._cues(rng, lines, pace)
         duration = cues[-1].end
         recorded = self._recording_start(rng, start, end, duration, day)
@@ -349,10 +350,11 @@ class MeetingTranscriptGenre(Genre):
             return start + dt.timedelta(seconds=rng.randint(0, int((latest - start).total_seconds())))
         return latest  # the window is shorter than the session: it ends at plan.end
 
-    def _script(self, rng: random.Random, plan: ArtifactPlan, day: dt.date, host: Colleague,
-                guest: Colleague | None, staff: list[Colleague], people: list[Colleague],
+    def _script(self, rng: random.Random, plan: ArtifactPlan, context: RenderContext, day: dt.date,
+                host: Colleague, guest: Colleague | None, staff: list[Colleague], people: list[Colleague],
                 values: dict, shrink: int = 0) -> tuple[list[_Line], list[dict]]:
         """The session as utterances, and its decisions (item, facts)."""
+        saying = plan.rng("spoken subjects")  # how people say each item's subject (draws of their own)
         lines: list[_Line] = []
         decisions: list[dict] = []
         others = [p for p in people if p is not host]
@@ -405,14 +407,16 @@ class MeetingTranscriptGenre(Genre):
             decisions.append({"item": item, "facts": [r.fact_id for r in renditions]})
             proposer = rng.choice(others)
             objector = rng.choice([p for p in people if p is not proposer])
-            local = dict(values, S=item)
-            intro = rng.choice(_ITEM_INTRO if index else _FIRST_INTRO).format(**local)
+            # people say an item's subject their own way each time (a rule's item or another alike)
+            said = {key: said_subject(context, saying, item) for key in ("intro", "proposal")}
+            intro = rng.choice(_ITEM_INTRO if index else _FIRST_INTRO).format(**dict(values, S=said["intro"]))
             say(host, intro, rng.choice(_ITEM_CONTEXT).format(**values) if rng.random() < 0.6 else "")
             filler = filler_by_item.get(item) if item not in mentioned else None
             if filler is not None:
                 proposal, rejection, final = (part.format(**values) for part in filler[1:])
             else:
-                proposal, rejection, final = rng.choice(_PROPOSALS).format(**local), rng.choice(_REJECTIONS), ""
+                proposal, rejection, final = (rng.choice(_PROPOSALS).format(**dict(values, S=said["proposal"])),
+                                              rng.choice(_REJECTIONS), "")
             say(proposer, proposal, decision=(index, "proposal"))
             say(objector, rejection, decision=(index, "rejected"))
             if rng.random() < 0.5:

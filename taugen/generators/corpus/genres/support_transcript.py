@@ -52,6 +52,7 @@ from taugen.generators.corpus.genre import (
     register_genre,
     shown_as_history,
 )
+from taugen.generators.corpus.renditions import spoken_subject
 from taugen.generators.corpus.vocabulary import (
     GenreVocabulary,
     PairPool,
@@ -177,7 +178,9 @@ class SupportTranscriptWords(GenreVocabulary):
             id ("I think I lost my debit card"); a section without reasons gets generic ones.
         reason_details: a clause appended to the reason that makes it one customer's own (no two customers
             open with the same words): ``{town}``, ``{merchant}`` (a company), ``{relative}`` ("sister"),
-            ``{relfirst}`` (their first name), ``{weekday}``, ``{site}`` (CommonWords).
+            ``{relfirst}`` (their first name), ``{weekday}``, ``{site}`` (CommonWords), ``{site_name}`` (one
+            of the business's sites, :attr:`CommonWords.site_names`, else a town), ``{region}`` (where a
+            customer lives, :attr:`CommonWords.regions`, else a town).
         small_talk_by_section: ``[customer question, agent answer]`` side exchanges by section id.
         verification_item: what a recorded call's agent asks for to verify the caller, after "Could you
             give me" ("the last four digits of the card on the account"); the caller answers with digits.
@@ -189,7 +192,8 @@ class SupportTranscriptWords(GenreVocabulary):
 
     placeholders: ClassVar[Mapping[str, frozenset[str]]] = {
         "goodbyes": frozenset({"customer_first", "brand", "daypart", "agent", "customer", "topic_l"}),
-        "reason_details": frozenset({"town", "merchant", "relative", "relfirst", "weekday", "site"})}
+        "reason_details": frozenset({"town", "merchant", "relative", "relfirst", "weekday", "site", "site_name",
+                                     "region"})}
 
     phone_teams: Pool
     chat_channels: Pool
@@ -232,15 +236,27 @@ register_vocabulary("support_transcript", SupportTranscriptWords, NEUTRAL_WORDS)
 _RELATIVES = ("husband", "wife", "son", "daughter", "mother", "father", "brother", "sister", "partner", "aunt")
 
 
-def _reason_detail(plan: ArtifactPlan, context: RenderContext) -> str:
-    """A clause that makes one customer's reason for contact their own (a town, a merchant, a relative)."""
+def home_region(plan: ArtifactPlan, context: RenderContext) -> str:
+    """Where the plan's customer lives (one of :attr:`CommonWords.regions`, drawn from a generator of its
+    own), or '' when the pack names no region."""
+    regions = context.vocabulary.common.regions
+    return plan.rng("customer region").choice(regions) if regions else ""
+
+
+def _reason_detail(plan: ArtifactPlan, context: RenderContext, home: str = "") -> str:
+    """A clause that makes one customer's reason for contact their own (a town, one of the business's sites,
+    a region other than ``home``, where they live, a merchant, a relative)."""
     rng = plan.rng("reason detail")
     fake = plan.faker(context.config.locale, "reason detail")
     details = context.vocabulary.words("support_transcript").reason_details  # type: ignore[attr-defined]
+    common = context.vocabulary.common
+    town = fake.city()
     return rng.choice(details).format(
-        town=fake.city(), merchant=fake.company().replace(",", "").replace(".", ""), relative=rng.choice(_RELATIVES),
+        town=town, merchant=fake.company().replace(",", "").replace(".", ""), relative=rng.choice(_RELATIVES),
         relfirst=fake.first_name(), weekday=rng.choice(("Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
-                                                        "Saturday", "Sunday")), site=context.vocabulary.common.site)
+                                                        "Saturday", "Sunday")), site=common.site,
+        site_name=rng.choice(common.site_names) if common.site_names else town,
+        region=rng.choice([r for r in common.regions if r != home] or common.regions) if common.regions else town)
 
 
 _GENERIC_REASONS = (
@@ -395,9 +411,14 @@ _AGENT_LEADS_COMMA = ("So, ", "Right, so ", "Okay, so ", "Yes, ")
 _CURRENT_AFTER_HISTORY = (
     "As of now, it's this:", "Today the rule is this:", "Under the current schedule:", "Going forward, this applies:",
 )
+_QUESTION_TAILS = 5
+"""The first tails of :data:`_AGENT_TAILS`: a question back (or an offer), fit after any answer."""
 _AGENT_TAILS = (
     "Does that help?", "Does that answer your question?", "I can send that to your secure inbox too if you like.",
     "Let me know if you want me to go over any part of that.", "Is that what you were looking for?",
+    # what an agent adds after a rule it states: the words a mention's own line uses
+    "I've added a note to your file as well.", "I'll send the details over in writing too.",
+    "I'll put that in the summary I send you after this.", "I've noted it on today's call so it's on record.",
 )
 # A slot's grounded figures (both kinds of slot draw from these, so neither gives the other away): the
 # customer quoting another organisation's published figure for the subject, and the agent reading the
@@ -726,7 +747,8 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
     topic_l = lower_first(topic)
     domain_words: SupportTranscriptWords = context.vocabulary.words("support_transcript")  # type: ignore[assignment]
     reasons = domain_words.reasons_by_section.get(plan.topic) or tuple(r.format(topic_l=topic_l) for r in _GENERIC_REASONS)
-    reason = rng.choice(reasons) + _reason_detail(plan, context)
+    home = home_region(plan, context)
+    reason = rng.choice(reasons) + _reason_detail(plan, context, home)
     conversation_day = _conversation_day(plan, plan.renditions, tz)
     history = {id(r) for r in plan.renditions if shown_as_history(plan, r, conversation_day)}
     ordered = sorted(plan.renditions, key=lambda r: (id(r) not in history, r.date))
@@ -771,7 +793,8 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
     if not brief and rng.random() < (0.6 if channel == "phone" else 0.3) and not short:
         question, answer = rng.choice(_VERIFY)
         say("agent", question)
-        say("customer", answer.format(street=fake.street_address(), city=fake.city(),
+        city = f"{fake.city()}, {home}" if home else fake.city()  # an address names the customer's state
+        say("customer", answer.format(street=fake.street_address(), city=city,
                                       dob=f"{birth_date(fake, context.config.now.date(), 21, 80):%B} "
                                           f"{fake.random_int(1, 28)}", email=fake.free_email()))
         say("agent", rng.choice(_VERIFY_THANKS))
@@ -780,11 +803,18 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
     superseded_ids = {r.fact_id for r in ordered if id(r) in history}
     replaced_pending = bool(superseded_ids)  # a "what is it now?" follow-up is still natural
     grounding = plan.rng(f"grounded:{channel}")  # a slot's grounded figures, the same draws for every slot
+    saying = plan.rng("spoken subjects")  # how the customer says each subject, a rule's or a mention's alike
+    spoken = context.vocabulary.words("spoken")
     peers = None
     for index, rendition in enumerate(ordered):
         if index and id(ordered[index - 1]) not in history:  # never between an old rule and its follow-up
             boundaries.append(len(turns))
         subject = fact_subject(plan, rendition)
+        if subject:  # customers say a subject as people do, not as the expert wrote it
+            said = spoken_subject(subject, spoken, saying)
+            fact = plan.facts.get(rendition.fact_id)
+            if not (getattr(fact, "value", None) is not None and find_surface_form(fact.value, said)):
+                subject = said
         if id(rendition) in history:
             pool = _HISTORY_QUESTIONS if subject else ("Was it always like that? I remember it being different.",)
             say("customer", rng.choice(pool).format(subject=subject))
@@ -823,7 +853,9 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
             say("customer", ok)
         ack = rng.choice(_AGENT_ACKS) if rng.random() < 0.7 else ""
         ack = f"{ack} {note}".strip()
-        tail = "" if brief or rng.random() < 0.5 else rng.choice(_AGENT_TAILS)
+        # a mention already says what the agent will note or send: its tail is a question back
+        tail = "" if brief or rng.random() < 0.5 else rng.choice(_AGENT_TAILS[:_QUESTION_TAILS] if mention
+                                                                else _AGENT_TAILS)
         text = rendition.text.strip()
         if text[:1].islower():
             statement = join_statement(ack, rng.choice(_AGENT_LEADS_COMMA) + text, tail)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from taugen.generators.corpus.genre import ArtifactPlan, RenderContext, Rendition, shown_as_history
 from taugen.generators.corpus.genres.support_transcript import as_local, fact_subject, lower_first, upper_first
+from taugen.generators.corpus.renditions import spoken_subject
 from taugen.generators.corpus.vocabulary import GenreVocabulary, Pool, register_vocabulary
 
 if TYPE_CHECKING:
@@ -271,6 +272,14 @@ def subject_phrase(plan: ArtifactPlan, rendition: Rendition | None = None) -> st
         if subject:
             return lower_first(subject)
     return lower_first(plan.topic_title) if plan.topic_title else "this topic"
+
+
+def said_subject(context: RenderContext, rng: random.Random, subject: str) -> str:
+    """``subject`` as staff say or write it in passing (a heading, a note, a rejected proposal): the pack's
+    spoken wordings (:func:`~taugen.generators.corpus.renditions.spoken_subject`, ``vocabulary.yaml``
+    ``spoken``) drawn from ``rng``, for a rule's subject and any other alike. ``subject`` unchanged when
+    the pack has none."""
+    return spoken_subject(subject, context.vocabulary.words("spoken"), rng)  # type: ignore[arg-type]
 
 
 def item_label(plan: ArtifactPlan, rendition: Rendition) -> str:
