@@ -148,8 +148,8 @@ READERS = ("tfidf", "numeric", "structure", "tfidf_facts_removed", "numeric_fact
 
 @pytest.mark.xfail(strict=True, reason="issue 10 item 3 not met yet: measured hard seed 0 (same corpus at 45 "
                                        "and 300 tasks): tfidf 0.906 overall (flowcharts 0.885, support 0.861), "
-                                       "numeric on the full text 0.739 (PDFs 0.873, case ledgers 0.864), "
-                                       "structure 0.580, up to 0.808 (PDFs); see scripts/strong_readers.py")
+                                       "numeric on the full text 0.736 (PDFs 0.873, case ledgers 0.864), "
+                                       "structure 0.576, up to 0.808 (PDFs); see scripts/strong_readers.py")
 @pytest.mark.parametrize("name", READERS)
 def test_no_strong_reader_tells_carriers_from_fillers(hard_readers, name):
     _path, _view, measured = hard_readers
@@ -159,11 +159,21 @@ def test_no_strong_reader_tells_carriers_from_fillers(hard_readers, name):
     assert not over, f"{name}: ROC AUC above {readers.MAX_AUC}: {over}"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 10 item 4 not met yet: measured hard seed 0 top-3 share 0.402 at 45 "
-                                       "and at 300 tasks (knowledge bases 0.80, decision registers 0.76)")
-def test_keyword_search_on_subject_words_rarely_finds_the_owner(hard_readers):
-    _path, _view, measured = hard_readers
-    assert measured["keyword"]["share"] <= readers.MAX_TOP_K_SHARE, measured["keyword"]
+KEYWORD_SEEDS = {0: True, 1: False, 2: True}
+"""The hard seeds the suite builds anyway (seed -> whether that bundle measured the readers), so the keyword
+check reads bundles that exist (see tests/test_seed_sample.py)."""
+
+
+@pytest.mark.xfail(strict=True, reason="issue 10 item 4 not met on every seed: top-3 share 0.398 at seed 0, 0.428 "
+                                       "at seed 1, 0.417 at seed 2 (knowledge bases, decision registers and "
+                                       "reference tables 0.78-0.93)")
+def test_keyword_search_on_subject_words_rarely_finds_the_owner(built_bundle):
+    """Issue 10 item 4: a BM25 search on a fact's subject words ranks its owner in the top 3 for at most
+    40 % of the facts records own, at every hard seed the suite builds. It was 0.504 at seed 0 before
+    subjects were said in the pack's spoken wordings."""
+    shares = {seed: readers.keyword_search(BundleView(read_bundle(built_bundle("hard", seed=seed, readers=measured))))
+              ["share"] for seed, measured in KEYWORD_SEEDS.items()}
+    assert all(share <= readers.MAX_TOP_K_SHARE for share in shares.values()), shares
 
 
 def test_reviewer_report_rows_name_the_worst_genre_and_the_target():

@@ -411,3 +411,23 @@ def test_the_fact_index_answers_as_a_walk_over_every_fact():
         assert avoided == benchmarks.avoided_values(context, fact, walk)
         assert benchmarks.values_among(context, avoided) == benchmarks.values_among(context, avoided, walk)[:-1] \
             or fact.value is None
+
+
+def test_a_figure_written_in_a_record_avoids_every_value_the_record_names():
+    """avoided_values covers the values of the caller's plan facts whatever their section: a peer's figure
+    beside a pointer to where a rule's value is must not be that value (banking hard seed 7 wrote "Buck
+    Bank lists five years" in the email that points to the New Jersey power-of-attorney age, 5 years,
+    and the route check refused the build)."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from taugen.authoring.pack import load_pack
+    from taugen.generators.corpus.genres import benchmarks
+
+    pack = load_pack(Path(benchmarks.__file__).resolve().parents[3] / "facts" / "banking")
+    context = SimpleNamespace(facts=pack.facts)
+    pointed = pack.facts["poa_accepted_age_nj"]
+    about = next(f for f in pack.facts.values() if f.section != pointed.section and f.value is not None
+                 and f.value.type == "duration" and pointed.value.canonical() not in benchmarks.avoided_values(context, f))
+    assert pointed.value.canonical() in benchmarks.avoided_values(context, about, [about, pointed])
+    assert pointed.value.canonical() in benchmarks.avoided_values(context, about, [about.model_copy(), pointed])

@@ -199,14 +199,17 @@ def avoided_values(context: RenderContext, fact: Fact, extra: Iterable[Fact] = (
     value of the subject (:func:`subject_values`) and every value any fact of ``fact``'s section has,
     had or will have (from the context's facts plus ``extra``). A peer's "2 business days" for one wire's
     delivery time must not equal the business's own hold on another wire in the same topic: a reader
-    who takes the wrong sentence would still be right."""
+    who takes the wrong sentence would still be right. Nor any value of ``extra`` (the caller's plan:
+    every fact the record states, points to or names), whatever its section: a record that points to
+    where a rule's value is (an evidence route) must not hold that value itself."""
     facts: Mapping[str, Fact] = getattr(context, "facts", None) or {}
     extra = list(extra)
-    values = subject_values(context, fact, extra)
+    values = subject_values(context, fact, extra) | {other.value.canonical() for other in extra
+                                                     if other.value is not None}
     index = _index(facts, extra)
     if index is not None:
         return values | index.by_section.get(fact.section, set())
-    values |= {other.value.canonical() for other in list(facts.values()) + extra
+    values |= {other.value.canonical() for other in facts.values()
                if other.value is not None and other.section == fact.section}
     return values
 

@@ -48,6 +48,7 @@ from taugen.generators.corpus.genre import (
 from taugen.generators.corpus.genres.workplace import (
     item_label,
     plan_frame,
+    said_subject,
     spread,
     upper_first,
     window,
@@ -149,6 +150,14 @@ class ReferenceTableGenre(Genre):
         domain_words: ReferenceTableWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
         terms = context.vocabulary.common.terms()
         records: list[tuple[dt.date, str, list[str], int | None]] = []  # (reviewed, item, cells, rendition)
+        saying, labels = plan.rng("spoken subjects"), {}  # staff label rows the way they say the subject
+
+        def row_label(item: str) -> str:
+            """``item`` as this table labels it, the same on every row (a rule and the version it replaced)."""
+            if item not in labels:
+                labels[item] = upper_first(said_subject(context, saying, item))
+            return labels[item]
+
         for index, rendition in enumerate(plan.renditions):
             fact = plan.facts.get(rendition.fact_id)
             reviewed = min(max(rendition.date, start.date()), end.date())
@@ -165,7 +174,7 @@ class ReferenceTableGenre(Genre):
             effective = f"{fact.effective_from:%Y-%m-%d}" if fact is not None else ""
             source = domain_words.sources_by_section.get(fact.section if fact is not None else plan.topic,
                                                          "Staff procedures page")
-            item = item_label(plan, rendition)
+            item = row_label(item_label(plan, rendition))
             cells = [item, applies, shown, f"per {basis}" if basis else "", rule, source, effective, status,
                      rng.choice(workplace_words(context).teams)]
             records.append((reviewed, item, cells, index))

@@ -75,6 +75,7 @@ from taugen.generators.corpus.genres.benchmarks import (
     peer_names,
     peer_value,
 )
+from taugen.generators.corpus.genres.workplace import said_subject
 from taugen.validators.findings import Finding, error, warning
 
 if TYPE_CHECKING:
@@ -523,6 +524,16 @@ class SpreadsheetGenre(Genre):
         review_dates: list[dt.date] = []
         index_of = {id(r): i for i, r in enumerate(plan.renditions)}
         lines, peer_history = self._lines(plan, context, variant, rng, review_dates)
+        saying, labels = plan.rng("spoken subjects"), {}  # staff label rows the way they say the subject
+
+        def label(fact: Fact) -> str:
+            """The row label of ``fact``'s subject, the same on every row of the workbook (a rule and the
+            version it replaced alike)."""
+            item = _item(fact)
+            if item not in labels:
+                said = said_subject(context, saying, item)
+                labels[item] = said[:1].upper() + said[1:]
+            return labels[item]
         revised_ids = {plan.successor(r.fact_id).id for r in replaced if plan.successor(r.fact_id) is not None}
 
         if variant == "fee_schedule":
@@ -531,14 +542,14 @@ class SpreadsheetGenre(Genre):
             title += "" if "schedule" in title.lower() else " schedule"
             sheet.append(["Item", "Product", _value_header([line.value for line in lines]), "Basis", "Source",
                           "Effective", "Notes", "Owner", "Last reviewed"])
-            lines.sort(key=lambda line: (_products(line.fact, context), _item(line.fact), bool(line.peer), line.peer,
+            lines.sort(key=lambda line: (_products(line.fact, context), label(line.fact), bool(line.peer), line.peer,
                                          line.fact.id))
         else:
             sheet.title = "Decision table"
             title = f"{brand} - {plan.topic_title} decision table"
             sheet.append(["Rule", "Condition", "Threshold", "Applies to", "Source", "Outcome", "Owner",
                           "Last reviewed"])
-            lines.sort(key=lambda line: (_item(line.fact), bool(line.peer), line.peer, line.fact.id))
+            lines.sort(key=lambda line: (label(line.fact), bool(line.peer), line.peer, line.fact.id))
         for row, line in enumerate(lines, start=2):
             value, fmt = _cell_of(line.value) if line.value is not None else (line.fact.statement, "@")
             owner = rng.choice(owner_teams)
@@ -547,11 +558,11 @@ class SpreadsheetGenre(Genre):
             if variant == "fee_schedule":
                 revised = line.revised or line.fact.id in revised_ids
                 note = "Revised, see Revision history" if revised else rng.choice(_NOTES)
-                cells = [(_item(line.fact), None), (_products(line.fact, context), None), (value, fmt),
+                cells = [(label(line.fact), None), (_products(line.fact, context), None), (value, fmt),
                          (_basis(line.value), None), (line.source, None), (line.effective, _DATE_FORMAT),
                          (note, None), (owner, None), (line.reviewed, _DATE_FORMAT)]
             else:
-                cells = [(f"R{row - 1}", None), (_item(line.fact), None), (value, fmt),
+                cells = [(f"R{row - 1}", None), (label(line.fact), None), (value, fmt),
                          (_products(line.fact, context), None), (line.source, None),
                          (_OUTCOMES.get(line.fact.category, "Apply rule"), None), (owner, None),
                          (line.reviewed, _DATE_FORMAT)]
@@ -581,14 +592,14 @@ class SpreadsheetGenre(Genre):
                 new_value, new_fmt = _value_cell(newer)
                 until = newer.effective_from
                 source = next((line.source for line in lines if line.fact.id == newer.id), rng.choice(_SOURCES))
-                cells = [(until, _DATE_FORMAT), (_item(fact), None), (_products(fact, context), None), (value, fmt),
+                cells = [(until, _DATE_FORMAT), (label(fact), None), (_products(fact, context), None), (value, fmt),
                          (fact.effective_from, _DATE_FORMAT), (new_value, new_fmt), ("Superseded", None),
                          (rng.choice(owner_teams), None), (source, None)]
                 entries.append((until, len(entries), cells, index_of[id(rendition)]))
             for line, previous, since in peer_history:  # a peer's figure that changed, kept the same way
                 value, fmt = _cell_of(previous)
                 new_value, new_fmt = _cell_of(line.value)
-                cells = [(line.effective, _DATE_FORMAT), (_item(line.fact), None), (_products(line.fact, context), None),
+                cells = [(line.effective, _DATE_FORMAT), (label(line.fact), None), (_products(line.fact, context), None),
                          (value, fmt), (since, _DATE_FORMAT), (new_value, new_fmt), ("Superseded", None),
                          (rng.choice(owner_teams), None), (line.source, None)]
                 entries.append((line.effective, len(entries), cells, None))
