@@ -245,7 +245,7 @@ def home_region(plan: ArtifactPlan, context: RenderContext) -> str:
 
 def _reason_detail(plan: ArtifactPlan, context: RenderContext, home: str = "") -> str:
     """A clause that makes one customer's reason for contact their own (a town, one of the business's sites,
-    a region other than ``home``, where they live, a merchant, a relative)."""
+    a region other than ``home`` (the customer's own), a merchant, a relative)."""
     rng = plan.rng("reason detail")
     fake = plan.faker(context.config.locale, "reason detail")
     details = context.vocabulary.words("support_transcript").reason_details  # type: ignore[attr-defined]
