@@ -105,3 +105,15 @@ def test_validate_flags_broken_exports(context):
     parent = next(i for i, m in enumerate(document["messages"]) if "reply_count" in m)
     assert "thread_mismatch" in broken(lambda d: d["messages"][parent].update(reply_count=7))
     assert "json_unreadable" in codes(with_data(artifact, b"{not json"))
+
+
+def test_no_message_is_stamped_after_the_export_ends(context):
+    """A message's ``ts`` is its time plus microseconds: an export whose window ends on a whole second (banking
+    hard seed 14 ended one exactly at the world's now) stamps every message at or before that end."""
+    genre = get_genre(GENRE)
+    end = dt.datetime(2026, 3, 13, 10, 30, tzinfo=TZ)
+    for index in range(12):
+        plan = make_plan(index, ids=IDS, start=end - dt.timedelta(minutes=40), end=end,
+                         variant=genre.variants[index % 2])
+        messages = json.loads(genre.render(plan, context).files[0].data)["messages"]
+        assert max(float(m["ts"]) for m in messages) <= end.timestamp(), index

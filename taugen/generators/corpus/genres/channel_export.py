@@ -260,8 +260,11 @@ class ChannelExportGenre(Genre):
         # Times: joins first, then the posts in order (replies after their parents).
         start, end = window(plan, tz)
         joins = [p for p in people if rng.random() < 0.4][:2]
-        times = working_spread(rng, len(joins) + len(posts), in_force_from(plan, start, end), end, min_gap=45,
-                               max_gap=3 * 3600)
+        first = in_force_from(plan, start, end)
+        # a message's ts adds up to a second of microseconds to its time: every time stays a second short of
+        # the end, so no message is stamped after the export (or the world's now, when the export ends then)
+        times = working_spread(rng, len(joins) + len(posts), first, max(first, end - dt.timedelta(seconds=1)),
+                               min_gap=45, max_gap=3 * 3600)
         for item, moment in zip(posts, times[len(joins):]):
             rendition = item["rendition"]
             if rendition is None:
