@@ -232,10 +232,20 @@ def vocabulary_tables(path: Path, pack_dir: Path) -> list[Path]:
     for section in (data.values() if isinstance(data, dict) else ()):
         for pool in (section.values() if isinstance(section, dict) else ()):
             if isinstance(pool, dict) and set(pool) == TABLE_POOL_KEYS and isinstance(pool["table"], str):
-                table = pack_dir / pool["table"]
-                if ".." not in Path(pool["table"]).parts and inside_pack(table, pack_dir) and table.is_file():
+                table = pack_table(pool["table"], pack_dir)
+                if table is not None and table.is_file():
                     tables.append(table)
     return tables
+
+
+def pack_table(name: str, pack_dir: Path) -> Path | None:
+    """The file ``name`` (a path relative to the pack folder) names, or None when it is empty, absolute,
+    climbs out with ``..`` or resolves (through a symlink) outside ``pack_dir``. Existence is not checked."""
+    relative = Path(name)
+    if not name.strip() or relative.is_absolute() or name.startswith(("/", "\\", "~")) or ".." in relative.parts:
+        return None
+    table = pack_dir / relative
+    return table if inside_pack(table, pack_dir) else None
 
 
 def family_table_path(family: FactFamily, data: LineDict, path: Path, pack_dir: Path) -> Path:

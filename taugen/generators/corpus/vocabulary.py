@@ -313,7 +313,7 @@ def _pools_from_tables(words, pack_dir: Path, path: Path, section: str):
     import csv
     import io
 
-    from taugen.authoring.pack import TABLE_POOL_KEYS, inside_pack, read_table_text
+    from taugen.authoring.pack import TABLE_POOL_KEYS, pack_table, read_table_text
     from taugen.authoring.yaml_lines import LineDict
 
     tables = {key: value for key, value in words.items() if isinstance(value, Mapping) and set(value) == TABLE_POOL_KEYS}
@@ -325,12 +325,11 @@ def _pools_from_tables(words, pack_dir: Path, path: Path, section: str):
     for key, spec in tables.items():
         line = words.line_of(key)
         name, column = str(spec["table"]), str(spec["column"])
-        relative = Path(name)
-        if not name.strip() or relative.is_absolute() or name.startswith(("/", "\\", "~")) or ".." in relative.parts:
+        table = pack_table(name, pack_dir)
+        if table is None:
             raise InputError(f"{key}: table '{name}' must be a path inside the pack folder, relative to it", path,
                              line, section)
-        table = pack_dir / relative
-        if not inside_pack(table, pack_dir) or not table.is_file():
+        if not table.is_file():
             raise InputError(f"{key}: table '{name}' is not a file inside the pack folder", path, line, section)
         reader = csv.DictReader(io.StringIO(read_table_text(table, key), newline=""))
         try:

@@ -48,7 +48,7 @@ from taugen.generators.corpus.genre import (
 from taugen.generators.corpus.genres.workplace import (
     item_label,
     plan_frame,
-    said_subject,
+    row_labels,
     spread,
     upper_first,
     window,
@@ -150,14 +150,7 @@ class ReferenceTableGenre(Genre):
         domain_words: ReferenceTableWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
         terms = context.vocabulary.common.terms()
         records: list[tuple[dt.date, str, list[str], int | None]] = []  # (reviewed, item, cells, rendition)
-        saying, labels = plan.rng("spoken subjects"), {}  # staff label rows the way they say the subject
-
-        def row_label(item: str) -> str:
-            """``item`` as this table labels it, the same on every row (a rule and the version it replaced)."""
-            if item not in labels:
-                labels[item] = upper_first(said_subject(context, saying, item))
-            return labels[item]
-
+        row_label = row_labels(context, plan)  # staff label rows the way they say the subject
         for index, rendition in enumerate(plan.renditions):
             fact = plan.facts.get(rendition.fact_id)
             reviewed = min(max(rendition.date, start.date()), end.date())

@@ -75,7 +75,7 @@ from taugen.generators.corpus.genres.benchmarks import (
     peer_names,
     peer_value,
 )
-from taugen.generators.corpus.genres.workplace import said_subject
+from taugen.generators.corpus.genres.workplace import row_labels
 from taugen.validators.findings import Finding, error, warning
 
 if TYPE_CHECKING:
@@ -524,16 +524,10 @@ class SpreadsheetGenre(Genre):
         review_dates: list[dt.date] = []
         index_of = {id(r): i for i, r in enumerate(plan.renditions)}
         lines, peer_history = self._lines(plan, context, variant, rng, review_dates)
-        saying, labels = plan.rng("spoken subjects"), {}  # staff label rows the way they say the subject
+        said_label = row_labels(context, plan)  # staff label rows the way they say the subject
 
         def label(fact: Fact) -> str:
-            """The row label of ``fact``'s subject, the same on every row of the workbook (a rule and the
-            version it replaced alike)."""
-            item = _item(fact)
-            if item not in labels:
-                said = said_subject(context, saying, item)
-                labels[item] = said[:1].upper() + said[1:]
-            return labels[item]
+            return said_label(_item(fact))
         revised_ids = {plan.successor(r.fact_id).id for r in replaced if plan.successor(r.fact_id) is not None}
 
         if variant == "fee_schedule":

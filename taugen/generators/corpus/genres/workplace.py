@@ -282,6 +282,22 @@ def said_subject(context: RenderContext, rng: random.Random, subject: str) -> st
     return spoken_subject(subject, context.vocabulary.words("spoken"), rng)  # type: ignore[arg-type]
 
 
+def row_labels(context: RenderContext, plan: ArtifactPlan):
+    """A function giving a table row's label for a subject label (``Legal process fee on Certificate of
+    Deposit``) as staff write it in this file: :func:`said_subject`, drawn once per label from the plan's
+    ``spoken subjects`` generator and kept, so every row about one subject (a rule and the version it
+    replaced alike) carries the same label; first letter in upper case."""
+    saying, labels = plan.rng("spoken subjects"), {}
+
+    def label(item: str) -> str:
+        if item not in labels:
+            said = said_subject(context, saying, item)
+            labels[item] = said[:1].upper() + said[1:]
+        return labels[item]
+
+    return label
+
+
 def item_label(plan: ArtifactPlan, rendition: Rendition) -> str:
     """A capitalised label for a table row or heading about the rendition's fact (no leading article:
     ``Domestic wire cut-off time``)."""
