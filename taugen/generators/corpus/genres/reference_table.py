@@ -50,6 +50,7 @@ from taugen.generators.corpus.genres.workplace import (
     plan_frame,
     row_labels,
     spread,
+    token_count,
     upper_first,
     window,
     workplace_words,
@@ -60,6 +61,11 @@ from taugen.generators.corpus.vocabulary import GenreVocabulary, register_vocabu
 from taugen.validators.findings import Finding, error
 
 SUFFIX = ".csv"
+TABLE_TOKENS = (140, 600)
+"""A table's length in tokens as read (the realism gate's count): the planner stratifies it over the tables
+(``spread_words``) and :meth:`ReferenceTableGenre.render` keeps as many instruction rows as come closest. A
+row reads as about fifty tokens: a rule table of one row with no instructions is near the bottom, a table
+of every instruction near the top."""
 HEADERS = {
     "limits": ["Ref", "Item", "Applies to", "Value", "Basis", "Rule or instruction", "Source", "Effective from",
                "Status", "Owner", "Last reviewed"],
@@ -134,14 +140,36 @@ class ReferenceTableGenre(Genre):
     affinity = (("cap", "limits", 3), ("money", "limits", 1), ("count", "limits", 1), ("percent", "limits", 1),
                 ("duration", "timelines", 3), ("date", "timelines", 1), ("enum", "timelines", 1))
 
+    spread_words = TABLE_TOKENS
+    """Planned lengths in tokens of the table as read (:data:`TABLE_TOKENS`)."""
+
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
         """Write the table and read it back so each rendition is the row as a reader gets it.
+
+        With a planned length (``plan.length_words``, tokens as the realism gate counts them) the table is
+        written with every number of instruction rows it can hold (none to all of :data:`_INSTRUCTIONS`
+        beside rules, at least two without) and the one closest to the length is kept (the fewest rows of
+        equals); without one, it draws that number (0–4 beside rules, 2–10 without).
 
         Raises:
             ValueError: more renditions than ``max_facts``.
         """
         if len(plan.renditions) > self.max_facts:
             raise ValueError(f"{plan.artifact_id}: reference_table holds at most {self.max_facts} facts")
+        if not plan.length_words:
+            return self._render(plan, context, None)
+        best: tuple[int, RenderedArtifact] | None = None
+        for extra in range(0 if plan.renditions else 2, len(_INSTRUCTIONS) + 1):
+            artifact = self._render(plan, context, extra)
+            miss = abs(token_count(artifact.author_text) - plan.length_words)
+            if best is None or miss < best[0]:
+                best = (miss, artifact)
+        return best[1]  # type: ignore[index]
+
+    def _render(self, plan: ArtifactPlan, context: RenderContext, extra: int | None) -> RenderedArtifact:
+        """One table with ``extra`` instruction rows (``None``: drawn). Every call with the same plan draws
+        the same rule rows, instruction order and dates, so tables of different lengths differ only in how
+        many instruction rows they keep."""
         rng = plan.rng("reference-table")
         tz = zone(context)
         start, end = window(plan, tz)
@@ -175,7 +203,8 @@ class ReferenceTableGenre(Genre):
         topic = plan.topic_title.lower() if plan.topic_title else "this topic"
         instructions = list(_INSTRUCTIONS)
         rng.shuffle(instructions)
-        extra = rng.randint(0, 4) if plan.renditions else rng.randint(2, 10)
+        drawn = rng.randint(0, 4) if plan.renditions else rng.randint(2, 10)
+        extra = drawn if extra is None else extra
         days = [t.date() for t in spread(rng, extra, start, end, min_gap=3600, max_gap=86400)]
         for day, (item, instruction) in zip(days, instructions[:extra]):
             effective = max(context.config.history_start, day - dt.timedelta(days=rng.randint(40, 400)))
