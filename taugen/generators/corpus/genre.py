@@ -89,6 +89,10 @@ class ArtifactPlan:
             seeded draw from its own stratum, so lengths spread over the range whatever the count. The
             genre's renderer grows or trims its own optional content (exchanges, slides, articles) to
             about this length; 0 = the genre's natural length.
+        rule_slots: the places for rules the record has: in a carrier, the rules it owns; in a filler,
+            the rule count of one of its genre's carriers (a seeded draw), which a genre that gives
+            those places to other subjects (grounded sentences, subjects decided without a value) fills,
+            so fillers name as many subjects as carriers do. 0 = not planned (a genre picks its own).
     """
 
     artifact_id: str
@@ -103,6 +107,7 @@ class ArtifactPlan:
     variant: str = ""
     target_words: int = 0
     length_words: int = 0
+    rule_slots: int = 0
 
     @property
     def is_carrier(self) -> bool:
@@ -234,6 +239,8 @@ class Genre(ABC):
             calls, meetings): the planner puts voiced renditions only there.
         mention_audience: who the genre's people name rules in passing to: ``staff`` (colleagues, the
             default) or ``customer`` (a support conversation), which picks the mention lines that fit.
+        spoken_mentions: True when the genre's people name a rule in passing as they say it (the pack's
+            spoken wordings, as often as the tier voices rules), not in the expert's words (the default).
     """
 
     name: str = ""
@@ -245,6 +252,7 @@ class Genre(ABC):
     affinity: tuple[tuple[str, str, int], ...] = ()
     voiced: bool = False
     mention_audience: str = "staff"
+    spoken_mentions: bool = False
 
     def accepts(self, fact: "Fact") -> bool:
         """Whether a fact may be owned by this genre (default: by category)."""

@@ -71,6 +71,8 @@ from taugen.generators.corpus.renditions import (
     cue_text,
     decoy_text,
     mention_texts,
+    spoken_subject,
+    voiceable,
     voiced_text,
 )
 from taugen.generators.corpus.vocabulary import DomainVocabulary, load_vocabulary
@@ -143,6 +145,7 @@ class _Draft:
     facts: dict[str, Fact]
     target_words: int = 0
     length_words: int = 0
+    rule_slots: int = 0
     artifact_id: str = ""
 
     def owned(self) -> list[Rendition]:
@@ -281,11 +284,11 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
         # The register is decided per fact before its genre: a fact drawn to be voiced goes to a genre
         # where people talk. Only facts that have a voiced wording can be voiced, so they are drawn with
         # the probability that makes the voiced share of all renditions meet the tier's request.
-        voiceable = {fact.id for fact, _ in rendered if _voiceable(fact)}
-        voice_p = min(1.0, preset.voiced_share * len(rendered) / len(voiceable)) if voiceable else 0.0
+        can_voice = {fact.id for fact, _ in rendered if voiceable(fact)}
+        voice_p = min(1.0, preset.voiced_share * len(rendered) / len(can_voice)) if can_voice else 0.0
         voice_of: dict[str, bool] = {}
         for fact, status in rendered:
-            voice = fact.id in voiceable and rng.random() < voice_p
+            voice = fact.id in can_voice and rng.random() < voice_p
             arc = arc_of.get(fact.id)
             used = arc_genres.setdefault(arc[0], set()) if arc else set()
             genre, variant = _pick_genre(fact, genres_all, rng, used)
@@ -422,7 +425,8 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
     contested: dict[str, dict[str, Any]] = {}
     overlay: list[dict[str, Any]] = []
     cue_rng = random.Random(stable_seed(seed, preset.name, "cues"))
-    hosts = _Hosts(drafts, genres_all)
+    hosts = _Hosts(drafts, genres_all, spoken, preset.voiced_share, random.Random(stable_seed(seed, preset.name,
+                                                                                              "mention wording")))
     if achieved_surface == "hard_client":
         client_held = sorted(f.id for f in pack.facts.values() if f.holder == "client"
                              and f.effective_from <= pack.now.date())
@@ -489,6 +493,8 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
                        owner_of, excluded=set(client_held) | set(contested)
                        | {route["fact_id"] for route in routes}, seed=seed)
 
+    _draw_rule_slots(drafts, random.Random(stable_seed(seed, preset.name, "rule slots")))
+
     # ---- ids, times, plans ------------------------------------------------------------------------------
     counters: dict[str, int] = {}
     plans: list[ArtifactPlan] = []
@@ -501,7 +507,7 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
                             topic_title=sections[draft.topic], start=start, end=end, renditions=draft.renditions,
                             facts=draft.facts, seed=stable_seed(seed, preset.name, draft.artifact_id),
                             variant=draft.variant, target_words=draft.target_words,
-                            length_words=draft.length_words)
+                            length_words=draft.length_words, rule_slots=draft.rule_slots)
         plans.append(plan)
         by_draft[id(draft)] = plan
     aid = {key: plan.artifact_id for key, plan in by_draft.items()}
@@ -551,10 +557,23 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
 class _Hosts:
     """Existing artifacts that can take one more cue (never a new artifact)."""
 
-    def __init__(self, drafts: list[_Draft], genres: dict[str, Genre]) -> None:
+    def __init__(self, drafts: list[_Draft], genres: dict[str, Genre], spoken: SpokenWords | None = None,
+                 voiced_share: float = 0.0, wording: random.Random | None = None) -> None:
         self.genres = genres
         self.drafts = [d for d in drafts if cue_capable(genres[d.genre])]
         self.by_id = {id(d): d for d in drafts}
+        self.spoken = spoken
+        self.voiced_share = voiced_share
+        self.wording = wording or random.Random(0)
+
+    def said(self, fact: Fact, draft: _Draft) -> str | None:
+        """How a mention in ``draft`` says ``fact``'s subject: in a genre with ``spoken_mentions``, as often
+        as the tier voices rules, in the pack's spoken wordings (as a voiced rule there says it); else None
+        (the expert's words). Draws from the hosts' own wording generator, only for such genres."""
+        if not fact.subject or not getattr(self.genres[draft.genre], "spoken_mentions", False) \
+                or self.wording.random() >= self.voiced_share:
+            return None
+        return spoken_subject(fact.subject.strip().rstrip("."), self.spoken, self.wording)
 
     def room(self, draft: _Draft) -> bool:
         return len(draft.renditions) < self.genres[draft.genre].max_facts
@@ -726,7 +745,7 @@ def _mention(fact: Fact, draft: _Draft, rng: random.Random, hosts: _Hosts, used:
     a peer's figure for the subject (``figures``). False when no line qualifies."""
     guarded = held_values + [f.value for f in draft.facts.values() if f.value is not None]
     audience = hosts.genres[draft.genre].mention_audience
-    text = next((t for t in mention_texts(fact, rng, audience) if (draft.genre, t) not in used
+    text = next((t for t in mention_texts(fact, rng, audience, hosts.said(fact, draft)) if (draft.genre, t) not in used
                  and not any(find_surface_form(value, t) for value in guarded)), None)
     if text is None:
         return False
@@ -947,9 +966,22 @@ def _spread_lengths(drafts: list[_Draft], genres_all: dict[str, Genre], seed: in
             draft.length_words = int(round(low + width * (stratum + 0.25 + 0.5 * rng.random())))
 
 
-def _voiceable(fact: Fact) -> bool:
-    """Whether ``fact`` has a voiced wording (hand-written lines or a frame); independent of the draw."""
-    return voiced_text(fact, random.Random(0))[0] != fact.statement
+def _draw_rule_slots(drafts: list[_Draft], rng: random.Random) -> None:
+    """Set every draft's ``rule_slots``: a carrier's is the number of rules it owns; a filler's is drawn
+    from the owned counts of the carriers of its genre and variant (else of its genre; 1 when it has
+    none), so a genre that gives a filler's rule places to other subjects (grounded sentences, subjects
+    decided without a value) names as many subjects in a filler as in a carrier. Drawn from ``rng``
+    alone, in draft order."""
+    owned_counts: dict[tuple[str, str], list[int]] = {}
+    for draft in drafts:
+        if draft.owned():
+            draft.rule_slots = len(draft.owned())
+            for key in ((draft.genre, draft.variant), (draft.genre, "")):
+                owned_counts.setdefault(key, []).append(draft.rule_slots)
+    for draft in drafts:
+        if not draft.owned():
+            counts = owned_counts.get((draft.genre, draft.variant)) or owned_counts.get((draft.genre, "")) or [1]
+            draft.rule_slots = rng.choice(counts)
 
 
 def _rendition(fact: Fact, status: str, day: dt.date, genre: Genre, voice: bool, rng: random.Random,

@@ -258,6 +258,19 @@ def voiced_text(fact: Fact, rng: random.Random, spoken: SpokenWords | None = Non
     return canonical_text(fact)
 
 
+_VOICEABLE: dict[int, tuple[Fact, bool]] = {}
+""":func:`voiceable` by fact identity (the fact is kept, so its id is never reused while cached)."""
+
+
+def voiceable(fact: Fact) -> bool:
+    """Whether ``fact`` has a voiced wording (hand-written voiced lines or a frame for its subject and
+    value), independent of any draw: the facts the planner can write in the voiced register."""
+    cached = _VOICEABLE.get(id(fact))
+    if cached is None or cached[0] is not fact:
+        cached = _VOICEABLE[id(fact)] = (fact, voiced_text(fact, random.Random(0))[0] != fact.statement)
+    return cached[1]
+
+
 def _subject(fact: Fact) -> str:
     subject = (fact.subject or "").strip().rstrip(".")
     if not subject or (fact.value is not None and find_surface_form(fact.value, subject) is not None):
@@ -285,16 +298,19 @@ def cue_text(fact: Fact, kind: str, rng: random.Random, anchor: tuple[str, str] 
     return text
 
 
-def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff") -> list[str]:
+def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff", said: str | None = None) -> list[str]:
     """Every mention of ``fact`` (its subject named in passing, no value) said to ``audience`` (one of
     :data:`MENTION_AUDIENCES`: ``customer`` uses the lines that fit a conversation with the customer,
     ``staff`` those and the lines colleagues say to each other), in a seeded order; empty when the fact
-    has no subject that can be named without its value. The subject is used as the expert wrote it: a
-    mention owns nothing, so sharing the statement's words is what a real record does (and a search on
-    them finds talk about the rule beyond its owner). Raises ``ValueError`` for another audience."""
+    has no subject that can be named without its value. The subject is used as the expert wrote it unless
+    ``said`` words it (as people say it, :func:`spoken_subject`): a mention owns nothing, so sharing the
+    statement's words is what a real record does (and a search on them finds talk about the rule beyond
+    its owner). Raises ``ValueError`` for another audience."""
     if audience not in MENTION_AUDIENCES:
         raise ValueError(f"mention audience must be one of {MENTION_AUDIENCES}, not {audience!r}")
     subject = (fact.subject or "").strip().rstrip(".")
+    if said and subject:
+        subject = said
     if not subject or (fact.value is not None and find_surface_form(fact.value, subject) is not None):
         return []
     frames = list(_MENTIONS_TO_CUSTOMER) + (list(_MENTIONS_AMONG_STAFF) if audience == "staff" else [])

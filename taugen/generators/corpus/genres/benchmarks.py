@@ -499,6 +499,18 @@ def other_subjects(context: RenderContext, plan: ArtifactPlan) -> list[Fact]:
             and (fact.value is None or find_surface_form(fact.value, fact.subject or "") is None)]
 
 
+def subject_run(rng: random.Random, subjects: list[Fact]) -> list[Fact]:
+    """``subjects`` (sorted by id, as :func:`topic_subjects` gives them) turned to start at a random one:
+    the first few of the result are neighbours in id order, the way the planner chunks a genre's rules of
+    a section into one carrier (sorted by date, then id), so the subjects a record names without a value
+    come in the same families (a state's power-of-attorney age and the next state's) as a carrier's rules
+    do. A copy; ``[]`` for no subjects."""
+    if not subjects:
+        return []
+    start = rng.randrange(len(subjects))
+    return subjects[start:] + subjects[:start]
+
+
 @dataclass
 class GroundedSlot:
     """A grounded sentence in the place a rule would take (see :func:`grounded_sentences`). It owns no
@@ -523,13 +535,12 @@ class GroundedSlot:
 def grounded_slots(rng: random.Random, context: RenderContext, plan: ArtifactPlan, wanted: int, day: Any,
                    *, peer_lines: tuple[str, ...], volume_lines: tuple[str, ...],
                    note_lines: tuple[str, ...]) -> list[GroundedSlot]:
-    """Up to ``wanted`` grounded slots about :func:`other_subjects` of the plan (a random choice of them),
+    """Up to ``wanted`` grounded slots about :func:`other_subjects` of the plan (a :func:`subject_run` of them),
     each from :func:`grounded_sentences` with the genre's phrasings; peers are named by the plan's own
     generator; ``[]`` when the topic has no such subject. A slot in the ``voiced`` register says its
     subject in the pack's spoken wordings, as a voiced rule does
     (:func:`~taugen.generators.corpus.renditions.spoken_subject`)."""
-    subjects = other_subjects(context, plan)
-    rng.shuffle(subjects)
+    subjects = subject_run(rng, other_subjects(context, plan))
     if wanted <= 0 or not subjects:
         return []
     peers = plan_peers(context, plan)
@@ -569,6 +580,7 @@ __all__ = [
     "peer_value",
     "plan_peers",
     "portable",
+    "subject_run",
     "subject_values",
     "topic_subjects",
     "voiced_share",

@@ -111,7 +111,7 @@ _NOTE_FINALS = ("{A} links to the published terms for {S} rather than restating 
                 "Keep {S} out of the IVR prompts and answer it in {A}.",
                 "Explain {S} in plain words in {A}, with the terms linked.")
 _SUBJECT_COUNTS = (1, 2, 2, 3, 3, 4)
-"""Subject blocks in a register without rules (as many as registers with rules hold rule blocks)."""
+"""Subject blocks in a register without rules when the planner gave no ``rule_slots``."""
 _GENERIC_SUBJECTS = ("the {T} help pages", "the {T} letters", "the {T} section of the call guide", "the {T} FAQ")
 _PURPOSES = ("This register records what was decided about {T} during the kickoff workshops, who owns each "
              "decision and where it stands. It is the reference for {A}.",
@@ -316,17 +316,18 @@ class DecisionRegisterGenre(Genre):
 
     @staticmethod
     def _subjects(rng, plan: ArtifactPlan, context: RenderContext, has_rules: bool) -> list:
-        """Other rules of the topic the register decides without stating them: one to four in a register
-        without rules (:data:`_SUBJECT_COUNTS`), one beside the rules half the time; none of the plan's
-        subjects or supersession arcs."""
-        from taugen.generators.corpus.genres.benchmarks import topic_subjects
+        """Other rules of the topic the register decides without stating them: in a register without rules
+        as many as the plan's ``rule_slots`` (a register with rules' count; unplanned, one to four from
+        :data:`_SUBJECT_COUNTS`), one beside the rules half the time; a run of neighbours in id order
+        (:func:`~taugen.generators.corpus.genres.benchmarks.subject_run`), none of the plan's subjects or
+        supersession arcs."""
+        from taugen.generators.corpus.genres.benchmarks import (
+            other_subjects,
+            subject_run,
+        )
 
-        owned = {(fact.subject or "").lower() for fact in plan.facts.values()}
-        arcs = {fact.id for fact in plan.facts.values()} | {fact.supersedes for fact in plan.facts.values()}
-        subjects = [f for f in topic_subjects(context, plan.topic) if (f.subject or "").lower() not in owned
-                    and f.id not in arcs and f.supersedes not in arcs]
-        rng.shuffle(subjects)
-        wanted = (1 if rng.random() < 0.5 else 0) if has_rules else rng.choice(_SUBJECT_COUNTS)
+        subjects = subject_run(rng, other_subjects(context, plan))
+        wanted = (1 if rng.random() < 0.5 else 0) if has_rules else plan.rule_slots or rng.choice(_SUBJECT_COUNTS)
         return subjects[:wanted]
 
     @staticmethod

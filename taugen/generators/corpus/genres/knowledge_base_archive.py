@@ -58,10 +58,11 @@ from taugen.generators.corpus.genres.benchmarks import (
     avoided_values,
     comparable_facts,
     month_and_year,
+    other_subjects,
     peer_names,
     peer_value,
     portable,
-    topic_subjects,
+    subject_run,
 )
 from taugen.generators.corpus.genres.workplace import (
     said_subject,
@@ -314,15 +315,11 @@ class KnowledgeBaseArchiveGenre(Genre):
             n_extra = max(articles - len(groups), 2 - len(groups), 0)
         # articles about one subject of the topic with a peer's figure: as many in a filler as a carrier
         # has rule articles, and now and then one beside the rules of a carrier
-        owned = {(fact.subject or "").lower() for fact in plan.facts.values()}
-        arcs = {fact.id for fact in plan.facts.values()} | {fact.supersedes for fact in plan.facts.values()}
-        subjects = [f for f in topic_subjects(context, plan.topic) if (f.subject or "").lower() not in owned
-                    and f.id not in arcs and f.supersedes not in arcs]
-        rng.shuffle(subjects)
+        subjects = subject_run(rng, other_subjects(context, plan))
         if groups:
             n_peer = 1 if subjects and n_extra and rng.random() < 0.5 else 0
         else:
-            n_peer = min(n_extra, len(subjects), rng.choice((1, 1, 2, 2, 3, 4)))
+            n_peer = min(n_extra, len(subjects), plan.rule_slots or rng.choice((1, 1, 2, 2, 3, 4)))
         n_context = n_extra - n_peer
         peers = peer_names(rng, plan.faker(context.config.locale, "kb-peers"), context, 3) if n_peer else []
         drafts: list[tuple[dt.datetime, dict]] = []

@@ -647,8 +647,8 @@ class PdfDocumentGenre(Genre):
 # ---------------------------------------------------------------------------------------------------
 
 _SLOT_COUNTS = (1, 1, 2, 2, 3, 4, 5)
-"""How many subjects a deck without rules covers with a grounded figure (about as many as decks with rules
-hold rules)."""
+"""How many subjects a deck without rules covers with a grounded figure when the planner gave no
+``rule_slots`` (which holds a deck with rules' count)."""
 _PEER_BULLETS = ("For comparison, {P} publishes {V} for {S}",
                  "{P}'s published terms list {V} for {S}",
                  "Customers who are also with {P} may quote {V} for {S}; that is {P}'s figure, not ours",
@@ -734,27 +734,25 @@ def _subject_items(rng, plan: ArtifactPlan, context: RenderContext, day: dt.date
     figure that is no rule of the business: another organisation's published figure (a comparable subject,
     :func:`~taugen.generators.corpus.genres.benchmarks.comparable_facts`, two times in five; equal to no
     value any fact on the subject ever had), how often customers asked about it (a count that is none of
-    the subject's values), or a working note. A deck without rules gets one to five (as many as decks hold
-    rule groups), a deck with rules one in two times. Returns ``[(subject fact, text, note)]`` (note: the
+    the subject's values), or a working note. A deck without rules gets the plan's ``rule_slots`` (the
+    rule count of a deck with rules; unplanned, one to five), a deck with rules one in two times; the
+    subjects are a run of neighbours in id order (``subject_run``). Returns ``[(subject fact, text, note)]`` (note: the
     products label, or ''); ``[]`` when the context has no facts."""
     from taugen.authoring.values import find_surface_form
     from taugen.generators.corpus.genres.benchmarks import (
         avoided_values,
         comparable_facts,
+        other_subjects,
         peer_names,
         peer_value,
         portable,
-        topic_subjects,
+        subject_run,
     )
 
-    owned = {(fact.subject or "").lower() for fact in plan.facts.values()}
-    arcs = {fact.id for fact in plan.facts.values()} | {fact.supersedes for fact in plan.facts.values()}
-    subjects = [f for f in topic_subjects(context, plan.topic) if (f.subject or "").lower() not in owned
-                and f.id not in arcs and f.supersedes not in arcs]
+    subjects = subject_run(rng, other_subjects(context, plan))
     if not subjects:
         return []
-    rng.shuffle(subjects)
-    wanted = (1 if rng.random() < 0.5 else 0) if has_rules else rng.choice(_SLOT_COUNTS)
+    wanted = (1 if rng.random() < 0.5 else 0) if has_rules else plan.rule_slots or rng.choice(_SLOT_COUNTS)
     peers = peer_names(rng, plan.faker(context.config.locale, "deck-peers"), context, 3)
     comparable = set(id(f) for f in comparable_facts(context, plan.topic))
     items = []
