@@ -248,6 +248,76 @@ def test_the_reference_decides_on_the_served_state_where_replaying_the_gold_fail
     assert expected in chosen.values() and expected not in chosen  # another alternative than the one recorded
 
 
+def _deployment_with(bundle, kind: str, operation: str):
+    """The bundle's full deployment cut to its one defect of ``kind``, bound to ``operation`` instead (the
+    seeds bind each kind to an operation of its shape; the test needs a given one)."""
+    only = bundle.deployment("production").only(kind)
+    assert len(only.defects) == 1
+    return only.model_copy(update={"defects": (only.defects[0].model_copy(update={"operations": (operation,)}),)})
+
+
+def test_the_reference_reads_an_exact_balance_where_the_deployment_rounds_it(hard):
+    """A deployment that rounds ``get_account`` to whole dollars shows an account overdrawn by 30 cents as $0.00,
+    which would pass the courtesy refund's good-standing check. The served state: the earlier courtesy refund of a
+    ``courtesy_refund_already_used`` task lies outside the window (``courtesy_date``: a refund would be allowed)
+    and a purchase has left the account 30 cents overdrawn, so the policy refuses the refund and the gold is the
+    task's recorded one (no refund). The reference takes the balance from the account's ledger and refuses."""
+    import copy
+
+    from taugen.build.tau2_runtime import silence_tau2_logs
+    from taugen.construction.evaluate import _rates, run_conversation
+    from taugen.construction.reference import reference_workspace
+    from taugen.construction.server import ApiService, running_server
+    from taugen.generators.domains.banking.db import Transaction
+    from taugen.generators.domains.banking.policy import COURTESY
+    from taugen.generators.policy import ManifestFacts, PolicyContext
+
+    silence_tau2_logs()
+    bundle, original, task, database, _ = changed_task(hard, "courtesy_date")
+    refund = next(a for a in task["evaluation_criteria"]["actions"] if a["name"] == "refund_fee")["arguments"]
+    account = database.accounts[database.transactions[refund["transaction_id"]].account_id]
+    assert account.kind == "checking" and account.balance > 0
+    database.transactions["TX-TEST-OVERDRAWN"] = Transaction(
+        transaction_id="TX-TEST-OVERDRAWN", account_id=account.account_id, posted_on=bundle.now.date().isoformat(),
+        description="Target T-0231", amount=-round(account.balance + 0.30, 2), kind="purchase")
+    account.balance = -0.30
+    facts = ManifestFacts(bundle.manifest["facts"])
+    broken = COURTESY.check(PolicyContext(database, facts, bundle.now), "refund_fee", refund)
+    assert [v.facts for v in broken] == [("courtesy_refund_good_standing",)]  # the balance alone forbids it
+    account.balance = 0.0  # as the rounding deployment shows it: the refund would be allowed
+    assert COURTESY.check(PolicyContext(database, facts, bundle.now), "refund_fee", refund) == []
+    account.balance = -0.30
+    task = {**copy.deepcopy(task), "evaluation_criteria": copy.deepcopy(original["evaluation_criteria"])}
+
+    deployment = _deployment_with(bundle, "rounding", "get_account")
+    service = ApiService(bundle.toolkit_class, bundle.database("evaluation"), bundle.now, bundle.openapi, deployment)
+    service.open_session("probe", database)
+    shown = service.handle("get_account", {"account_id": account.account_id}, None, {"x-session-key": "probe"})
+    assert shown.status == 200 and shown.body["balance"] == 0.0  # the rounding hides the overdraft
+    with running_server(service) as url:
+        result = run_conversation(bundle, service, url, reference_workspace(bundle), task, "rounded", "scripted",
+                                  _rates(bundle)[0], database=database)
+    report = result["agent_report"]
+    assert result["reward"] == 1.0 and report["mode"] == "decided"
+    chosen = {d["problem"]: d["chosen"] for d in report["decisions"]}
+    assert chosen["courtesy_refund_already_used"] == "courtesy_refund_already_used"
+    assert service.session_database("rounded").fee_refunds.keys() == database.fee_refunds.keys()  # no refund made
+
+
+def test_exact_balances_takes_the_ledger_only_for_a_whole_dollar_balance_it_explains():
+    from taugen.generators.domains.banking.readers import exact_balances
+
+    ledger = [{"account_id": "A1", "amount": "812.40"}, {"account_id": "A1", "amount": -812.70},
+              {"account_id": "C1", "amount": -40.25}, {"account_id": "B1", "amount": 10.0}]
+    accounts = [{"account_id": "A1", "kind": "checking", "balance": 0.0},  # rounded from -0.30
+                {"account_id": "C1", "kind": "credit_card", "balance": "40.0"},  # owes 40.25
+                {"account_id": "B1", "kind": "savings", "balance": 12.0},  # the ledger does not explain it
+                {"account_id": "D1", "kind": "savings", "balance": 7.0},  # no ledger read
+                {"account_id": "E1", "kind": "checking", "balance": 3.15}]  # cents: exact as read
+    assert [a["balance"] for a in exact_balances(accounts, ledger)] == [-0.3, 40.25, 12.0, 7.0, 3.15]
+    assert accounts[0]["balance"] == 0.0  # the reads are not changed
+
+
 def test_a_problem_the_read_records_do_not_decide_falls_back_explicitly(hard):
     """When the served records lack what a problem needs (here the charge the caller disputes), the reference
     says which problem and why, replays the recorded gold for that task, and the totals count it."""

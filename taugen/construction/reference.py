@@ -29,11 +29,13 @@ cursors, stopping on a repeated page (a lost cursor), then re-reads in pages of 
 (a page silently cut to a cap is whole at that size) and keeps the union; after a write, the first read of
 each operation is made twice and the second answer kept (a stale read lags one read); a write that answers
 504 is not retried (it committed); a 200 with an error body is an error. It never calls ``get_dispute`` (it
-reads claims with ``list_disputes``) nor ``find_customer_by_name`` (it finds the caller by phone). Not handled:
-a deployment that rounds ``get_account`` (banking seeds 1, 3-5, 8 and 9 of the first ten; seed 0 rounds
-``get_dispute``) shows balances in whole dollars, so a balance within 50 cents of zero could misread the
-courtesy refund's good standing; the clock (``get_current_time``) gives the date the rules use, which a
-one-hour shift does not move at the banking world's 10:30 but would within an hour of midnight.
+reads claims with ``list_disputes``) nor ``find_customer_by_name`` (it finds the caller by phone). Money a
+deployment may round to whole dollars is taken from a second source where the API has one: an account's balance
+(only ``get_account`` returns it) is checked against the account's ledger, and a whole-dollar balance within 50
+cents of the ledger's sum is the sum (the domain's readers, banking's ``readers.exact_balances``), so an account
+overdrawn by cents is not read as in good standing. Not handled: the clock (``get_current_time``) gives the date
+the rules use, which a one-hour shift does not move at the banking world's 10:30 but would within an hour of
+midnight.
 
 **Fallback** (explicit and counted): when a problem's state cannot be rebuilt from what was read (the
 reader raises :class:`~taugen.generators.domains.banking.readers.Undecidable`), no alternative's calls pass
