@@ -128,6 +128,8 @@ def changed_task(bundle_dir, construction: str):
     ``courtesy_date``: the earlier courtesy refund of a ``courtesy_refund_already_used`` task (and the fee it
     refunded) is moved before the courtesy-refund window, and the caller says the new date; the gold becomes
     ``CourtesyOverdraftRefund.solve`` (refund the new overdraft fee).
+    ``courtesy_edge``: that earlier refund is moved to the first day inside the courtesy-refund window as counted
+    on the bundle's date (one day later it falls outside); the gold stays the recorded refusal.
 
     Returns ``(bundle, original task, changed task, changed initial database, the problem now expected)``.
     """
@@ -144,7 +146,8 @@ def changed_task(bundle_dir, construction: str):
 
     bundle = ConstructionBundle.open(bundle_dir)
     records = bundle.json("author/task_facts.json")
-    recorded = {"dispute_amount": "unauthorized_debit_dispute", "courtesy_date": "courtesy_refund_already_used"}
+    recorded = {"dispute_amount": "unauthorized_debit_dispute", "courtesy_date": "courtesy_refund_already_used",
+                "courtesy_edge": "courtesy_refund_already_used"}
     task_id = next(t for t in sorted(bundle.tasks) if recorded[construction] in records[t]["problems"])
     original = bundle.tasks[task_id]
     task = copy.deepcopy(original)
@@ -192,12 +195,14 @@ def changed_task(bundle_dir, construction: str):
                       and t.fee_type == "overdraft" and t.transaction_id not in refunded)
         state = {"account_id": account_id, "fee_id": fee_id}
         old_calls = banking.CourtesyRefundAlreadyUsed().solve(context(state))
-        new_calls = banking.CourtesyOverdraftRefund().solve(context(state))
+        edge = construction == "courtesy_edge"
+        new_calls = old_calls if edge else banking.CourtesyOverdraftRefund().solve(context(state))
         window = duration_days(facts.value("courtesy_refund_window"), today)
+        target = today - dt.timedelta(days=window - 1 if edge else window + 35)
         said = instructions["known_info"]
         for transaction_id, refund in refunded.items():
             old_day = dt.date.fromisoformat(refund.refunded_on)
-            shift = (old_day - (today - dt.timedelta(days=window + 35))).days
+            shift = (old_day - target).days
             for row in database.transactions.values():  # the fee, and the credit the refund posted, move with it
                 if row.account_id == account_id and (row.transaction_id == transaction_id or (
                         row.kind == "credit" and row.posted_on == refund.refunded_on)):
@@ -206,10 +211,15 @@ def changed_task(bundle_dir, construction: str):
             refund.refunded_on = new_day.isoformat()
             said = said.replace(f"{old_day:%B} {old_day.day}, {old_day.year}",
                                 f"{new_day:%B} {new_day.day}, {new_day.year}")
-        expected = "courtesy_overdraft_refund"
-        # the policy agrees: with the earlier refund outside the window, this one is allowed
-        assert COURTESY.check(PolicyContext(database, facts, bundle.now), "refund_fee",
-                              {"transaction_id": fee_id, "reason": "courtesy"}) == []
+        refund_call = {"transaction_id": fee_id, "reason": "courtesy"}
+        tomorrow = bundle.now + dt.timedelta(days=1)
+        if edge:  # the policy agrees: refused today, allowed tomorrow
+            expected = "courtesy_refund_already_used"
+            assert COURTESY.check(PolicyContext(database, facts, bundle.now), "refund_fee", refund_call)
+            assert COURTESY.check(PolicyContext(database, facts, tomorrow), "refund_fee", refund_call) == []
+        else:  # the policy agrees: with the earlier refund outside the window, this one is allowed
+            expected = "courtesy_overdraft_refund"
+            assert COURTESY.check(PolicyContext(database, facts, bundle.now), "refund_fee", refund_call) == []
     assert said != instructions["known_info"]
     instructions["known_info"] = said
     task["evaluation_criteria"]["actions"] = _spliced(actions, old_calls, new_calls)
@@ -302,6 +312,56 @@ def test_the_reference_reads_an_exact_balance_where_the_deployment_rounds_it(har
     chosen = {d["problem"]: d["chosen"] for d in report["decisions"]}
     assert chosen["courtesy_refund_already_used"] == "courtesy_refund_already_used"
     assert service.session_database("rounded").fee_refunds.keys() == database.fee_refunds.keys()  # no refund made
+
+
+def test_clock_readings_are_the_dates_an_hour_either_way_allows():
+    import datetime as dt
+
+    from taugen.construction.reference import clock_readings
+
+    zone = dt.timezone(dt.timedelta(hours=-5))
+    morning, late, early = (dt.datetime(2026, 3, 16, h, m, tzinfo=zone) for h, m in ((10, 30), (23, 30), (0, 30)))
+    assert clock_readings(morning) == [morning]
+    assert clock_readings(late) == [late, late + dt.timedelta(hours=1)]
+    assert clock_readings(early) == [early, early - dt.timedelta(hours=1)]
+
+
+def test_within_an_hour_of_midnight_the_reference_decides_only_what_the_date_does_not_decide(hard):
+    """The bank's clock at 23:30, served by a deployment whose ``get_current_time`` is an hour ahead (it reads
+    00:30 the next day, same offset). Where the date decides (``courtesy_edge``: the earlier courtesy refund is
+    inside the window today and outside it tomorrow, so today the refund is refused), the reference does not
+    decide on the date it read: it falls back explicitly, naming the clock, and makes no refund. Where the date
+    does not decide (the task as recorded), it decides at run time as at 10:30."""
+    import datetime as dt
+
+    from taugen.build.tau2_runtime import silence_tau2_logs
+    from taugen.construction.evaluate import _rates, initial_database, run_conversation
+    from taugen.construction.reference import reference_workspace
+    from taugen.construction.server import ApiService, running_server
+
+    silence_tau2_logs()
+    bundle, original, task, database, _ = changed_task(hard, "courtesy_edge")
+    late = bundle.now.replace(hour=23, minute=30)
+    bundle.manifest["now"] = late.isoformat()  # the world's clock: the served one and the gold's
+    assert bundle.now == late
+    deployment = _deployment_with(bundle, "timezone_off_by_one", "get_current_time")
+    service = ApiService(bundle.toolkit_class, bundle.database("evaluation"), bundle.now, bundle.openapi, deployment)
+    shown = service.handle("get_current_time", {}, None, {})
+    assert shown.body["message"] == (late + dt.timedelta(hours=1)).isoformat()  # tomorrow, 00:30
+    rates = _rates(bundle)[0]
+    with running_server(service) as url:
+        edge = run_conversation(bundle, service, url, reference_workspace(bundle), task, "edge", "scripted", rates,
+                                database=database)
+        recorded = run_conversation(bundle, service, url, reference_workspace(bundle), original, "recorded",
+                                    "scripted", rates, database=initial_database(bundle, original))
+    report = edge["agent_report"]
+    assert report["mode"] == "fallback" and "within 1:00:00 of midnight, and the date decides" in report["fallback"]
+    read = (late + dt.timedelta(hours=1)).date()
+    assert f"on {read} the writes are [('refund_fee'" in report["fallback"]  # what the read date alone gave
+    assert f"on {late.date()} [('submit_service_request'" in report["fallback"]
+    assert edge["reward"] == 1.0  # the recorded gold, replayed: no courtesy refund
+    assert service.session_database("edge").fee_refunds.keys() == database.fee_refunds.keys()
+    assert recorded["reward"] == 1.0 and recorded["agent_report"]["mode"] == "decided"
 
 
 def test_exact_balances_takes_the_ledger_only_for_a_whole_dollar_balance_it_explains():
