@@ -75,6 +75,65 @@ def test_reference_scores_at_least_095_and_the_empty_scaffold_0(hard, tmp_path):
         write_report(hard, tmp_path / "report3.html", scores=[tmp_path / "broken.json"])
 
 
+DEV_ONLY = ("courtesy_overdraft_refund", "late_reg_e_claim", "stop_payment")
+"""Hand-written problems the sealed test split never holds, at any seed: ``generators.tasks.task_space`` reserves
+every fifth hand-written problem by name for the ``dev`` split (positions 2, 7 and 12 of banking's 16), so that
+dev shows refusals and transfers too. The reference's run-time decisions on them are scored on the dev split."""
+
+
+def _problems_in(bundle, split: str) -> set[str]:
+    records = bundle.json("author/task_facts.json")
+    return {p for task_id in bundle.split(split) for p in records[task_id]["problems"]}
+
+
+def _decided_everything(result: dict) -> dict:
+    """The reference's totals, after checking it scored ≥ 0.95 and decided every conversation at run time."""
+    counts = result["reference"]
+    assert result["mean_reward"] >= 0.95 and result["final_score"] >= 0.95, result["mean_reward"]
+    assert counts["decided"] == counts["conversations"] == result["conversations"], counts["fallbacks"]
+    assert counts["fallback"] == counts["problems_fallback"] == counts["unrecognised"] == 0
+    return counts
+
+
+def test_the_reference_decides_the_dev_only_problems_on_the_dev_split(hard):
+    """The three dev-only hand-written problems are scored where they are: the dev split of seed 0's bundle holds
+    each of them, and the reference decides all of its conversations at run time, none by replaying the gold."""
+    from taugen.build.tau2_runtime import silence_tau2_logs
+    from taugen.construction.bundle import ConstructionBundle
+
+    silence_tau2_logs()
+    bundle = ConstructionBundle.open(hard)
+    assert not set(DEV_ONLY) & _problems_in(bundle, "test") and set(DEV_ONLY) <= _problems_in(bundle, "dev")
+    counts = _decided_everything(evaluate(hard, "reference", split="dev"))
+    assert all(counts["decided_by_problem"].get(name, 0) >= 1 for name in DEV_ONLY), counts["decided_by_problem"]
+    assert counts["decided_otherwise"] == []
+
+
+# Seeds whose deployment rounds get_account (1, 3-5, 8 and 9 of the first ten): seed 1's bundle is built in the
+# default run anyway (tests/test_seed_sample.py, same key: no readers), the others are slow.
+_ROUNDING_SEEDS = [1] + [pytest.param(seed, marks=pytest.mark.slow) for seed in (3, 4, 5, 8, 9)]
+
+
+@pytest.mark.parametrize("seed", _ROUNDING_SEEDS)
+def test_the_reference_decides_both_splits_where_the_deployment_rounds_balances(built_bundle, seed):
+    """At a seed whose deployment rounds ``get_account`` to whole dollars, the reference scores ≥ 0.95 on the
+    sealed test split and on the dev split (the dev-only problems), deciding every conversation at run time; the
+    empty scaffold scores 0."""
+    from taugen.build.tau2_runtime import silence_tau2_logs
+    from taugen.construction.bundle import ConstructionBundle
+
+    silence_tau2_logs()
+    path = built_bundle("hard", seed=seed, readers=False)
+    bundle = ConstructionBundle.open(path)
+    assert [d.operations for d in bundle.deployment(None).defects if d.kind == "rounding"] == [("get_account",)]
+    assert set(DEV_ONLY) <= _problems_in(bundle, "dev")
+    _decided_everything(evaluate(path, "reference"))
+    counts = _decided_everything(evaluate(path, "reference", split="dev"))
+    assert all(counts["decided_by_problem"].get(name, 0) >= 1 for name in DEV_ONLY), counts["decided_by_problem"]
+    empty = evaluate(path, path / "kit" / "workspace")
+    assert empty["mean_reward"] == 0.0 and empty["final_score"] == 0.0
+
+
 def test_score_subtracts_the_mean_overage_fraction_and_floors_at_zero():
     limits = [{"percentile": 50, "max_seconds": 10.0}, {"percentile": 90, "max_seconds": 30.0}]
     results = [{"task_id": "a", "reward": 1.0, "credits": 0.2, "latencies": [1.0]},
