@@ -75,6 +75,65 @@ def test_reference_scores_at_least_095_and_the_empty_scaffold_0(hard, tmp_path):
         write_report(hard, tmp_path / "report3.html", scores=[tmp_path / "broken.json"])
 
 
+DEV_ONLY = ("courtesy_overdraft_refund", "late_reg_e_claim", "stop_payment")
+"""Hand-written problems the sealed test split never holds, at any seed: ``generators.tasks.task_space`` reserves
+every fifth hand-written problem by name for the ``dev`` split (positions 2, 7 and 12 of banking's 16), so that
+dev shows refusals and transfers too. The reference's run-time decisions on them are scored on the dev split."""
+
+
+def _problems_in(bundle, split: str) -> set[str]:
+    records = bundle.json("author/task_facts.json")
+    return {p for task_id in bundle.split(split) for p in records[task_id]["problems"]}
+
+
+def _decided_everything(result: dict) -> dict:
+    """The reference's totals, after checking it scored ≥ 0.95 and decided every conversation at run time."""
+    counts = result["reference"]
+    assert result["mean_reward"] >= 0.95 and result["final_score"] >= 0.95, result["mean_reward"]
+    assert counts["decided"] == counts["conversations"] == result["conversations"], counts["fallbacks"]
+    assert counts["fallback"] == counts["problems_fallback"] == counts["unrecognised"] == 0
+    return counts
+
+
+def test_the_reference_decides_the_dev_only_problems_on_the_dev_split(hard):
+    """The three dev-only hand-written problems are scored where they are: the dev split of seed 0's bundle holds
+    each of them, and the reference decides all of its conversations at run time, none by replaying the gold."""
+    from taugen.build.tau2_runtime import silence_tau2_logs
+    from taugen.construction.bundle import ConstructionBundle
+
+    silence_tau2_logs()
+    bundle = ConstructionBundle.open(hard)
+    assert not set(DEV_ONLY) & _problems_in(bundle, "test") and set(DEV_ONLY) <= _problems_in(bundle, "dev")
+    counts = _decided_everything(evaluate(hard, "reference", split="dev"))
+    assert all(counts["decided_by_problem"].get(name, 0) >= 1 for name in DEV_ONLY), counts["decided_by_problem"]
+    assert counts["decided_otherwise"] == []
+
+
+# Seeds whose deployment rounds get_account (1, 3-5, 8 and 9 of the first ten): seed 1's bundle is built in the
+# default run anyway (tests/test_seed_sample.py, same key: no readers), the others are slow.
+_ROUNDING_SEEDS = [1] + [pytest.param(seed, marks=pytest.mark.slow) for seed in (3, 4, 5, 8, 9)]
+
+
+@pytest.mark.parametrize("seed", _ROUNDING_SEEDS)
+def test_the_reference_decides_both_splits_where_the_deployment_rounds_balances(built_bundle, seed):
+    """At a seed whose deployment rounds ``get_account`` to whole dollars, the reference scores ≥ 0.95 on the
+    sealed test split and on the dev split (the dev-only problems), deciding every conversation at run time; the
+    empty scaffold scores 0."""
+    from taugen.build.tau2_runtime import silence_tau2_logs
+    from taugen.construction.bundle import ConstructionBundle
+
+    silence_tau2_logs()
+    path = built_bundle("hard", seed=seed, readers=False)
+    bundle = ConstructionBundle.open(path)
+    assert [d.operations for d in bundle.deployment(None).defects if d.kind == "rounding"] == [("get_account",)]
+    assert set(DEV_ONLY) <= _problems_in(bundle, "dev")
+    _decided_everything(evaluate(path, "reference"))
+    counts = _decided_everything(evaluate(path, "reference", split="dev"))
+    assert all(counts["decided_by_problem"].get(name, 0) >= 1 for name in DEV_ONLY), counts["decided_by_problem"]
+    empty = evaluate(path, path / "kit" / "workspace")
+    assert empty["mean_reward"] == 0.0 and empty["final_score"] == 0.0
+
+
 def test_score_subtracts_the_mean_overage_fraction_and_floors_at_zero():
     limits = [{"percentile": 50, "max_seconds": 10.0}, {"percentile": 90, "max_seconds": 30.0}]
     results = [{"task_id": "a", "reward": 1.0, "credits": 0.2, "latencies": [1.0]},
@@ -128,6 +187,8 @@ def changed_task(bundle_dir, construction: str):
     ``courtesy_date``: the earlier courtesy refund of a ``courtesy_refund_already_used`` task (and the fee it
     refunded) is moved before the courtesy-refund window, and the caller says the new date; the gold becomes
     ``CourtesyOverdraftRefund.solve`` (refund the new overdraft fee).
+    ``courtesy_edge``: that earlier refund is moved to the first day inside the courtesy-refund window as counted
+    on the bundle's date (one day later it falls outside); the gold stays the recorded refusal.
 
     Returns ``(bundle, original task, changed task, changed initial database, the problem now expected)``.
     """
@@ -144,7 +205,8 @@ def changed_task(bundle_dir, construction: str):
 
     bundle = ConstructionBundle.open(bundle_dir)
     records = bundle.json("author/task_facts.json")
-    recorded = {"dispute_amount": "unauthorized_debit_dispute", "courtesy_date": "courtesy_refund_already_used"}
+    recorded = {"dispute_amount": "unauthorized_debit_dispute", "courtesy_date": "courtesy_refund_already_used",
+                "courtesy_edge": "courtesy_refund_already_used"}
     task_id = next(t for t in sorted(bundle.tasks) if recorded[construction] in records[t]["problems"])
     original = bundle.tasks[task_id]
     task = copy.deepcopy(original)
@@ -192,12 +254,14 @@ def changed_task(bundle_dir, construction: str):
                       and t.fee_type == "overdraft" and t.transaction_id not in refunded)
         state = {"account_id": account_id, "fee_id": fee_id}
         old_calls = banking.CourtesyRefundAlreadyUsed().solve(context(state))
-        new_calls = banking.CourtesyOverdraftRefund().solve(context(state))
+        edge = construction == "courtesy_edge"
+        new_calls = old_calls if edge else banking.CourtesyOverdraftRefund().solve(context(state))
         window = duration_days(facts.value("courtesy_refund_window"), today)
+        target = today - dt.timedelta(days=window - 1 if edge else window + 35)
         said = instructions["known_info"]
         for transaction_id, refund in refunded.items():
             old_day = dt.date.fromisoformat(refund.refunded_on)
-            shift = (old_day - (today - dt.timedelta(days=window + 35))).days
+            shift = (old_day - target).days
             for row in database.transactions.values():  # the fee, and the credit the refund posted, move with it
                 if row.account_id == account_id and (row.transaction_id == transaction_id or (
                         row.kind == "credit" and row.posted_on == refund.refunded_on)):
@@ -206,10 +270,15 @@ def changed_task(bundle_dir, construction: str):
             refund.refunded_on = new_day.isoformat()
             said = said.replace(f"{old_day:%B} {old_day.day}, {old_day.year}",
                                 f"{new_day:%B} {new_day.day}, {new_day.year}")
-        expected = "courtesy_overdraft_refund"
-        # the policy agrees: with the earlier refund outside the window, this one is allowed
-        assert COURTESY.check(PolicyContext(database, facts, bundle.now), "refund_fee",
-                              {"transaction_id": fee_id, "reason": "courtesy"}) == []
+        refund_call = {"transaction_id": fee_id, "reason": "courtesy"}
+        tomorrow = bundle.now + dt.timedelta(days=1)
+        if edge:  # the policy agrees: refused today, allowed tomorrow
+            expected = "courtesy_refund_already_used"
+            assert COURTESY.check(PolicyContext(database, facts, bundle.now), "refund_fee", refund_call)
+            assert COURTESY.check(PolicyContext(database, facts, tomorrow), "refund_fee", refund_call) == []
+        else:  # the policy agrees: with the earlier refund outside the window, this one is allowed
+            expected = "courtesy_overdraft_refund"
+            assert COURTESY.check(PolicyContext(database, facts, bundle.now), "refund_fee", refund_call) == []
     assert said != instructions["known_info"]
     instructions["known_info"] = said
     task["evaluation_criteria"]["actions"] = _spliced(actions, old_calls, new_calls)
@@ -246,6 +315,126 @@ def test_the_reference_decides_on_the_served_state_where_replaying_the_gold_fail
     assert decided["reward"] == 1.0 and report["mode"] == "decided" and report["task_id"] == task["id"]
     chosen = {d["problem"]: d["chosen"] for d in report["decisions"]}
     assert expected in chosen.values() and expected not in chosen  # another alternative than the one recorded
+
+
+def _deployment_with(bundle, kind: str, operation: str):
+    """The bundle's full deployment cut to its one defect of ``kind``, bound to ``operation`` instead (the
+    seeds bind each kind to an operation of its shape; the test needs a given one)."""
+    only = bundle.deployment("production").only(kind)
+    assert len(only.defects) == 1
+    return only.model_copy(update={"defects": (only.defects[0].model_copy(update={"operations": (operation,)}),)})
+
+
+def test_the_reference_reads_an_exact_balance_where_the_deployment_rounds_it(hard):
+    """A deployment that rounds ``get_account`` to whole dollars shows an account overdrawn by 30 cents as $0.00,
+    which would pass the courtesy refund's good-standing check. The served state: the earlier courtesy refund of a
+    ``courtesy_refund_already_used`` task lies outside the window (``courtesy_date``: a refund would be allowed)
+    and a purchase has left the account 30 cents overdrawn, so the policy refuses the refund and the gold is the
+    task's recorded one (no refund). The reference takes the balance from the account's ledger and refuses."""
+    import copy
+
+    from taugen.build.tau2_runtime import silence_tau2_logs
+    from taugen.construction.evaluate import _rates, run_conversation
+    from taugen.construction.reference import reference_workspace
+    from taugen.construction.server import ApiService, running_server
+    from taugen.generators.domains.banking.db import Transaction
+    from taugen.generators.domains.banking.policy import COURTESY
+    from taugen.generators.policy import ManifestFacts, PolicyContext
+
+    silence_tau2_logs()
+    bundle, original, task, database, _ = changed_task(hard, "courtesy_date")
+    refund = next(a for a in task["evaluation_criteria"]["actions"] if a["name"] == "refund_fee")["arguments"]
+    account = database.accounts[database.transactions[refund["transaction_id"]].account_id]
+    assert account.kind == "checking" and account.balance > 0
+    database.transactions["TX-TEST-OVERDRAWN"] = Transaction(
+        transaction_id="TX-TEST-OVERDRAWN", account_id=account.account_id, posted_on=bundle.now.date().isoformat(),
+        description="Target T-0231", amount=-round(account.balance + 0.30, 2), kind="purchase")
+    account.balance = -0.30
+    facts = ManifestFacts(bundle.manifest["facts"])
+    broken = COURTESY.check(PolicyContext(database, facts, bundle.now), "refund_fee", refund)
+    assert [v.facts for v in broken] == [("courtesy_refund_good_standing",)]  # the balance alone forbids it
+    account.balance = 0.0  # as the rounding deployment shows it: the refund would be allowed
+    assert COURTESY.check(PolicyContext(database, facts, bundle.now), "refund_fee", refund) == []
+    account.balance = -0.30
+    task = {**copy.deepcopy(task), "evaluation_criteria": copy.deepcopy(original["evaluation_criteria"])}
+
+    deployment = _deployment_with(bundle, "rounding", "get_account")
+    service = ApiService(bundle.toolkit_class, bundle.database("evaluation"), bundle.now, bundle.openapi, deployment)
+    service.open_session("probe", database)
+    shown = service.handle("get_account", {"account_id": account.account_id}, None, {"x-session-key": "probe"})
+    assert shown.status == 200 and shown.body["balance"] == 0.0  # the rounding hides the overdraft
+    with running_server(service) as url:
+        result = run_conversation(bundle, service, url, reference_workspace(bundle), task, "rounded", "scripted",
+                                  _rates(bundle)[0], database=database)
+    report = result["agent_report"]
+    assert result["reward"] == 1.0 and report["mode"] == "decided"
+    chosen = {d["problem"]: d["chosen"] for d in report["decisions"]}
+    assert chosen["courtesy_refund_already_used"] == "courtesy_refund_already_used"
+    assert service.session_database("rounded").fee_refunds.keys() == database.fee_refunds.keys()  # no refund made
+
+
+def test_clock_readings_are_the_dates_an_hour_either_way_allows():
+    import datetime as dt
+
+    from taugen.construction.reference import clock_readings
+
+    zone = dt.timezone(dt.timedelta(hours=-5))
+    morning, late, early = (dt.datetime(2026, 3, 16, h, m, tzinfo=zone) for h, m in ((10, 30), (23, 30), (0, 30)))
+    assert clock_readings(morning) == [morning]
+    assert clock_readings(late) == [late, late + dt.timedelta(hours=1)]
+    assert clock_readings(early) == [early, early - dt.timedelta(hours=1)]
+
+
+def test_within_an_hour_of_midnight_the_reference_decides_only_what_the_date_does_not_decide(hard):
+    """The bank's clock at 23:30, served by a deployment whose ``get_current_time`` is an hour ahead (it reads
+    00:30 the next day, same offset). Where the date decides (``courtesy_edge``: the earlier courtesy refund is
+    inside the window today and outside it tomorrow, so today the refund is refused), the reference does not
+    decide on the date it read: it falls back explicitly, naming the clock, and makes no refund. Where the date
+    does not decide (the task as recorded), it decides at run time as at 10:30."""
+    import datetime as dt
+
+    from taugen.build.tau2_runtime import silence_tau2_logs
+    from taugen.construction.evaluate import _rates, initial_database, run_conversation
+    from taugen.construction.reference import reference_workspace
+    from taugen.construction.server import ApiService, running_server
+
+    silence_tau2_logs()
+    bundle, original, task, database, _ = changed_task(hard, "courtesy_edge")
+    late = bundle.now.replace(hour=23, minute=30)
+    bundle.manifest["now"] = late.isoformat()  # the world's clock: the served one and the gold's
+    assert bundle.now == late
+    deployment = _deployment_with(bundle, "timezone_off_by_one", "get_current_time")
+    service = ApiService(bundle.toolkit_class, bundle.database("evaluation"), bundle.now, bundle.openapi, deployment)
+    shown = service.handle("get_current_time", {}, None, {})
+    assert shown.body["message"] == (late + dt.timedelta(hours=1)).isoformat()  # tomorrow, 00:30
+    rates = _rates(bundle)[0]
+    with running_server(service) as url:
+        edge = run_conversation(bundle, service, url, reference_workspace(bundle), task, "edge", "scripted", rates,
+                                database=database)
+        recorded = run_conversation(bundle, service, url, reference_workspace(bundle), original, "recorded",
+                                    "scripted", rates, database=initial_database(bundle, original))
+    report = edge["agent_report"]
+    assert report["mode"] == "fallback" and "within 1:00:00 of midnight, and the date decides" in report["fallback"]
+    read = (late + dt.timedelta(hours=1)).date()
+    assert f"on {read} the writes are [('refund_fee'" in report["fallback"]  # what the read date alone gave
+    assert f"on {late.date()} [('submit_service_request'" in report["fallback"]
+    assert edge["reward"] == 1.0  # the recorded gold, replayed: no courtesy refund
+    assert service.session_database("edge").fee_refunds.keys() == database.fee_refunds.keys()
+    assert recorded["reward"] == 1.0 and recorded["agent_report"]["mode"] == "decided"
+
+
+def test_exact_balances_takes_the_ledger_only_for_a_whole_dollar_balance_it_explains():
+    from taugen.generators.domains.banking.readers import exact_balances
+
+    ledger = [{"account_id": "A1", "amount": "812.40"}, {"account_id": "A1", "amount": -812.70},
+              {"account_id": "C1", "amount": -40.25}, {"account_id": "B1", "amount": 10.0}]
+    accounts = [{"account_id": "A1", "kind": "checking", "balance": 0.0},  # rounded from -0.30
+                {"account_id": "C1", "kind": "credit_card", "balance": "40.0"},  # owes 40.25
+                {"account_id": "B1", "kind": "savings", "balance": 12.0},  # the ledger does not explain it
+                {"account_id": "D1", "kind": "savings", "balance": 7.0},  # no ledger read
+                {"account_id": "E1", "kind": "checking", "balance": 3.15}]  # cents: exact as read
+    assert [a["balance"] for a in exact_balances(accounts, ledger)] == [-0.3, 40.25, 12.0, 7.0, 3.15]
+    assert accounts[0]["balance"] == 0.0  # the reads are not changed
 
 
 def test_a_problem_the_read_records_do_not_decide_falls_back_explicitly(hard):

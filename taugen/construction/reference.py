@@ -29,17 +29,21 @@ cursors, stopping on a repeated page (a lost cursor), then re-reads in pages of 
 (a page silently cut to a cap is whole at that size) and keeps the union; after a write, the first read of
 each operation is made twice and the second answer kept (a stale read lags one read); a write that answers
 504 is not retried (it committed); a 200 with an error body is an error. It never calls ``get_dispute`` (it
-reads claims with ``list_disputes``) nor ``find_customer_by_name`` (it finds the caller by phone). Not handled:
-a deployment that rounds ``get_account`` (banking seeds 1, 3-5, 8 and 9 of the first ten; seed 0 rounds
-``get_dispute``) shows balances in whole dollars, so a balance within 50 cents of zero could misread the
-courtesy refund's good standing; the clock (``get_current_time``) gives the date the rules use, which a
-one-hour shift does not move at the banking world's 10:30 but would within an hour of midnight.
+reads claims with ``list_disputes``) nor ``find_customer_by_name`` (it finds the caller by phone). Money a
+deployment may round to whole dollars is taken from a second source where the API has one: an account's balance
+(only ``get_account`` returns it) is checked against the account's ledger, and a whole-dollar balance within 50
+cents of the ledger's sum is the sum (the domain's readers, banking's ``readers.exact_balances``), so an account
+overdrawn by cents is not read as in good standing. The clock (``get_current_time``) gives the date the rules
+use; a deployment may report it an hour off with the offset unchanged, and the API has no second source of the
+time, so within an hour of midnight the task is decided on each date the clock allows and the decision stands
+only when they agree (:func:`decide_on_clock`); when the date decides, the task falls back (see below) rather
+than trust the date read. At the banking world's 10:30 no date is in doubt.
 
 **Fallback** (explicit and counted): when a problem's state cannot be rebuilt from what was read (the
 reader raises :class:`~taugen.generators.domains.banking.readers.Undecidable`), no alternative's calls pass
-the rules, the domain has no readers module, or a read fails, the oracle replays the task's recorded gold
-actions instead, and says so in its report (:meth:`Oracle.report`; ``taugen evaluate`` adds the totals to
-the score JSON under ``reference``).
+the rules, the clock leaves the date in doubt and the date decides, the domain has no readers module, or a read
+fails, the oracle replays the task's recorded gold actions instead, and says so in its report
+(:meth:`Oracle.report`; ``taugen evaluate`` adds the totals to the score JSON under ``reference``).
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ import importlib
 import inspect
 import json
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator
 
 from taugen.construction.bundle import ConstructionBundle
@@ -339,6 +343,41 @@ def _screen(knowledge: Knowledge, reading: Any, toolkit: Any, calls: list[Any],
     return trial, decision, unmet
 
 
+CLOCK_ERROR = dt.timedelta(hours=1)
+"""How far the oracle lets the API's clock be off, either way (a deployment may format time an hour off)."""
+
+
+def clock_readings(now: dt.datetime) -> list[dt.datetime]:
+    """The times the bank's clock may truly show when the API reports ``now``: ``now`` itself, then each of
+    ``now`` ± :data:`CLOCK_ERROR` that falls on another date (none unless ``now`` is within an hour of midnight).
+    The rules read only the date, so these are the readings that can decide differently."""
+    readings = [now]
+    for other in (now - CLOCK_ERROR, now + CLOCK_ERROR):
+        if other.date() not in {r.date() for r in readings}:
+            readings.append(other)
+    return readings
+
+
+def decide_on_clock(knowledge: Knowledge, reading: Any,
+                    problems: list[str]) -> tuple[list[Decision], list[tuple[str, dict[str, Any]]]]:
+    """:func:`decide` on the clock as read, made robust to a clock an hour off: within an hour of midnight the
+    task is decided on each date the clock allows (:func:`clock_readings`), and the decision stands only when every
+    date gives the same writes. The API has no second source of the time (no other read answers with one), and a
+    one-hour shift keeps the UTC offset, so a decision that depends on which of those dates it is cannot be made.
+
+    Raises:
+        ValueError: the dates decide differently (the message names them and the writes each gives).
+    """
+    decisions, plan = decide(knowledge, reading, problems)
+    for other in clock_readings(reading.now)[1:]:
+        other_decisions, other_plan = decide(knowledge, replace(reading, now=other), problems)
+        if other_plan != plan or [d.reason is None for d in other_decisions] != [d.reason is None for d in decisions]:
+            raise ValueError(f"the clock reads {reading.now.isoformat()}, within {CLOCK_ERROR} of midnight, and the "
+                             f"date decides: on {reading.now.date()} the writes are {plan}, on {other.date()} "
+                             f"{other_plan}")
+    return decisions, plan
+
+
 def decide(knowledge: Knowledge, reading: Any,
            problems: list[str]) -> tuple[list[Decision], list[tuple[str, dict[str, Any]]]]:
     """Decide every problem of a task on the read state (``reading``: the domain's ``Reading``).
@@ -476,7 +515,7 @@ class Oracle:
             db = readers.mirror(customer, caller, accounts, transactions, refunds, disputes, cards,
                                 list(topics.values()))
             reading = readers.Reading(db=db, customer_id=customer_id, words=words, facts=knowledge.facts, now=now)
-            decisions, plan = decide(knowledge, reading, problems[1:])
+            decisions, plan = decide_on_clock(knowledge, reading, problems[1:])
             self.record["decisions"] = [{"problem": problems[0], "chosen": problems[0],
                                          "calls": [["verify_identity", {"customer_id": customer_id}]]}] + \
                 [d.as_dict() for d in decisions]

@@ -376,11 +376,53 @@ for _group in (("courtesy_overdraft_refund", "courtesy_refund_already_used"),
 """Problem name → the problems answering the same request, resolving first and transferring last."""
 
 
+def _number(value: Any) -> float | None:
+    """A money value as read (a number, or its text: tau2's tool messages carry numbers as strings), else None."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def exact_balances(accounts: list[dict[str, Any]], transactions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``accounts`` (as read) with each balance as exact as the reads allow.
+
+    A deployment may round an operation's money to whole dollars (a balance of -$0.30 read as $0.00 would pass
+    the courtesy refund's good-standing check), and ``get_account`` is the only operation that returns a balance.
+    The account's ledger is a second source: its transactions (``list_transactions`` returns every one, signed)
+    sum to the balance of a deposit account, and to the negated balance of a card account (what the customer
+    owes), in every state the toolkit keeps (its writes post a transaction for every change of a balance). A
+    balance read in whole dollars is replaced by its ledger's sum when the two differ by less than 50 cents (what
+    rounding to whole dollars can hide); a balance with cents, or one its ledger does not explain, is kept as read.
+
+    Returns:
+        new account dicts (the inputs are not changed), in the same order.
+    """
+    sums: dict[Any, float] = {}
+    for row in transactions:
+        amount = _number(row.get("amount"))
+        if amount is not None:
+            sums[row.get("account_id")] = sums.get(row.get("account_id"), 0.0) + amount
+    exact = []
+    for account in accounts:
+        account = dict(account)
+        read, ledger = _number(account.get("balance")), sums.get(account.get("account_id"))
+        if read is not None and ledger is not None and read == round(read):  # whole dollars: perhaps rounded
+            ledger = round(-ledger if account.get("kind") == "credit_card" else ledger, 2)
+            if abs(ledger - read) < 0.5:
+                account["balance"] = ledger
+        exact.append(account)
+    return exact
+
+
 def mirror(customer: dict[str, Any], caller: dict[str, str], accounts: list[dict[str, Any]],
            transactions: list[dict[str, Any]], refunds: list[dict[str, Any]], disputes: list[dict[str, Any]],
            cards: list[dict[str, Any]], topics: list[dict[str, Any]]) -> BankDB:
     """A :class:`BankDB` of the records read through the client API. The profile's identity fields, which the
-    API never returns, are what the caller said (``caller``: ``dob``, ``ssn``).
+    API never returns, are what the caller said (``caller``: ``dob``, ``ssn``); balances read in whole dollars
+    are made exact from the accounts' ledgers (:func:`exact_balances`).
 
     Raises:
         pydantic.ValidationError: a read record does not fit the database model.
@@ -388,7 +430,7 @@ def mirror(customer: dict[str, Any], caller: dict[str, str], accounts: list[dict
     profile = {**customer, "date_of_birth": caller["dob"], "ssn_last4": caller["ssn"]}
     return BankDB.model_validate({
         "customers": {profile["customer_id"]: profile},
-        "accounts": {a["account_id"]: a for a in accounts},
+        "accounts": {a["account_id"]: a for a in exact_balances(accounts, transactions)},
         "transactions": {t["transaction_id"]: t for t in transactions},
         "fee_refunds": {r["refund_id"]: r for r in refunds},
         "disputes": {d["dispute_id"]: d for d in disputes},
