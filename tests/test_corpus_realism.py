@@ -602,8 +602,9 @@ def test_voiced_renditions_say_subjects_as_people_do():
     """At hard, the voiced renditions of banking facts name their subject in the pack's spoken wordings
     (``vocabulary.yaml`` ``spoken``) nearly always where it has one (issue 10 item 4: voiced renditions
     paraphrase the subject, not only the value), while mentions keep the expert's words (talk about a rule
-    beyond its owner). Every rendition still carries its value (placement reads it back). Without the
-    spoken wordings the same plan names the subject as written far more often."""
+    beyond its owner) except in genres with ``spoken_mentions`` (channel exports), where about as many as
+    the tier voices rules are said otherwise. Every rendition still carries its value (placement reads it
+    back). Without the spoken wordings the same plan names the subject as written far more often."""
     from taugen.generators.corpus.renditions import spoken_subject
     from taugen.generators.corpus.vocabulary import NEUTRAL_VOCABULARY
 
@@ -611,11 +612,16 @@ def test_voiced_renditions_say_subjects_as_people_do():
     spoken = load_vocabulary(PACK).words("spoken")
     preset = dataclasses.replace(tier("hard"), tasks=45)
 
-    def said_otherwise(plan, status: str) -> list[bool]:
-        """Per rendition of ``status`` whose subject has a spoken wording: True when its text does not
-        hold the subject as written."""
+    available = genres()
+
+    def said_otherwise(plan, status: str, spoken_mentions: bool | None = None) -> list[bool]:
+        """Per rendition of ``status`` whose subject has a spoken wording (in genres whose
+        ``spoken_mentions`` is ``spoken_mentions``, when given): True when its text does not hold the
+        subject as written."""
         said = []
         for artifact in plan.artifacts:
+            if spoken_mentions is not None and available[artifact.genre].spoken_mentions != spoken_mentions:
+                continue
             for rendition in artifact.renditions:
                 fact = pack.facts[rendition.fact_id]
                 subject = (fact.subject or "").strip().rstrip(".")
@@ -629,8 +635,12 @@ def test_voiced_renditions_say_subjects_as_people_do():
     voiced = said_otherwise(plan, "current")
     assert len(voiced) > 100
     assert sum(voiced) / len(voiced) >= 0.9, sum(voiced) / len(voiced)  # 0.97 measured at seed 3
-    mentions = said_otherwise(plan, "mention")
+    mentions = said_otherwise(plan, "mention", spoken_mentions=False)
     assert len(mentions) > 500 and not any(mentions)
+    in_channels = said_otherwise(plan, "mention", spoken_mentions=True)
+    assert len(in_channels) > 50
+    share = sum(in_channels) / len(in_channels)
+    assert 0.25 <= share <= tier("hard").voiced_share, share
     plain = said_otherwise(plan_corpus(pack, preset, 3, genres(), vocabulary=NEUTRAL_VOCABULARY), "current")
     assert sum(plain) / len(plain) <= 0.6, sum(plain) / len(plain)  # 0.45: only shortened subjects
     for artifact in plan.artifacts:
