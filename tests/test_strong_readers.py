@@ -53,6 +53,25 @@ def test_every_classifier_catches_a_carrier_only_heading_with_an_amount():
     assert result["artifacts"] == 60 and result["carriers"] == 30
 
 
+def test_readers_in_worker_processes_give_the_numbers_of_one_process(monkeypatch):
+    """The build runs the readers side by side in forked workers; each is seeded, so where it ran changes
+    nothing (every reader, the facts-removed ones too, on a corpus where they score apart from 0.5)."""
+    def marker(rng, carrier):
+        return f"[99] Agent: the charge is ${rng.randint(5, 60)}.{rng.randint(10, 99)} per item." if carrier \
+            and rng.random() < 0.6 else ""
+
+    view = corpus(marker, count=80)
+    monkeypatch.setenv("TAUGEN_WORKERS", "1")
+    assert readers.reader_workers(80) == 1
+    alone = readers.classifiers(view)
+    monkeypatch.setenv("TAUGEN_WORKERS", "2")
+    assert readers.reader_workers(80) == 2
+    side_by_side = readers.classifiers(view)
+    assert side_by_side == alone and list(side_by_side) == list(alone)
+    assert {"tfidf", "tfidf_facts_removed", "numeric", "numeric_facts_removed", "structure"} <= set(alone)
+    assert 0.6 < alone["tfidf"]["overall"] < 1.0
+
+
 def test_the_facts_removed_reader_still_sees_a_marker_outside_the_fact_sentence():
     view = corpus(lambda rng, carrier: "Approved wording follows." if carrier else "")
     result = readers.classifiers(view)
@@ -147,9 +166,9 @@ READERS = ("tfidf", "numeric", "structure", "tfidf_facts_removed", "numeric_fact
 
 
 @pytest.mark.xfail(strict=True, reason="issue 10 item 3 not met yet: measured hard seed 0 (same corpus at 45 "
-                                       "and 300 tasks): tfidf 0.906 overall (flowcharts 0.885, support 0.861), "
-                                       "numeric on the full text 0.736 (PDFs 0.873, case ledgers 0.864), "
-                                       "structure 0.576, up to 0.808 (PDFs); see scripts/strong_readers.py")
+                                       "and 300 tasks): tfidf 0.909 overall (support 0.863, emails 0.856), "
+                                       "numeric on the full text 0.741 (case ledgers 0.905, PDFs 0.822), "
+                                       "structure 0.611, up to 0.861 (case ledgers); see scripts/strong_readers.py")
 @pytest.mark.parametrize("name", READERS)
 def test_no_strong_reader_tells_carriers_from_fillers(hard_readers, name):
     _path, _view, measured = hard_readers

@@ -35,6 +35,7 @@ installed and :func:`measure` raises ``ImportError`` when it is not.
 from __future__ import annotations
 
 import math
+import multiprocessing
 import re
 from collections import defaultdict
 from typing import Any
@@ -238,30 +239,71 @@ def classifiers(view: BundleView, data: dict[str, Any] | None = None, explain: b
     "structure": ..., "tfidf_facts_removed": ..., "numeric_facts_removed": ..., "artifacts": n,
     "carriers": n}`` (AUC rounded to 3 places; None where a class has fewer than 2 members). With
     ``explain`` also ``top_features`` of the TF-IDF reader with facts removed; without
-    ``facts_removed`` the two facts-removed diagnostics are skipped. Raises ImportError without
-    scikit-learn.
+    ``facts_removed`` the two facts-removed diagnostics are skipped. The readers are independent and run in
+    :func:`reader_workers` forked processes (each is seeded, so the numbers do not depend on where it
+    ran). Raises ImportError without scikit-learn.
     """
+    global _DATA
     data = data or corpus(view)
-    labels, genres = data["labels"], data["genres"]
+    labels = data["labels"]
     result: dict[str, Any] = {"artifacts": len(labels), "carriers": int(labels.sum()), "max_auc": MAX_AUC,
                               "folds": FOLDS}
-    x, _names = _tfidf_matrix(data["texts"])
-    result["tfidf"] = _score(_logistic, x, labels, genres)
-    if facts_removed or explain:
+    readers = ["tfidf", "numeric", "structure"] + (["tfidf_facts_removed", "numeric_facts_removed"]
+                                                   if facts_removed else [])
+    readers.sort(key=lambda name: not name.startswith("tfidf"))  # the slowest first
+    workers = min(len(readers), reader_workers(len(labels)))
+    if workers == 1:
+        scores = [_reader(name, data) for name in readers]
+    else:  # independent readers, each deterministic: the same numbers in any process (fork shares ``data``)
+        _DATA = data
+        try:
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                scores = pool.map(_reader_in_worker, readers, chunksize=1)
+        finally:
+            _DATA = None
+    result.update(zip(readers, scores))
+    if explain:
         x, names = _tfidf_matrix(data["stripped"])
-        result["tfidf_facts_removed"] = _score(_logistic, x, labels, genres)
-        if explain:
-            result["top_features"] = top_features(x, labels, names)
-    numeric = np.asarray([numeric_features(t) for t in data["texts"]])
-    result["numeric"] = _score(_boosted, numeric, labels, genres)
-    if facts_removed:
-        numeric = np.asarray([numeric_features(t) for t in data["stripped"]])
-        result["numeric_facts_removed"] = _score(_boosted, numeric, labels, genres)
-    kinds = sorted({"+".join(sorted(set(s))) for s in data["suffixes"]})
-    structure = np.asarray([structure_features(t, s, z, kinds)
-                            for t, s, z in zip(data["texts"], data["suffixes"], data["sizes"])])
-    result["structure"] = _score(_boosted, structure, labels, genres)
-    return result
+        if "tfidf_facts_removed" not in result:
+            result["tfidf_facts_removed"] = _score(_logistic, x, labels, data["genres"])
+        result["top_features"] = top_features(x, labels, names)
+    return {key: result[key] for key in sorted(result, key=_RESULT_ORDER.index)}
+
+
+_RESULT_ORDER = ["artifacts", "carriers", "max_auc", "folds", "tfidf", "tfidf_facts_removed", "top_features",
+                 "numeric", "numeric_facts_removed", "structure"]
+_DATA: dict[str, Any] | None = None
+"""The corpus a forked reader worker reads (set by :func:`classifiers` around its pool)."""
+
+
+def reader_workers(count: int) -> int:
+    """Worker processes for the readers of ``count`` records: ``TAUGEN_WORKERS`` if set, else the CPU count
+    (at most four), and 1 for small corpora or where ``fork`` is unavailable (as the corpus renders)."""
+    from taugen.generators.corpus.render import render_workers
+
+    return render_workers(count)
+
+
+def _reader_in_worker(name: str) -> dict[str, Any]:
+    assert _DATA is not None
+    return _reader(name, _DATA)
+
+
+def _reader(name: str, data: dict[str, Any]) -> dict[str, Any]:
+    """One reader's cross-validated scores (see :func:`classifiers`): its features from the records' texts
+    (``*_facts_removed``: from the texts with every planned sentence about a fact deleted), then
+    :func:`_score`. Raises ValueError for an unknown name."""
+    labels, genres = data["labels"], data["genres"]
+    texts = data["stripped"] if name.endswith("_facts_removed") else data["texts"]
+    if name.startswith("tfidf"):
+        return _score(_logistic, _tfidf_matrix(texts)[0], labels, genres)
+    if name.startswith("numeric"):
+        return _score(_boosted, np.asarray([numeric_features(t) for t in texts]), labels, genres)
+    if name == "structure":
+        kinds = sorted({"+".join(sorted(set(s))) for s in data["suffixes"]})
+        return _score(_boosted, np.asarray([structure_features(t, s, z, kinds) for t, s, z in
+                                            zip(texts, data["suffixes"], data["sizes"])]), labels, genres)
+    raise ValueError(f"unknown reader {name!r}")
 
 
 # --------------------------------------------------------------------------------------------------
