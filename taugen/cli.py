@@ -200,6 +200,7 @@ def validate(
     from taugen.build.files import read_bundle, sha256sums
     from taugen.build.pipeline import validate_files
     from taugen.build.report import report_json
+    from taugen.generators.corpus.render import render_workers
     from taugen.validators.findings import error as error_finding
     from taugen.validators.registry import validators
 
@@ -218,7 +219,7 @@ def validate(
                 done[0] += 1
                 bar.update(task, completed=done[0], description=f"validator {done[0]}/{len(names)}", detail=name)
 
-            findings = validate_files(files, str(bundle), on_validator)
+            findings = validate_files(files, str(bundle), on_validator, workers=render_workers(len(files)))
     except InputError as exc:
         _fail_input(exc)
         return

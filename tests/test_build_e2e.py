@@ -87,6 +87,27 @@ def test_validate_catches_an_edited_record(hard, tmp_path, manifest):
     assert "sha256sums_mismatch" in result.output
 
 
+def test_validators_side_by_side_find_what_one_process_finds(hard, tmp_path, manifest):
+    """The build runs the validators in forked workers: the findings are those of one process, errors
+    included (a carrier's record deleted)."""
+    from taugen.build.files import read_bundle
+    from taugen.build.pipeline import validate_files
+
+    copy = tmp_path / hard.name
+    shutil.copytree(hard, copy)
+    owner = next(a for a in manifest["artifacts"].values() if a["genre"] == "email_thread" and a["carrier"])
+    (copy / owner["files"][0]["path"]).unlink()  # a carrier's record is gone
+    files = read_bundle(copy)
+    alone = validate_files(files, str(copy))
+    started: list[str] = []
+    side_by_side = validate_files(files, str(copy), started.append, workers=2)
+    assert side_by_side == alone
+    assert sum(f.severity == "error" for f in alone) >= 1
+    from taugen.validators.registry import validators
+
+    assert started == list(validators())  # every validator reported, in registry order
+
+
 def test_same_seed_gives_identical_bytes_in_another_process(built_bundle, tmp_path, repo_root):
     """A hard bundle built in a fresh Python process (another hash seed, fresh module state, its own render
     workers and espeak-ng runs) has the bytes of the same build made in the test session's process. The
@@ -200,7 +221,8 @@ def test_a_validation_error_writes_nothing_and_keeps_the_old_bundle(tmp_path, mo
     destination.mkdir()
     (destination / "sentinel.txt").write_text("previous bundle")
     monkeypatch.setattr(pipeline, "validate_files",
-                        lambda files, source, on_validator=None, texts=None: [error("test", "planted", "x", "planted error")])
+                        lambda files, source, on_validator=None, texts=None, workers=1:
+                        [error("test", "planted", "x", "planted error")])
     result = build("banking", "easy", seed=1, out=tmp_path, tasks=TEST_TASKS)
     assert not result.ok and result.path is None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["banking-easy-0.3.0"]

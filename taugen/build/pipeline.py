@@ -20,7 +20,7 @@ from taugen.build.report import report_json, report_markdown
 from taugen.errors import InputError
 from taugen.generators.corpus.genre import RenderContext, genres, stable_seed
 from taugen.generators.corpus.planner import plan_corpus
-from taugen.generators.corpus.render import render_corpus, render_policy, template_environment
+from taugen.generators.corpus.render import render_corpus, render_policy, render_workers, template_environment
 from taugen.generators.corpus.vocabulary import load_vocabulary
 from taugen.generators.domain import load_domain
 from taugen.generators.tasks import compose_tasks, task_space
@@ -213,7 +213,7 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
     with stages.stage("validate"):
         # The render workers already read every delivered file back with the genre's reader: reuse it.
         findings = validate_files(assembled.files, "<build>", lambda name: stages.progress("validate", name),
-                                  texts=extract)
+                                  texts=extract, workers=render_workers(len(extract)))
     findings += version_findings(assembled.files, previous or destination)
     files = _with_report(assembled.files, findings, assembled.name)
     written = None
@@ -341,16 +341,18 @@ def _view(files: BundleFiles, texts: dict[str, str]) -> BundleView:
 
 
 def validate_files(files: BundleFiles, source: str, on_validator: Callable[[str], None] | None = None,
-                   texts: dict[str, str] | None = None) -> list[Finding]:
+                   texts: dict[str, str] | None = None, workers: int = 1) -> list[Finding]:
     """Run every validator over bundle files (the validation report itself is ignored).
 
     ``texts`` (artifact id → text read back from its delivered files by the genre's own reader) spares
     validators a second read of the same bytes during a build; ``taugen validate`` leaves it out.
+    ``workers`` > 1 runs the validators side by side in forked processes (same findings; see
+    :func:`~taugen.validators.registry.run_validators`).
     """
     content = {path: data for path, data in files.items()
                if not path.startswith("author/validation.") and path != "SHA256SUMS"}
     view = BundleView(content, source=source, _text_cache=dict(texts or {}))
-    return run_validators(view, on_validator)
+    return run_validators(view, on_validator, workers=workers)
 
 
 def _with_report(files: BundleFiles, findings: list[Finding], name: str) -> BundleFiles:

@@ -45,15 +45,52 @@ def validators() -> dict[str, Validator]:
     return dict(_VALIDATORS)
 
 
-def run_validators(view: "BundleView", on_validator: Callable[[str], None] | None = None) -> list[Finding]:
-    """Run every validator; a validator that crashes becomes an error finding, never a traceback."""
+def _run_one(name: str, function: Validator, view: "BundleView") -> list[Finding]:
+    try:
+        return function(view)
+    except Exception as exc:  # noqa: BLE001 - a broken bundle must be reported, not crash the report
+        return [error(name, "validator_crashed", view.source,
+                      f"validator could not run on this bundle: {type(exc).__name__}: {exc}")]
+
+
+_VIEW: "BundleView | None" = None
+"""The bundle a forked validator worker reads (set by :func:`run_validators` around its pool)."""
+
+
+def _run_in_worker(name: str) -> list[Finding]:
+    assert _VIEW is not None
+    return _run_one(name, validators()[name], _VIEW)
+
+
+def run_validators(view: "BundleView", on_validator: Callable[[str], None] | None = None,
+                   workers: int = 1) -> list[Finding]:
+    """Run every validator; a validator that crashes becomes an error finding, never a traceback.
+
+    With ``workers`` > 1 (and ``fork`` available) the validators run side by side in that many forked
+    processes, each reading the same ``view``; the findings are the same (they are sorted here), but the
+    process-wide memos (:mod:`taugen.validators.memo`) of the caller learn nothing, so a caller that
+    validates many similar bundles in one process (a mutation run) keeps ``workers`` at 1.
+    ``on_validator`` is called with each validator's name as it starts (one process) or finishes (several).
+    """
+    global _VIEW
+    import multiprocessing
+
+    registered = validators()
     findings: list[Finding] = []
-    for name, function in validators().items():
-        if on_validator is not None:
-            on_validator(name)
+    if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+        names = list(registered)
+        _VIEW = view
         try:
-            findings += function(view)
-        except Exception as exc:  # noqa: BLE001 - a broken bundle must be reported, not crash the report
-            findings.append(error(name, "validator_crashed", view.source,
-                                  f"validator could not run on this bundle: {type(exc).__name__}: {exc}"))
+            with multiprocessing.get_context("fork").Pool(min(workers, len(names))) as pool:
+                for name, found in zip(names, pool.imap(_run_in_worker, names, chunksize=1)):
+                    if on_validator is not None:
+                        on_validator(name)
+                    findings += found
+        finally:
+            _VIEW = None
+    else:
+        for name, function in registered.items():
+            if on_validator is not None:
+                on_validator(name)
+            findings += _run_one(name, function, view)
     return sorted(findings, key=lambda f: ({"error": 0, "warning": 1, "info": 2}[f.severity], f.check, f.subject))
