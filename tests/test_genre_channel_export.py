@@ -117,3 +117,16 @@ def test_no_message_is_stamped_after_the_export_ends(context):
                          variant=genre.variants[index % 2])
         messages = json.loads(genre.render(plan, context).files[0].data)["messages"]
         assert max(float(m["ts"]) for m in messages) <= end.timestamp(), index
+
+
+def test_a_topic_ending_in_a_purpose_word_is_not_doubled(context):
+    """A shared channel's purpose names its topic; telecom's "How agents work" once gave "for how agents work
+    work." (a doubled word the realism gate refuses, at telecom hard seeds 0 and 2)."""
+    genre = get_genre(GENRE)
+    purposes = set()
+    for index in range(8):
+        plan = dataclasses.replace(make_plan(index, ids=IDS, variant="shared"), topic_title="How agents work")
+        document = json.loads(genre.render(plan, context).files[0].data)
+        purposes.add(document["channel"]["purpose"]["value"])
+    assert purposes and all("work work" not in purpose for purpose in purposes)
+    assert any("how agents work" in purpose for purpose in purposes)

@@ -75,6 +75,7 @@ from taugen.generators.corpus.genres.workplace import (
     written_history,
     zone,
 )
+from taugen.generators.corpus.prose import has_doubled_words
 from taugen.validators.findings import Finding, error
 
 SUFFIX = ".json"
@@ -122,7 +123,9 @@ _CHATTER = (  # (opening line, replies that fit it)
                                                                                       "Great, thanks.")),
 )
 _PURPOSES = ("Day-to-day questions about {T} for the operations teams.", "Working channel for {T} changes and "
-             "customer questions.", "Shared channel between {bank} and {other} for {T} work.")
+             "customer questions.", "Shared channel between {bank} and {other} for {T} work.",
+             "Shared channel between {bank} and {other} about {T}.")
+"""A channel's purpose (``{T}`` the topic): the first two for internal channels, the others for shared ones."""
 _REACTIONS = ("+1", "white_check_mark", "pray", "eyes", "raised_hands", "thumbsup", "100")
 
 
@@ -336,7 +339,10 @@ class ChannelExportGenre(Genre):
         first = int(times[0].timestamp())
         floor = int(dt.datetime.combine(context.config.history_start, dt.time(9, 0), tz).timestamp())
         created = min(max(first - rng.randint(3, 40) * 86400, floor), first)
-        purpose = rng.choice(_PURPOSES[2:] if other else _PURPOSES[:2]).format(**values)
+        purposes = [line.format(**values) for line in (_PURPOSES[2:] if other else _PURPOSES[:2])]
+        purpose = rng.choice(purposes)
+        if has_doubled_words(purpose):  # a topic ending in a template's next word ("how agents work work")
+            purpose = next((line for line in purposes if not has_doubled_words(line)), purpose)
         document = {
             "channel": {
                 "id": _ident(rng, "C"), "name": channel_name, "created": created, "creator": ids[creator.handle],
