@@ -97,3 +97,16 @@ def test_reference_tables_take_the_planned_lengths_and_pass_the_length_gate(plan
 
     unplanned = dataclasses.replace(tables[0], length_words=0)
     assert available["reference_table"].render(unplanned, context).files[0].data
+
+
+def test_a_spoken_mention_that_would_double_a_word_keeps_the_experts_words(planned):
+    from taugen.generators.corpus.prose import has_doubled_words
+    from taugen.generators.corpus.renditions import mention_texts
+
+    pack = planned[0]
+    fact = next(f for f in pack.facts.values() if f.subject and f.value is not None and f.category == "fee")
+    said = "the fee in"  # "There's a question on {subject} in the queue" would say "in in"
+    texts = mention_texts(fact, random.Random(1), "staff", said)
+    assert texts == [t for t in texts if not has_doubled_words(t)]
+    assert any(said in t for t in texts) and any(fact.subject.strip().rstrip(".") in t for t in texts)
+    assert len(texts) == len(mention_texts(fact, random.Random(1), "staff"))  # one line per frame either way

@@ -303,19 +303,24 @@ def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff", said:
     :data:`MENTION_AUDIENCES`: ``customer`` uses the lines that fit a conversation with the customer,
     ``staff`` those and the lines colleagues say to each other), in a seeded order; empty when the fact
     has no subject that can be named without its value. The subject is used as the expert wrote it unless
-    ``said`` words it (as people say it, :func:`spoken_subject`): a mention owns nothing, so sharing the
-    statement's words is what a real record does (and a search on them finds talk about the rule beyond
-    its owner). Raises ``ValueError`` for another audience."""
+    ``said`` words it (as people say it, :func:`spoken_subject`; a line where that wording would write a
+    word twice uses the subject as written): a mention owns nothing, so sharing the statement's words is
+    what a real record does (and a search on them finds talk about the rule beyond its owner). Raises
+    ``ValueError`` for another audience."""
     if audience not in MENTION_AUDIENCES:
         raise ValueError(f"mention audience must be one of {MENTION_AUDIENCES}, not {audience!r}")
     subject = (fact.subject or "").strip().rstrip(".")
-    if said and subject:
-        subject = said
     if not subject or (fact.value is not None and find_surface_form(fact.value, subject) is not None):
         return []
     frames = list(_MENTIONS_TO_CUSTOMER) + (list(_MENTIONS_AMONG_STAFF) if audience == "staff" else [])
     rng.shuffle(frames)
-    texts = [frame.format(subject=subject, Subject=subject[:1].upper() + subject[1:]) for frame in frames]
+    texts = []
+    for frame in frames:
+        for wording in ([said] if said else []) + [subject]:  # a spoken wording that doubles a word: as written
+            text = frame.format(subject=wording, Subject=wording[:1].upper() + wording[1:])
+            if wording == subject or not has_doubled_words(text):
+                texts.append(text)
+                break
     return [text for text in texts if fact.value is None or find_surface_form(fact.value, text) is None]
 
 
