@@ -167,9 +167,9 @@ class ReferenceTableGenre(Genre):
         return best[1]  # type: ignore[index]
 
     def _render(self, plan: ArtifactPlan, context: RenderContext, extra: int | None) -> RenderedArtifact:
-        """One table with ``extra`` instruction rows (``None``: drawn). Every call with the same plan draws
-        the same rule rows, instruction order and dates, so tables of different lengths differ only in how
-        many instruction rows they keep."""
+        """One table with ``extra`` instruction rows (``None``: drawn). Every call with the same plan writes
+        the same rule rows and takes the instructions in the same order; the instruction rows' dates are
+        drawn for their count."""
         rng = plan.rng("reference-table")
         tz = zone(context)
         start, end = window(plan, tz)
