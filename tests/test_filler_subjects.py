@@ -61,8 +61,10 @@ def test_a_subject_run_is_neighbours_in_id_order(planned):
     start = subjects.index(run[0])
     assert [f.id for f in run[:4]] == [f.id for f in (subjects + subjects)[start:start + 4]]
     assert subject_run(random.Random(3), []) == []
-    filler = next(a for a in plan.artifacts if not a.is_carrier and a.topic == "identity_verification")
-    assert all(not any(f.id == owned for owned in filler.facts) for f in other_subjects(context, filler))
+    # a filler naming rules in passing never gets them again as its other subjects
+    filler = next(a for a in plan.artifacts if not a.is_carrier and a.facts and a.topic == "identity_verification")
+    others = {f.id for f in other_subjects(context, filler)}
+    assert others and not others & set(filler.facts)
 
 
 def test_channel_mentions_use_spoken_wordings_and_other_genres_keep_the_experts(planned):

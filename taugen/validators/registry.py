@@ -6,6 +6,7 @@ A validator is a function ``(BundleView) -> list[Finding]``. Third-party validat
 
 from __future__ import annotations
 
+import multiprocessing
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Callable
 
@@ -73,8 +74,6 @@ def run_validators(view: "BundleView", on_validator: Callable[[str], None] | Non
     ``on_validator`` is called with each validator's name as it starts (one process) or finishes (several).
     """
     global _VIEW
-    import multiprocessing
-
     registered = validators()
     findings: list[Finding] = []
     if workers > 1 and "fork" in multiprocessing.get_all_start_methods():

@@ -72,7 +72,6 @@ from taugen.generators.corpus.renditions import (
     decoy_text,
     mention_texts,
     spoken_subject,
-    voiceable,
     voiced_text,
 )
 from taugen.generators.corpus.vocabulary import DomainVocabulary, load_vocabulary
@@ -284,11 +283,11 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
         # The register is decided per fact before its genre: a fact drawn to be voiced goes to a genre
         # where people talk. Only facts that have a voiced wording can be voiced, so they are drawn with
         # the probability that makes the voiced share of all renditions meet the tier's request.
-        can_voice = {fact.id for fact, _ in rendered if voiceable(fact)}
-        voice_p = min(1.0, preset.voiced_share * len(rendered) / len(can_voice)) if can_voice else 0.0
+        voiceable = {fact.id for fact, _ in rendered if _voiceable(fact)}
+        voice_p = min(1.0, preset.voiced_share * len(rendered) / len(voiceable)) if voiceable else 0.0
         voice_of: dict[str, bool] = {}
         for fact, status in rendered:
-            voice = fact.id in can_voice and rng.random() < voice_p
+            voice = fact.id in voiceable and rng.random() < voice_p
             arc = arc_of.get(fact.id)
             used = arc_genres.setdefault(arc[0], set()) if arc else set()
             genre, variant = _pick_genre(fact, genres_all, rng, used)
@@ -964,6 +963,11 @@ def _spread_lengths(drafts: list[_Draft], genres_all: dict[str, Genre], seed: in
         width = (high - low) / len(members)
         for draft, stratum in zip(members, strata):
             draft.length_words = int(round(low + width * (stratum + 0.25 + 0.5 * rng.random())))
+
+
+def _voiceable(fact: Fact) -> bool:
+    """Whether ``fact`` has a voiced wording (hand-written lines or a frame); independent of the draw."""
+    return voiced_text(fact, random.Random(0))[0] != fact.statement
 
 
 def _draw_rule_slots(drafts: list[_Draft], rng: random.Random) -> None:

@@ -258,19 +258,6 @@ def voiced_text(fact: Fact, rng: random.Random, spoken: SpokenWords | None = Non
     return canonical_text(fact)
 
 
-_VOICEABLE: dict[int, tuple[Fact, bool]] = {}
-""":func:`voiceable` by fact identity (the fact is kept, so its id is never reused while cached)."""
-
-
-def voiceable(fact: Fact) -> bool:
-    """Whether ``fact`` has a voiced wording (hand-written voiced lines or a frame for its subject and
-    value), independent of any draw: the facts the planner can write in the voiced register."""
-    cached = _VOICEABLE.get(id(fact))
-    if cached is None or cached[0] is not fact:
-        cached = _VOICEABLE[id(fact)] = (fact, voiced_text(fact, random.Random(0))[0] != fact.statement)
-    return cached[1]
-
-
 def _subject(fact: Fact) -> str:
     subject = (fact.subject or "").strip().rstrip(".")
     if not subject or (fact.value is not None and find_surface_form(fact.value, subject) is not None):
