@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from taugen.authoring.pack import load_pack  # noqa: E402
-from taugen.build.assemble import count_tokens  # noqa: E402
+from taugen.text import count_tokens  # noqa: E402
 from taugen.generators.corpus.genre import RenderContext, genres  # noqa: E402
 from taugen.generators.corpus.planner import plan_corpus  # noqa: E402
 from taugen.generators.corpus.render import render_corpus, template_environment  # noqa: E402

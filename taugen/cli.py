@@ -197,11 +197,12 @@ def validate(
 ) -> None:
     """Re-run every validator on a built bundle, from its files (progress on stderr). Texts read back from
     PDFs are taken from the content cache when the same bytes were read before (``--no-cache``: never)."""
-    from taugen.build.files import read_bundle, sha256sums
+    from taugen.build.files import read_bundle
+    from taugen.hashing import sha256sums
     from taugen.build.pipeline import validate_files
     from taugen.build.report import report_json
     from taugen.generators.corpus.render import render_workers
-    from taugen.validators.findings import error as error_finding
+    from taugen.findings import error as error_finding
     from taugen.validators.registry import validators
 
     started = time.perf_counter()
@@ -488,8 +489,8 @@ def mutate(
     """Plant realistic defects of every kind K1-K20 into a bundle, validate each mutant and print the
     kill rate per kind (exit 1 when a mutant survives or the clean bundle has errors, 2 on bad input)."""
     from taugen.build.files import read_bundle
-    from taugen.validators.mutation.model import KINDS
-    from taugen.validators.mutation.runner import run_mutation, write_mutants
+    from taugen.mutation.model import KINDS
+    from taugen.mutation.runner import run_mutation, write_mutants
 
     wanted = {k.upper() for k in kind} if kind else None
     if wanted and wanted - set(KINDS):

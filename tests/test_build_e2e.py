@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 from taugen.build import pipeline
 from taugen.build.pipeline import build
 from taugen.cli import app
-from taugen.validators.findings import error
+from taugen.findings import error
 from bundle_fixtures import TEST_TASKS  # noqa: E402
 
 RUNNER = CliRunner()

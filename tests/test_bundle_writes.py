@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 from taugen.build import files as bundle_files
-from taugen.build.files import (InputError, check_output_folder, json_bytes, leftovers, lock_destination,
-                                sha256sums, write_atomically)
+from taugen.build.files import InputError, check_output_folder, leftovers, lock_destination, write_atomically
+from taugen.hashing import json_bytes, sha256sums
 
 REPO = Path(__file__).resolve().parents[1]
 NAME = "demo-easy-0.1.0"

@@ -19,7 +19,7 @@ from taugen.validators.chronology import (
     delivered_chronology,
     delivered_dates,
 )
-from taugen.validators.mutation.model import operators, plant
+from taugen.mutation.model import operators, plant
 
 FILE_ONLY = {
     "K20-eml_date_header_before_quoted_parent": ("delivered_out_of_order", "email_thread"),

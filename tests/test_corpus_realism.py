@@ -17,7 +17,8 @@ import pytest
 from taugen.authoring.pack import load_pack
 from taugen.authoring.values import find_surface_form, normalise_text
 from taugen.build.files import read_bundle
-from taugen.generators.corpus.genre import genres, stable_seed
+from taugen.generators.corpus.genre import genres
+from taugen.hashing import stable_seed
 from taugen.generators.corpus.planner import genre_medium, plan_corpus
 from taugen.generators.corpus.renditions import mention_texts, spoken_subject
 from taugen.generators.corpus.vocabulary import load_vocabulary

@@ -31,7 +31,7 @@ from taugen.generators.db_texts import (
 )
 from taugen.generators.environment import Toolkit, clone, dict_hash, merged_for_reading
 from taugen.validators import tasks as tasks_validator
-from taugen.validators.findings import error
+from taugen.findings import error
 
 
 class Item(BaseModel):

@@ -23,7 +23,7 @@ from taugen.validators.bundle_view import BundleView
 from taugen.validators.defects import data, documents, executability, grader, grounding, policy, scenario
 from taugen.validators.defects.base import TaskSet, amount_near_miss, to_findings
 from taugen.validators.defects.sources import taskset_for_view, taskset_from_folder
-from taugen.validators.findings import Finding
+from taugen.findings import Finding
 from taugen.validators.foreign import lint_task_folder, render_json, render_junit, render_text
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "tau2"

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from taugen.build.diff import diff_bundles, read_side, read_summary, render_text, version_bump, version_warning
-from taugen.build.files import read_bundle, sha256sums
+from taugen.build.files import read_bundle
+from taugen.hashing import sha256sums
 from taugen.build.pipeline import version_findings
 
 RUNTIME = "tau2/domains/banking"

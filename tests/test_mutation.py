@@ -14,9 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 from taugen.build.files import read_bundle
-from taugen.validators.findings import Finding
-from taugen.validators.mutation.model import KINDS, MutableBundle, mutation, operators, plant, problems_of
-from taugen.validators.mutation.runner import MutationReport, attributed, run_mutation, write_mutants
+from taugen.findings import Finding
+from taugen.mutation.model import KINDS, MutableBundle, mutation, operators, plant, problems_of
+from taugen.mutation.runner import MutationReport, attributed, run_mutation, write_mutants
 
 
 RUN_FIRST = 3  # the longest module of the suite: tests/conftest.py schedules it first
@@ -69,7 +69,7 @@ def test_mutants_are_distinct_and_touch_few_files(report):
 
 
 def test_mutants_are_sealed_so_integrity_is_not_what_kills_them(easy):
-    from taugen.build.files import sha256sums
+    from taugen.hashing import sha256sums
 
     files = read_bundle(easy)
     mutant = plant(files, operators()[0])
@@ -100,7 +100,7 @@ def test_attribution_counts_only_the_kinds_own_validator():
 
 
 def test_operator_that_changes_nothing_is_a_bug(easy):
-    from taugen.validators.mutation.model import MutationOperator
+    from taugen.mutation.model import MutationOperator
 
     files = read_bundle(easy)
     idle = MutationOperator("K1", "idle", "touches nothing", lambda bundle: "x")

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from taugen.build.files import sha256sums
+from taugen.hashing import sha256sums
 from taugen.build.report_html import collect_report, render_html, write_report
 from taugen.cli import app
 
@@ -235,7 +235,7 @@ def test_report_renders_in_headless_chromium(hard_report, tmp_path):
 def test_report_shows_the_mutation_kill_rate_of_the_bundle(built_bundle, tmp_path):
     from taugen.build.files import read_bundle
     from taugen.errors import InputError
-    from taugen.validators.mutation.runner import run_mutation, write_mutants
+    from taugen.mutation.runner import run_mutation, write_mutants
 
     easy = built_bundle("easy")
     mutation = run_mutation(read_bundle(easy), str(easy), kinds={"K19"}, workers=1)  # 3 mutants: a kill table, quickly

@@ -34,7 +34,7 @@ from taugen.generators.domains.telecom.parity import (
     parity_report,
 )
 from taugen.generators.tiers import tier
-from taugen.validators.findings import has_errors
+from taugen.findings import has_errors
 from taugen.validators.sufficiency import named_tool_findings, named_tools
 
 REPO = Path(__file__).resolve().parents[1]

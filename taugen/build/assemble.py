@@ -14,8 +14,6 @@ Nothing under ``kit/`` names a fact, an owner or the answer key; record names ar
 from __future__ import annotations
 
 import json
-import random
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,23 +23,16 @@ import taugen
 from taugen.authoring.pack import Pack
 from taugen import bundle_layout as layout
 from taugen.build.dataset_card import dataset_files
-from taugen.build.files import BundleFiles, digest_name, json_bytes, sha256_hex, sha256sums
-from taugen.generators.corpus.genre import CUE_STATUSES, RenderedArtifact, stable_seed
+from taugen.hashing import BundleFiles, digest_name, json_bytes, sha256_hex, sha256sums
+from taugen.generators.corpus.genre import CUE_STATUSES, RenderedArtifact
 from taugen.generators.corpus.planner import POLICY_DOCUMENT, CorpusPlan
 from taugen.generators.corpus.vocabulary import business_words
 from taugen.generators.domain import DomainDefinition
 from taugen.generators.tasks import TaskRecord
 from taugen.generators.tiers import TierPreset
+from taugen.text import count_tokens
 
 POLICY_ARTIFACT_ID = f"{POLICY_DOCUMENT}_001"
-_TOKEN = re.compile(r"\w+|[^\w\s]")
-
-
-def count_tokens(text: str) -> int:
-    """Word-piece estimate of tokens: words and punctuation marks (no model tokenizer needed)."""
-    return len(_TOKEN.findall(text))
-
-
 @dataclass
 class AssembledBundle:
     """The bundle's files plus what the build reports about them."""

@@ -14,7 +14,7 @@ ends with a verdict and the semantic-versioning bump the change implies (https:/
 * ``patch``: only text no task depends on changed (fillers, reports). Scores are comparable.
 * ``none``: the two bundles hold the same content.
 
-Each side is read as ``{relative path: bytes}`` (:data:`taugen.build.files.BundleFiles`), so the build
+Each side is read as ``{relative path: bytes}`` (:data:`taugen.hashing.BundleFiles`), so the build
 can compare the bundle it is about to write with the one already at the destination.
 """
 
@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from taugen.build.files import sha256_hex
+from taugen.hashing import sha256_hex
 from taugen.errors import InputError
 
 BUMPS = ("none", "patch", "minor", "major")

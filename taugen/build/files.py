@@ -36,42 +36,17 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import errno
-import hashlib
-import json
 import os
 import re
 import shutil
-import stat
 import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Callable, Iterator, Mapping
 
 from taugen.errors import InputError
-
-BundleFiles = dict[str, bytes]
-
-
-def sha256_hex(data: bytes) -> str:
-    """sha256 hex digest of ``data``."""
-    return hashlib.sha256(data).hexdigest()
-
-
-def digest_name(data: bytes, suffix: str, length: int = 16) -> str:
-    """A neutral file name from the content: ``<first length hex of sha256><suffix>``."""
-    return f"{sha256_hex(data)[:length]}{suffix}"
-
-
-def json_bytes(data: Any) -> bytes:
-    """Canonical JSON: sorted keys, two-space indent, UTF-8, trailing newline (stable bytes)."""
-    return (json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False, default=str) + "\n").encode()
-
-
-def sha256sums(files: Mapping[str, bytes]) -> bytes:
-    """``SHA256SUMS`` text in coreutils format (``<hex>  <path>``), sorted by path."""
-    lines = [f"{sha256_hex(files[path])}  {path}\n" for path in sorted(files)]
-    return "".join(lines).encode()
+from taugen.hashing import BundleFiles
 
 
 def read_bundle(directory: Path) -> BundleFiles:

@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING, Callable, Iterator
 
 from taugen.authoring.pack import Pack, load_pack
 from taugen.build.assemble import assemble_bundle, bundle_name, seal
-from taugen.build.files import BundleFiles, check_destination, check_output_folder, json_bytes, write_atomically
+from taugen.build.files import check_destination, check_output_folder, write_atomically
+from taugen.hashing import BundleFiles, json_bytes
 from taugen.build.report import report_json, report_markdown
 from taugen.errors import InputError
-from taugen.generators.corpus.genre import RenderContext, genres, stable_seed
+from taugen.generators.corpus.genre import RenderContext, genres
+from taugen.hashing import stable_seed
 from taugen.generators.corpus.planner import plan_corpus
 from taugen.generators.corpus.render import render_corpus, render_policy, render_workers, template_environment
 from taugen.generators.corpus.vocabulary import load_vocabulary
@@ -26,7 +28,7 @@ from taugen.generators.domain import load_domain
 from taugen.generators.tasks import compose_tasks, task_space
 from taugen.generators.tiers import tier
 from taugen.validators.bundle_view import BundleView
-from taugen.validators.findings import Finding, has_errors
+from taugen.findings import Finding, has_errors
 from taugen.validators.realism import gates_are_errors, repairable
 from taugen.validators.registry import run_validators
 
@@ -279,7 +281,7 @@ def version_findings(files: BundleFiles, previous: Path) -> list[Finding]:
     than the pack version says (see :func:`taugen.build.diff.version_warning`); nothing when there is no
     readable bundle there."""
     from taugen.build.diff import diff_bundles, read_summary
-    from taugen.validators.findings import warning
+    from taugen.findings import warning
 
     if not (previous / "bundle.json").is_file():
         return []

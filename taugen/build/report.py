@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from taugen.validators.findings import Finding
+from taugen.findings import Finding
 from taugen.validators.registry import validators
 
 

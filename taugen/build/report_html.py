@@ -32,7 +32,8 @@ from typing import Any, Iterable, Mapping
 
 import jinja2
 
-from taugen.build.files import BundleFiles, json_bytes, read_bundle, sha256sums
+from taugen.build.files import read_bundle
+from taugen.hashing import BundleFiles, json_bytes, sha256sums
 from taugen.errors import InputError
 from taugen.validators.bundle_view import BundleView
 

@@ -35,7 +35,7 @@ from pydantic import BaseModel
 
 from taugen.authoring.pack import Pack
 from taugen.errors import InputError
-from taugen.generators.corpus.genre import stable_seed
+from taugen.hashing import stable_seed
 from taugen.generators.domain import DomainDefinition
 from taugen.generators.environment import Toolkit, clone, dict_hash, diff_patch
 from taugen.generators.problems import GoldCall, Problem, ProblemContext, ScenarioFragment

@@ -28,7 +28,7 @@ from email.utils import parsedate_to_datetime
 from itertools import pairwise
 
 from taugen.validators.bundle_view import BundleView
-from taugen.validators.findings import Finding, error
+from taugen.findings import Finding, error
 from taugen.validators.registry import validator
 
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from taugen.authoring.values import find_surface_form, normalise_text
 from taugen.generators.corpus.genre import get_genre
 from taugen.validators.bundle_view import BundleView
-from taugen.validators.findings import Finding, error
+from taugen.findings import Finding, error
 from taugen.validators.registry import validator
 
 

@@ -25,7 +25,7 @@ from xml.sax.saxutils import escape, quoteattr
 from taugen.validators.defects import data, documents, executability, grader, grounding, scenario
 from taugen.validators.defects.base import to_findings
 from taugen.validators.defects.sources import quiet_tau2, taskset_from_folder
-from taugen.validators.findings import Finding
+from taugen.findings import Finding
 
 FORMATS = ("text", "json", "junit")
 _ORDER = {"error": 0, "warning": 1, "info": 2}

@@ -37,13 +37,10 @@ from taugen.bundle_layout import (
 )
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.defects.data import ANSWER_LANGUAGE
-from taugen.validators.findings import Finding, error
+from taugen.findings import Finding, error
 from taugen.validators.registry import validator
+from taugen.text import AUTHOR_WORDS
 
-AUTHOR_WORDS = ("answer key", "fact id", "fact_id", "distractor", "rendition", "carrier", "filler", "evaluator",
-                "ground truth", "gold action", "taugen", "client-held", "client_held", "supersession arc",
-                "author/", "manifest.json", "evidence surface", "expected outcome", "expected answer",
-                "expected result", "correct answer", "correct action", "gold answer")
 _RECORD_NAME = re.compile(r"^" + re.escape(RECORDS_DIR) + r"/[0-9a-f]{16}\.[a-z0-9]+$")
 _TEXT_SUFFIXES = (".md", ".txt", ".eml", ".json", ".svg", ".csv", ".html", ".vtt", ".srt", ".dot")
 _WORDS = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(re.escape(w) for w in AUTHOR_WORDS) + r")(?![A-Za-z0-9_])",

@@ -37,11 +37,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from taugen.build.assemble import count_tokens
+from taugen.text import count_tokens
 from taugen.generators.corpus.renditions import SHINGLE, shares_run
 from taugen.bundle_layout import RECORDS_DIR
 from taugen.validators.bundle_view import BundleView
-from taugen.validators.findings import Finding, error, warning
+from taugen.findings import Finding, error, warning
 from taugen.validators.registry import validator
 
 BUCKET = 25

@@ -10,7 +10,7 @@ import multiprocessing
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Callable
 
-from taugen.validators.findings import Finding, error
+from taugen.findings import Finding, error
 
 if TYPE_CHECKING:
     from taugen.validators.bundle_view import BundleView

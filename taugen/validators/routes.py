@@ -27,7 +27,7 @@ from pydantic import TypeAdapter
 
 from taugen.authoring.values import DateValue, FactValue, find_surface_form, normalise_text
 from taugen.validators.bundle_view import BundleView
-from taugen.validators.findings import Finding, error, warning
+from taugen.findings import Finding, error, warning
 from taugen.validators.registry import validator
 
 _VALUE = TypeAdapter(FactValue)

@@ -41,7 +41,8 @@ from typing import Any
 
 from taugen.authoring.values import PercentValue
 from taugen.validators.bundle_view import BundleView
-from taugen.validators.findings import Finding, error
+from taugen.findings import Finding, error
+from taugen.text import as_text
 from taugen.validators.memo import Memo, digest
 from taugen.validators.registry import validator
 
@@ -150,18 +151,6 @@ def leaves(value: Any) -> Iterable[Any]:
             yield from leaves(item)
     else:
         yield value
-
-
-def as_text(output: Any) -> str:
-    """A tool output (or parsed JSON) as plain text: every key and scalar on its own line (pydantic
-    models dumped first), so that escaping never glues a value to its neighbour."""
-    if hasattr(output, "model_dump"):
-        output = output.model_dump(mode="json")
-    if isinstance(output, dict):
-        return "\n".join(f"{key}\n{as_text(value)}" for key, value in output.items())
-    if isinstance(output, (list, tuple)):
-        return "\n".join(as_text(item) for item in output)
-    return "" if output is None else str(output)
 
 
 # ---------------------------------------------------------------------------- pure checks

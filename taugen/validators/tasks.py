@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
-import re
 from typing import Any, Callable
 
 from pydantic import BaseModel
@@ -29,7 +28,8 @@ from taugen.generators import db_texts
 from taugen.generators.environment import Toolkit, clone, merged_for_reading
 from taugen.generators.policy import ManifestFacts
 from taugen.validators.bundle_view import BundleView
-from taugen.validators.findings import Finding, error
+from taugen.findings import Finding, error
+from taugen.text import normalised_scenario
 from taugen.validators.memo import Memo, digest
 from taugen.validators.registry import validator
 
@@ -67,22 +67,6 @@ def _schema_findings(task: dict[str, Any]) -> list[str]:
         if "," in info:
             problems.append(f"communicate_info {info!r} contains a comma and can never match")
     return problems
-
-
-def normalised_scenario(scenario: Any) -> str:
-    """A user scenario as one comparable string: every text value lower-cased, punctuation turned into
-    spaces and runs of whitespace (newlines included) collapsed; keys sorted. Two scenarios that differ
-    only in case, spacing, line breaks or punctuation give the same string."""
-    def normal(value: Any) -> Any:
-        if isinstance(value, str):
-            return " ".join(re.sub(r"[^\w\s]", " ", value.lower()).split())
-        if isinstance(value, dict):
-            return {key: normal(item) for key, item in value.items()}
-        if isinstance(value, list):
-            return [normal(item) for item in value]
-        return value
-
-    return json.dumps(normal(scenario), sort_keys=True)
 
 
 def _toolkit_class(view: BundleView) -> type[Toolkit]:

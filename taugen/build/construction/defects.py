@@ -38,7 +38,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from taugen.generators.corpus.genre import stable_seed
+from taugen.hashing import stable_seed
 
 DefectKind = Literal["pagination", "lost_cursor", "limit_before_sort", "stale_read", "non_idempotent_retry",
                      "wrong_status_code", "silent_truncation", "timezone_off_by_one", "rounding"]

@@ -32,8 +32,8 @@ from taugen import bundle_layout as layout
 from taugen.build.construction.defects import FULL_DEPLOYMENT, deployments
 from taugen.build.construction.openapi import openapi_document, openapi_yaml
 from taugen.build.construction.workspace import seeded_workspace, scaffold_workspace
-from taugen.build.files import BundleFiles, json_bytes
-from taugen.generators.corpus.genre import stable_seed
+from taugen.hashing import BundleFiles, json_bytes
+from taugen.hashing import stable_seed
 from taugen.generators.corpus.vocabulary import business_words
 from taugen.generators.domain import DomainDefinition
 from taugen.generators.environment import deep_merge

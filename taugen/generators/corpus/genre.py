@@ -13,7 +13,6 @@ the ``taugen.genres`` entry-point group, so adding one needs no edit to taugen's
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -24,11 +23,12 @@ from typing import TYPE_CHECKING, Literal
 import jinja2
 from faker import Faker
 
+from taugen.hashing import stable_seed
 from taugen.generators.corpus.vocabulary import NEUTRAL_VOCABULARY, DomainVocabulary
 
 if TYPE_CHECKING:
     from taugen.authoring.models import DomainConfig, Fact
-    from taugen.validators.findings import Finding
+    from taugen.findings import Finding
 
 Register = Literal["canonical", "voiced"]
 RenditionStatus = Literal["current", "superseded", "pointer", "caveat", "decoy", "route", "mention"]
@@ -313,12 +313,6 @@ def get_genre(name: str) -> Genre:
     if name not in known:
         raise KeyError(f"unknown genre '{name}' (known: {', '.join(known)})")
     return known[name]
-
-
-def stable_seed(*parts: object) -> int:
-    """A 63-bit seed from any parts, stable across runs and Python versions (sha256, not hash())."""
-    digest = hashlib.sha256("\x1f".join(str(part) for part in parts).encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
 
 
 def birth_date(fake: Faker, on: dt.date, minimum_age: int, maximum_age: int) -> dt.date:

@@ -63,7 +63,8 @@ from taugen.authoring.values import (
     PercentValue,
     find_surface_form,
 )
-from taugen.generators.corpus.genre import CUE_STATUSES, ArtifactPlan, Genre, RenderContext, Rendition, stable_seed
+from taugen.generators.corpus.genre import CUE_STATUSES, ArtifactPlan, Genre, RenderContext, Rendition
+from taugen.hashing import stable_seed
 from taugen.generators.corpus.genres.benchmarks import peer_names, peer_sentences
 from taugen.generators.corpus.renditions import (
     SpokenWords,

@@ -98,7 +98,7 @@ class GenreVocabulary(BaseModel):
 @functools.cache
 def _authoring_words() -> re.Pattern[str]:
     """The leakage check's authoring words (``carrier``, ``filler``, ...) as one case-insensitive pattern."""
-    from taugen.validators.leakage import AUTHOR_WORDS  # late: the validators import the genres
+    from taugen.text import AUTHOR_WORDS
 
     words = "|".join(re.escape(word) for word in AUTHOR_WORDS)
     return re.compile(rf"(?<![A-Za-z0-9_])(?:{words})(?![A-Za-z0-9_])", re.IGNORECASE)

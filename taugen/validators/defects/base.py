@@ -5,7 +5,7 @@ domain folder (``sources.taskset_from_folder``): the tasks, the splits, the agen
 as JSON, the policy documents, the tools of each actor, the world's ``now`` when known, a replayer
 (taugen's toolkit, or tau2's own environment) and, for taugen bundles only, the typed facts and the
 domain's policy rules. Checks return :class:`Defect` objects; :func:`to_findings` applies the tasks'
-``annotations`` and turns them into :class:`~taugen.validators.findings.Finding` with ``code`` = the
+``annotations`` and turns them into :class:`~taugen.findings.Finding` with ``code`` = the
 defect kind (``K1`` … ``K20``, see ``../shared/reference/defect-kinds.md``).
 """
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any, Callable, Iterable, Iterator
 
-from taugen.validators.findings import Finding
+from taugen.findings import Finding
 
 # ------------------------------------------------------------------------------------------ model
 

@@ -32,7 +32,7 @@ from taugen.validators.defects.base import (
     user_text,
 )
 from taugen.validators.defects.sources import taskset_for_view
-from taugen.validators.findings import Finding
+from taugen.findings import Finding
 from taugen.validators.registry import validator
 
 CHECK = "defect_data"
@@ -179,7 +179,7 @@ def k18_defects(taskset: TaskSet, files: list[str] | None = None) -> list[Defect
 
 def k19_defects(taskset: TaskSet) -> list[Defect]:
     """Tasks whose normalised scenario, initial state and gold writes equal an earlier task's."""
-    from taugen.validators.tasks import normalised_scenario
+    from taugen.text import normalised_scenario
 
     defects = []
     seen: dict[str, str] = {}

@@ -22,7 +22,7 @@ from typing import Any
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.defects.base import Defect, TaskSet, dates_in, to_findings
 from taugen.validators.defects.sources import taskset_for_view
-from taugen.validators.findings import Finding
+from taugen.findings import Finding
 from taugen.validators.memo import Memo, digest
 from taugen.validators.registry import validator
 

@@ -30,7 +30,7 @@ from taugen.validators.defects.base import (
     free_reads, reachable, scenario_text, task_id, to_findings, user_text,
 )
 from taugen.validators.defects.sources import taskset_for_view
-from taugen.validators.findings import Finding
+from taugen.findings import Finding
 from taugen.validators.registry import validator
 
 CHECK = "defect_executability"

@@ -35,7 +35,7 @@ from taugen.validators.defects.base import (
     Defect, TaskSet, actions, criteria, excerpt, reward_basis, task_id, to_findings,
 )
 from taugen.validators.defects.sources import taskset_for_view
-from taugen.validators.findings import Finding
+from taugen.findings import Finding
 from taugen.validators.registry import validator
 
 CHECK = "defect_grader"

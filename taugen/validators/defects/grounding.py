@@ -49,7 +49,7 @@ from taugen.validators.defects.base import (
     task_index, to_findings, free_reads,
 )
 from taugen.validators.defects.sources import taskset_for_view
-from taugen.validators.findings import Finding
+from taugen.findings import Finding
 from taugen.validators.registry import validator
 
 CHECK = "defect_grounding"

@@ -33,7 +33,7 @@ from taugen.validators.defects.base import (
     Defect, TaskSet, actions, looks_like_id, mentions, scenario_text, task_id, to_findings, user_text,
 )
 from taugen.validators.defects.sources import taskset_for_view, taugen_start, world
-from taugen.validators.findings import Finding
+from taugen.findings import Finding
 from taugen.validators.memo import Memo, digest
 from taugen.validators.registry import validator
 

@@ -58,7 +58,7 @@ from taugen.validators.defects.base import (
     scenario_text, task_id, task_index, to_findings, user_text,
 )
 from taugen.validators.defects.sources import taskset_for_view
-from taugen.validators.findings import Finding
+from taugen.findings import Finding
 from taugen.validators.memo import Memo, digest
 from taugen.validators.sufficiency import named_tools
 from taugen.validators.registry import validator

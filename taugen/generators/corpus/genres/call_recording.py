@@ -39,16 +39,8 @@ from pathlib import Path
 import numpy as np
 from pydub import AudioSegment
 
-from taugen.generators.corpus.genre import (
-    ArtifactPlan,
-    Genre,
-    RenderContext,
-    RenderedArtifact,
-    RenderedFile,
-    birth_date,
-    register_genre,
-    stable_seed,
-)
+from taugen.generators.corpus.genre import ArtifactPlan, Genre, RenderContext, RenderedArtifact, RenderedFile, birth_date, register_genre
+from taugen.hashing import stable_seed
 from taugen.generators.corpus.genres.support_transcript import (
     Conversation,
     Turn,
@@ -61,7 +53,7 @@ from taugen.generators.corpus.genres.support_transcript import (
     parse_turns,
     render_transcript,
 )
-from taugen.validators.findings import Finding, error, warning
+from taugen.findings import Finding, error, warning
 
 SUFFIX = ".wav"
 SAMPLE_RATE = 8000

@@ -52,7 +52,7 @@ from taugen.generators.corpus.vocabulary import (
     Pool,
     register_vocabulary,
 )
-from taugen.validators.findings import Finding, error
+from taugen.findings import Finding, error
 
 SUFFIX = ".json"
 COLUMNS = {

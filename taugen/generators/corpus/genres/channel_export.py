@@ -76,7 +76,7 @@ from taugen.generators.corpus.genres.workplace import (
     zone,
 )
 from taugen.generators.corpus.prose import has_doubled_words
-from taugen.validators.findings import Finding, error
+from taugen.findings import Finding, error
 
 SUFFIX = ".json"
 _TS = re.compile(r"^\d{9,10}\.\d{6}$")

@@ -57,7 +57,7 @@ from taugen.generators.corpus.genres.workplace import (
     workplace_words,
     zone,
 )
-from taugen.validators.findings import Finding, error
+from taugen.findings import Finding, error
 
 SUFFIX = ".md"
 TEMPLATE = "decision_register/register.md.j2"

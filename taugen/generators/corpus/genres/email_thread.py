@@ -53,17 +53,8 @@ from email.utils import format_datetime, formataddr, parsedate_to_datetime
 from itertools import pairwise
 from typing import TYPE_CHECKING, Literal
 
-from taugen.generators.corpus.genre import (
-    ArtifactPlan,
-    Genre,
-    RenderContext,
-    RenderedArtifact,
-    RenderedFile,
-    Rendition,
-    register_genre,
-    shown_as_history,
-    stable_seed,
-)
+from taugen.generators.corpus.genre import ArtifactPlan, Genre, RenderContext, RenderedArtifact, RenderedFile, Rendition, register_genre, shown_as_history
+from taugen.hashing import stable_seed
 from taugen.generators.corpus.genres.benchmarks import (
     GroundedSlot,
     comparison,
@@ -78,7 +69,7 @@ from taugen.generators.corpus.vocabulary import (
     RolePools,
     register_vocabulary,
 )
-from taugen.validators.findings import Finding, error
+from taugen.findings import Finding, error
 
 if TYPE_CHECKING:
     from taugen.authoring.models import Organisation

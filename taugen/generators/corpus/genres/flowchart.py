@@ -44,7 +44,7 @@ from taugen.generators.corpus.genre import (
     shown_as_history,
 )
 from taugen.generators.corpus.genres.benchmarks import other_subjects
-from taugen.validators.findings import Finding, error
+from taugen.findings import Finding, error
 
 if TYPE_CHECKING:
     from taugen.authoring.models import Fact

@@ -78,7 +78,7 @@ from taugen.generators.corpus.genres.workplace import (
     written_history,
     zone,
 )
-from taugen.validators.findings import Finding, error
+from taugen.findings import Finding, error
 
 SUFFIX = ".json"
 STATUSES = ("To Do", "In Progress", "In Review", "Done")

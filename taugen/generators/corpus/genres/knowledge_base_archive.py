@@ -83,7 +83,7 @@ from taugen.generators.corpus.genres.workplace import (
     written_history,
     zone,
 )
-from taugen.validators.findings import Finding, error
+from taugen.findings import Finding, error
 
 SUFFIX = ".html"
 KB_TOKENS = (240, 860)

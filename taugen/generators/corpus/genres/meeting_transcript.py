@@ -65,7 +65,7 @@ from taugen.generators.corpus.genres.workplace import (
     workplace_words,
     zone,
 )
-from taugen.validators.findings import Finding, error
+from taugen.findings import Finding, error
 
 SUFFIX = ".vtt"
 WPM_RANGE = (110.0, 190.0)

@@ -71,7 +71,7 @@ from taugen.generators.corpus.genre import (
 )
 from taugen.generators.corpus.genres.benchmarks import month_and_year
 from taugen.generators.corpus.prose import long_sections
-from taugen.validators.findings import Finding, error
+from taugen.findings import Finding, error
 
 if TYPE_CHECKING:
     from taugen.authoring.models import Fact

@@ -58,7 +58,7 @@ from taugen.generators.corpus.genres.workplace import (
     zone,
 )
 from taugen.generators.corpus.vocabulary import GenreVocabulary, register_vocabulary
-from taugen.validators.findings import Finding, error
+from taugen.findings import Finding, error
 
 SUFFIX = ".csv"
 TABLE_TOKENS = (140, 600)

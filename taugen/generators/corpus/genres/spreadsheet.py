@@ -76,7 +76,7 @@ from taugen.generators.corpus.genres.benchmarks import (
     peer_value,
 )
 from taugen.generators.corpus.genres.workplace import row_labels
-from taugen.validators.findings import Finding, error, warning
+from taugen.findings import Finding, error, warning
 
 if TYPE_CHECKING:
     from taugen.authoring.models import Fact

@@ -59,7 +59,7 @@ from taugen.generators.corpus.vocabulary import (
     Pool,
     register_vocabulary,
 )
-from taugen.validators.findings import Finding, error
+from taugen.findings import Finding, error
 
 if TYPE_CHECKING:
     import jinja2

@@ -73,7 +73,7 @@ from taugen.generators.corpus.vocabulary import (
     Pool,
     register_vocabulary,
 )
-from taugen.validators.findings import Finding, error
+from taugen.findings import Finding, error
 
 SUFFIX = ".png"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -12,7 +12,8 @@ import random
 from faker import Faker
 
 from taugen.authoring.models import DomainConfig
-from taugen.generators.corpus.genre import birth_date, stable_seed
+from taugen.generators.corpus.genre import birth_date
+from taugen.hashing import stable_seed
 from taugen.generators.domains.banking.db import Account, Address, BankDB, Card, Customer, Transaction
 
 CHECKING_PRODUCTS = ("everyday_checking", "premier_checking", "student_checking")

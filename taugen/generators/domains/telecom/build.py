@@ -18,9 +18,9 @@ from typing import Any
 
 from taugen.authoring.models import DomainConfig
 from taugen.authoring.pack import Pack
-from taugen.build.files import json_bytes
+from taugen.hashing import json_bytes
 from taugen.errors import InputError
-from taugen.generators.corpus.genre import stable_seed
+from taugen.hashing import stable_seed
 from taugen.generators.domains.telecom.compose import (
     Composition,
     TelecomTaskRecord,

@@ -26,8 +26,8 @@ from taugen.generators.domains.telecom.env import (
     tau2_classes,
 )
 from taugen.generators.domains.telecom.intents import INTENT_BY_NAME
-from taugen.validators.findings import Finding, error
-from taugen.validators.tasks import normalised_scenario
+from taugen.findings import Finding, error
+from taugen.text import normalised_scenario
 
 
 def bundle_world(view: Any) -> TelecomWorld:
@@ -54,7 +54,7 @@ class TaskSession:
     read-only probes (for :mod:`taugen.validators.sufficiency`)."""
 
     def __init__(self, view: Any, task: dict[str, Any]) -> None:
-        from taugen.validators.sufficiency import as_text
+        from taugen.text import as_text
 
         self._text = as_text
         self.toolkit = TelecomToolkit.thaw(frozen_bundle_world(view), view.now)

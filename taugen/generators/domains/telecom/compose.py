@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from taugen.authoring.pack import Pack
-from taugen.generators.corpus.genre import stable_seed
+from taugen.hashing import stable_seed
 from taugen.generators.domains.telecom.env import (
     EnvCall,
     TelecomToolkit,

@@ -1,4 +1,4 @@
-"""Mutation operators for the policy family (see :mod:`taugen.validators.mutation.model` for the contract).
+"""Mutation operators for the policy family (see :mod:`taugen.mutation.model` for the contract).
 
 * K1 — the gold makes a write the policy forbids: the tempting write a forbidden problem refuses
   (a second courtesy refund, a card mailed to a just-changed address, a late Regulation E dispute, a wire
@@ -21,7 +21,7 @@ import datetime as dt
 import re
 from typing import Any
 
-from taugen.validators.mutation.model import MutableBundle, NotApplicable, agent_patch, gold, instructions, mutation
+from taugen.mutation.model import MutableBundle, NotApplicable, agent_patch, gold, instructions, mutation
 
 
 # ------------------------------------------------------------------------------------------ helpers

@@ -1,10 +1,10 @@
-"""Mutation operators (see :mod:`taugen.validators.mutation.model` for the contract)."""
+"""Mutation operators (see :mod:`taugen.mutation.model` for the contract)."""
 
 from __future__ import annotations
 
 import re
 
-from taugen.validators.mutation.model import MutableBundle, gold, instructions, mutation  # noqa: F401
+from taugen.mutation.model import MutableBundle, gold, instructions, mutation  # noqa: F401
 
 
 @mutation("K19", "task_copied_under_new_id", "a task is copied verbatim under a new id")

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from taugen.build.files import BundleFiles, json_bytes
+from taugen.hashing import BundleFiles, json_bytes
 from taugen.validators.bundle_view import BundleLayout
 
 KINDS = tuple(f"K{number}" for number in range(1, 21))
@@ -206,7 +206,7 @@ def mutation(kind: str, name: str, description: str) -> Callable[[Operator], Ope
 
 def operators() -> list[MutationOperator]:
     """Every registered operator, ordered by kind number then name."""
-    import taugen.validators.mutation.operators  # noqa: F401 - importing registers the built-ins
+    import taugen.mutation.operators  # noqa: F401 - importing registers the built-ins
 
     return sorted(_OPERATORS.values(), key=lambda op: (int(op.kind[1:]), op.name))
 

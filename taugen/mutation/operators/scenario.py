@@ -1,11 +1,11 @@
-"""Mutation operators (see :mod:`taugen.validators.mutation.model` for the contract)."""
+"""Mutation operators (see :mod:`taugen.mutation.model` for the contract)."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from taugen.validators.mutation.model import MutableBundle, agent_patch, gold, instructions, mutation
+from taugen.mutation.model import MutableBundle, agent_patch, gold, instructions, mutation
 
 
 def _known(task: dict[str, Any]) -> str:

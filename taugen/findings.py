@@ -1,4 +1,5 @@
-"""The finding: what every validator returns.
+"""The finding: what every validator returns (floor 0: every stage may build findings, even a genre's own
+read-back checks).
 
 Validators never print and never exit; they return lists of :class:`Finding`. A build fails when any
 finding has severity ``error``.

@@ -1,4 +1,4 @@
-"""Mutation operators (see :mod:`taugen.validators.mutation.model` for the contract).
+"""Mutation operators (see :mod:`taugen.mutation.model` for the contract).
 
 Kinds planted here: K2 (a gold action breaks a tool precondition), K4 (an assertion or communicate_info
 disagrees with the gold), K5 (gold arguments contradict the database), K14 (the gold path cannot be
@@ -18,7 +18,7 @@ from typing import Any
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.defects.grounding import quotable
 from taugen.validators.defects.sources import taskset_for_view
-from taugen.validators.mutation.model import MutableBundle, agent_patch, gold, instructions, mutation
+from taugen.mutation.model import MutableBundle, agent_patch, gold, instructions, mutation
 
 
 # ------------------------------------------------------------------------------------------ helpers

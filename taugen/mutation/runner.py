@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from taugen.build.files import BundleFiles, json_bytes
+from taugen.hashing import BundleFiles, json_bytes
 from taugen.validators.bundle_view import BundleView
-from taugen.validators.findings import Finding
-from taugen.validators.mutation.model import KINDS, Mutant, MutationOperator, iter_mutants
+from taugen.findings import Finding
+from taugen.mutation.model import KINDS, Mutant, MutationOperator, iter_mutants
 from taugen.validators.registry import run_validators
 
 #: Validators dedicated to one kind: any error they report on a mutant of that kind is a kill.

@@ -8,4 +8,4 @@
 * :mod:`.records` — K12 grader, K13 document contradictions, K18 leaks, K19 duplicates, K20 chronology.
 """
 
-from taugen.validators.mutation.operators import grounding, policy, records, scenario  # noqa: F401
+from taugen.mutation.operators import grounding, policy, records, scenario  # noqa: F401

@@ -1,0 +1,51 @@
+"""Text helpers shared by every stage (floor 0): token counts, the words that give authoring away, and
+plain-text forms of scenarios and tool outputs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+AUTHOR_WORDS = ("answer key", "fact id", "fact_id", "distractor", "rendition", "carrier", "filler", "evaluator",
+                "ground truth", "gold action", "taugen", "client-held", "client_held", "supersession arc",
+                "author/", "manifest.json", "evidence surface", "expected outcome", "expected answer",
+                "expected result", "correct answer", "correct action", "gold answer")
+"""Words that name how a benchmark was authored. No record or kit file may hold one (the leakage
+validator refuses them), so generators keep them out of what they write."""
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def count_tokens(text: str) -> int:
+    """Word-piece estimate of tokens: words and punctuation marks (no model tokenizer needed)."""
+    return len(_TOKEN.findall(text))
+
+
+def normalised_scenario(scenario: Any) -> str:
+    """A user scenario as one comparable string: every text value lower-cased, punctuation turned into
+    spaces and runs of whitespace (newlines included) collapsed; keys sorted. Two scenarios that differ
+    only in case, spacing, line breaks or punctuation give the same string."""
+    def normal(value: Any) -> Any:
+        if isinstance(value, str):
+            return " ".join(re.sub(r"[^\w\s]", " ", value.lower()).split())
+        if isinstance(value, dict):
+            return {key: normal(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [normal(item) for item in value]
+        return value
+
+    return json.dumps(normal(scenario), sort_keys=True)
+
+
+def as_text(output: Any) -> str:
+    """A tool output (or parsed JSON) as plain text: every key and scalar on its own line (pydantic
+    models dumped first), so that escaping never glues a value to its neighbour."""
+    if hasattr(output, "model_dump"):
+        output = output.model_dump(mode="json")
+    if isinstance(output, dict):
+        return "\n".join(f"{key}\n{as_text(value)}" for key, value in output.items())
+    if isinstance(output, (list, tuple)):
+        return "\n".join(as_text(item) for item in output)
+    return "" if output is None else str(output)
