@@ -449,7 +449,7 @@ def test_build_on_bad_pack_creates_no_out_folder(banking_pack, cli):
 
 
 def test_unknown_domain(tmp_path, cli):
-    with pytest.raises(InputError, match=r"unknown domain 'nosuchdomain' \(built-in packs: .*banking"):
+    with pytest.raises(InputError, match=r"unknown domain 'nosuchdomain' \(known packs: .*banking"):
         resolve_pack("nosuchdomain")
     dist = tmp_path / "dist"
     line = assert_one_error_line(cli("build", "nosuchdomain", "--difficulty", "easy", "--out", dist))

@@ -26,6 +26,7 @@ from taugen.authoring.models import DomainConfig, Fact, FactFamily, FactFile
 from taugen.authoring.sandbox import PackTemplateEnvironment, render_bounded
 from taugen.authoring.yaml_lines import (LineDict, LineList, decode_text, forbidden_character, line_for_location,
                                          load_yaml)
+from taugen import plugins
 from taugen.errors import InputError
 
 # Family templates are pack data: they render sandboxed and bounded (see taugen/authoring/sandbox.py).
@@ -355,6 +356,33 @@ def _with_default(data: LineDict, key: str, value: Any) -> LineDict:
     copy.key_lines = dict(getattr(data, "key_lines", {}))
     copy[key] = value
     return copy
+
+
+BUILT_IN_PACKS = Path(__file__).resolve().parent.parent / "facts"
+"""The folder of the packs taugen ships (``banking``, ``telecom``): one sub-folder per domain."""
+
+
+def register_pack(name: str, directory: str | Path) -> Path:
+    """Make the pack in ``directory`` buildable as ``taugen build NAME`` (kind ``domain_pack`` of
+    :mod:`taugen.plugins`; a plugin module calls this for the packs it ships).
+
+    Raises:
+        InputError: ``directory`` holds no ``domain.yaml``.
+        ValueError: ``name`` names another folder already.
+    """
+    directory = Path(directory).resolve()
+    if not (directory / "domain.yaml").is_file():
+        raise InputError(f"pack '{name}' has no domain.yaml", directory)
+    return plugins.register("domain_pack", name, directory, same=lambda existing, new: existing == new)
+
+
+def packs() -> dict[str, Path]:
+    """Every pack ``taugen build NAME`` knows, by name, sorted: the built-ins, then those that
+    ``taugen.plugins`` modules register."""
+    for folder in sorted(BUILT_IN_PACKS.iterdir()):
+        if (folder / "domain.yaml").is_file():
+            register_pack(folder.name, folder)
+    return dict(sorted(plugins.registered("domain_pack").items()))
 
 
 def load_pack(directory: str | Path) -> Pack:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
-from taugen.authoring.pack import Pack, load_pack
+from taugen.authoring.pack import BUILT_IN_PACKS, Pack, load_pack, packs
 from taugen.build.assemble import assemble_bundle, bundle_name, seal
 from taugen.build.files import check_destination, check_output_folder, write_atomically
 from taugen.hashing import BundleFiles, json_bytes
@@ -35,7 +35,7 @@ from taugen.validators.registry import run_validators
 if TYPE_CHECKING:
     from taugen.generators.llm import LLMSettings
 
-PACKS_DIR = Path(__file__).resolve().parent.parent / "facts"
+PACKS_DIR = BUILT_IN_PACKS
 Progress = Callable[[str, str], None]
 """``progress(stage, detail)``: called when a stage starts and as it advances."""
 
@@ -77,11 +77,10 @@ def resolve_pack(domain: str) -> Path:
     as_path = Path(domain)
     if as_path.is_dir():
         return as_path
-    built_in = PACKS_DIR / domain
-    if (built_in / "domain.yaml").is_file():
-        return built_in
-    known = sorted(p.name for p in PACKS_DIR.iterdir() if (p / "domain.yaml").is_file())
-    raise InputError(f"unknown domain '{domain}' (built-in packs: {', '.join(known)}; or give a pack folder)")
+    known = packs()
+    if domain in known:
+        return known[domain]
+    raise InputError(f"unknown domain '{domain}' (known packs: {', '.join(known)}; or give a pack folder)")
 
 
 class _Stages:

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
+from taugen import plugins
 from taugen.hashing import BundleFiles, json_bytes
 from taugen.validators.bundle_view import BundleLayout
 
@@ -182,9 +183,6 @@ class MutationOperator:
         return f"{self.kind}-{self.name}"
 
 
-_OPERATORS: dict[str, MutationOperator] = {}
-
-
 def mutation(kind: str, name: str, description: str) -> Callable[[Operator], Operator]:
     """Decorator: register a mutation operator planting a defect of ``kind``.
 
@@ -196,19 +194,19 @@ def mutation(kind: str, name: str, description: str) -> Callable[[Operator], Ope
 
     def register(function: Operator) -> Operator:
         operator = MutationOperator(kind, name, description, function)
-        if operator.mutant_id in _OPERATORS:
-            raise ValueError(f"mutation operator {operator.mutant_id} is registered twice")
-        _OPERATORS[operator.mutant_id] = operator
+        plugins.register("mutation_operator", operator.mutant_id, operator,
+                         same=lambda existing, new: plugins.origin(existing.function) == plugins.origin(new.function))
         return function
 
     return register
 
 
 def operators() -> list[MutationOperator]:
-    """Every registered operator, ordered by kind number then name."""
+    """Every registered operator (built-ins and those of ``taugen.plugins`` modules), ordered by kind
+    number then name."""
     import taugen.mutation.operators  # noqa: F401 - importing registers the built-ins
 
-    return sorted(_OPERATORS.values(), key=lambda op: (int(op.kind[1:]), op.name))
+    return sorted(plugins.registered("mutation_operator").values(), key=lambda op: (int(op.kind[1:]), op.name))
 
 
 def plant(files: BundleFiles, operator: MutationOperator) -> Mutant | None:

@@ -28,6 +28,7 @@ from email.utils import parsedate_to_datetime
 from itertools import pairwise
 
 from taugen.validators.bundle_view import BundleView
+from taugen import plugins
 from taugen.findings import Finding, error
 from taugen.validators.registry import validator
 
@@ -150,14 +151,17 @@ DateReader = Callable[[BundleView, str], list[Chain]]
 """``(view, artifact id) -> chains`` read from the artifact's delivered files (``view.delivered``), or,
 for a genre whose delivered file has no text reader, from what its ``extract_text`` returns."""
 
-_READERS: dict[str, DateReader] = {}
-
 
 def date_reader(*genre_names: str) -> Callable[[DateReader], DateReader]:
-    """Decorator: register the function that reads the dated chains of the delivered files of ``genre_names``."""
+    """Decorator: register the function that reads the dated chains of the delivered files of ``genre_names``
+    (kind ``date_reader`` of :mod:`taugen.plugins`, keyed by genre name).
+
+    Raises:
+        ValueError: a genre already has a date reader defined elsewhere.
+    """
     def register(function: DateReader) -> DateReader:
         for name in genre_names:
-            _READERS[name] = function
+            plugins.register("date_reader", name, function)
         return function
 
     return register
@@ -165,14 +169,14 @@ def date_reader(*genre_names: str) -> Callable[[DateReader], DateReader]:
 
 def delivered_dates(view: BundleView, artifact_id: str) -> list[Chain]:
     """The dated chains of one artifact's delivered files (empty for a genre with no date reader)."""
-    reader = _READERS.get(view.manifest["artifacts"][artifact_id]["genre"])
+    reader = plugins.registered("date_reader").get(view.manifest["artifacts"][artifact_id]["genre"])
     return reader(view, artifact_id) if reader is not None else []
 
 
 def delivered_chronology(view: BundleView) -> list[Finding]:
     """K20 on the delivered files: every chain goes forward and nothing is after the world's now.
 
-    Rules, per artifact whose genre has a date reader (:data:`_READERS`):
+    Rules, per artifact whose genre has a date reader (:func:`date_reader`):
 
     * ``delivered_out_of_order``: in a chain, a stamp is earlier than the one before it (compared at
       the coarser grain of the two). One finding per artifact, naming the first break.

@@ -41,6 +41,7 @@ from taugen.text import count_tokens
 from taugen.generators.corpus.renditions import SHINGLE, shares_run
 from taugen.bundle_layout import RECORDS_DIR
 from taugen.validators.bundle_view import BundleView
+from taugen import plugins
 from taugen.findings import Finding, error, warning
 from taugen.validators.registry import validator
 
@@ -58,15 +59,18 @@ _WORD = re.compile(r"[a-z0-9']+")
 _CACHE: dict[str, dict[str, Any]] = {}
 
 OpeningReader = Callable[[str], "str | None"]
-_OPENING_READERS: dict[str, OpeningReader] = {}
 
 
 def opening_reader(genre: str) -> Callable[[OpeningReader], OpeningReader]:
-    """Register how to read the customer's first message from a conversational genre's text."""
+    """Register how to read the customer's first message from a conversational genre's text (kind
+    ``opening_reader`` of :mod:`taugen.plugins`, keyed by genre name).
+
+    Raises:
+        ValueError: the genre already has an opening reader defined elsewhere.
+    """
 
     def register(function: OpeningReader) -> OpeningReader:
-        _OPENING_READERS[genre] = function
-        return function
+        return plugins.register("opening_reader", genre, function)
 
     return register
 
@@ -219,8 +223,9 @@ def measure(view: BundleView) -> dict[str, Any]:
                           "modal_share": round(max(buckets.values()) / len(members), 3),
                           "min_tokens": min(tokens[a] for a in members), "max_tokens": max(tokens[a] for a in members)}
     openings: dict[str, list[str]] = defaultdict(list)
+    opening_readers = plugins.registered("opening_reader")
     for artifact_id in ids:
-        reader = _OPENING_READERS.get(manifest["artifacts"][artifact_id]["genre"])
+        reader = opening_readers.get(manifest["artifacts"][artifact_id]["genre"])
         if reader is None:
             continue
         first = reader(view.text(artifact_id))

@@ -1,30 +1,33 @@
 """The validator registry: every check family registers here and ``run_validators`` runs them all.
 
-A validator is a function ``(BundleView) -> list[Finding]``. Third-party validators can register with
-:func:`validator` or through the ``taugen.validators`` entry-point group.
+A validator is a function ``(BundleView) -> list[Finding]``. Third-party validators register with
+:func:`validator` in a module of the ``taugen.plugins`` entry-point group (:mod:`taugen.plugins`).
 """
 
 from __future__ import annotations
 
 import multiprocessing
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Callable
 
+from taugen import plugins
 from taugen.findings import Finding, error
 
 if TYPE_CHECKING:
     from taugen.validators.bundle_view import BundleView
 
 Validator = Callable[["BundleView"], list[Finding]]
-_VALIDATORS: dict[str, Validator] = {}
 
 
 def validator(name: str) -> Callable[[Validator], Validator]:
-    """Decorator: register a validator function under ``name``."""
+    """Decorator: register a validator function under ``name`` (kind ``validator`` of
+    :mod:`taugen.plugins`).
+
+    Raises:
+        ValueError: ``name`` is taken by a function defined elsewhere.
+    """
 
     def register(function: Validator) -> Validator:
-        _VALIDATORS[name] = function
-        return function
+        return plugins.register("validator", name, function)
 
     return register
 
@@ -40,10 +43,7 @@ def validators() -> dict[str, Validator]:
     import taugen.validators.sufficiency  # noqa: F401
     import taugen.validators.tasks  # noqa: F401
 
-    for entry in entry_points(group="taugen.validators"):
-        if entry.name not in _VALIDATORS:
-            _VALIDATORS[entry.name] = entry.load()
-    return dict(_VALIDATORS)
+    return plugins.registered("validator")
 
 
 def _run_one(name: str, function: Validator, view: "BundleView") -> list[Finding]:

@@ -17,12 +17,12 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Literal
 
 import jinja2
 from faker import Faker
 
+from taugen import plugins
 from taugen.hashing import stable_seed
 from taugen.generators.corpus.vocabulary import NEUTRAL_VOCABULARY, DomainVocabulary
 
@@ -275,36 +275,24 @@ class Genre(ABC):
         return []
 
 
-_REGISTRY: dict[str, Genre] = {}
-_ENTRY_POINTS_LOADED = False
-
-
 def register_genre(genre_class: type[Genre]) -> type[Genre]:
-    """Class decorator: register a genre under ``genre_class.name``.
+    """Class decorator: register an instance of ``genre_class`` under ``genre_class.name`` (in
+    :mod:`taugen.plugins`, kind ``genre``).
 
     Raises:
         ValueError: the name is empty or already taken by another class.
     """
     if not genre_class.name:
         raise ValueError(f"{genre_class.__name__} has no name")
-    existing = _REGISTRY.get(genre_class.name)
-    if existing is not None and type(existing) is not genre_class:
-        raise ValueError(f"genre '{genre_class.name}' is already registered by {type(existing).__name__}")
-    _REGISTRY[genre_class.name] = genre_class()
+    plugins.register("genre", genre_class.name, genre_class())
     return genre_class
 
 
 def genres() -> dict[str, Genre]:
-    """All registered genres by name (built-ins plus ``taugen.genres`` entry points)."""
-    global _ENTRY_POINTS_LOADED
+    """All registered genres by name, sorted (the built-ins plus those of ``taugen.plugins`` modules)."""
     import taugen.generators.corpus.genres  # noqa: F401  (registers the built-ins)
 
-    if not _ENTRY_POINTS_LOADED:
-        for entry in entry_points(group="taugen.genres"):
-            if entry.name not in _REGISTRY:
-                register_genre(entry.load())
-        _ENTRY_POINTS_LOADED = True
-    return dict(sorted(_REGISTRY.items()))
+    return dict(sorted(plugins.registered("genre").items()))
 
 
 def get_genre(name: str) -> Genre:

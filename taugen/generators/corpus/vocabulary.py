@@ -53,6 +53,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from taugen import plugins
 from taugen.errors import InputError
 
 VOCABULARY_FILE = "vocabulary.yaml"
@@ -171,9 +172,6 @@ class VocabularySection:
     neutral: GenreVocabulary
 
 
-_SECTIONS: dict[str, VocabularySection] = {}
-
-
 def register_vocabulary(name: str, model: type[GenreVocabulary], neutral: GenreVocabulary) -> type[GenreVocabulary]:
     """Declare the vocabulary section ``name`` (a genre's registry name, or a shared helper's).
 
@@ -186,12 +184,10 @@ def register_vocabulary(name: str, model: type[GenreVocabulary], neutral: GenreV
         ValueError: ``name`` is taken by another model.
         TypeError: ``neutral`` is not a ``model``.
     """
-    existing = _SECTIONS.get(name)
-    if existing is not None and existing.model is not model:
-        raise ValueError(f"vocabulary section '{name}' is already registered by {existing.model.__name__}")
     if not isinstance(neutral, model):
         raise TypeError(f"the neutral vocabulary of '{name}' is not a {model.__name__}")
-    _SECTIONS[name] = VocabularySection(name, model, neutral)
+    plugins.register("vocabulary_section", name, VocabularySection(name, model, neutral),
+                     same=lambda existing, new: plugins.origin(existing.model) == plugins.origin(new.model))
     return model
 
 
@@ -202,7 +198,7 @@ def vocabulary_sections() -> dict[str, VocabularySection]:
     from taugen.generators.corpus.genre import genres
 
     genres()
-    return dict(sorted(_SECTIONS.items()))
+    return dict(sorted(plugins.registered("vocabulary_section").items()))
 
 
 @dataclass(frozen=True)
@@ -230,8 +226,8 @@ class DomainVocabulary:
         """
         if name in self.sections:
             return self.sections[name]
-        sections = _SECTIONS if name in _SECTIONS else vocabulary_sections()
-        return sections[name].neutral
+        section = plugins.lookup("vocabulary_section", name) or vocabulary_sections()[name]
+        return section.neutral
 
 
 def business_words(pack) -> dict[str, str]:
