@@ -17,6 +17,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
 import jinja2
@@ -241,6 +242,21 @@ class Genre(ABC):
             default) or ``customer`` (a support conversation), which picks the mention lines that fit.
         spoken_mentions: True when the genre's people name a rule in passing as they say it (the pack's
             spoken wordings, as often as the tier voices rules), not in the expert's words (the default).
+        medium: ``text``, ``image`` or ``audio``: what a reader of the delivered files needs (a tier whose
+            modality profile leaves the medium out gets the ``substitute`` instead).
+        substitute: ``(genre, variant)`` that takes this genre's records when the tier's modality or
+            budget leaves it out (None: the planner's fallbacks, an email thread or a phone transcript).
+        tabular: True when the genre's text is rows of cells (no running sentences to voice or cue in).
+        grounded_fillers: True when slots that hold no rule hold grounded sentences or figures (peers'
+            published terms, customers' questions) rather than nothing.
+        long_words: long-document ranges in words of running text, by variant (``''`` = any variant):
+            the planner gives each such artifact a ``target_words`` in the range.
+        spread_words: planned lengths, ``(low, high)`` for every variant or a dict by variant: the planner
+            stratifies ``length_words`` over the genre's artifacts (the realism gate measures lengths).
+        anchor_titles: by variant, the kind of record as its title shows it (``"fee schedule"``), for
+            the genres a route may name as the place to look.
+        preferred_cue_host: True when the genre's generic lines state no values, so the planner puts
+            pointers and caveats there first.
     """
 
     name: str = ""
@@ -253,6 +269,19 @@ class Genre(ABC):
     voiced: bool = False
     mention_audience: str = "staff"
     spoken_mentions: bool = False
+    medium: str = "text"
+    substitute: tuple[str, str] | None = None
+    tabular: bool = False
+    grounded_fillers: bool = False
+    long_words: Mapping[str, tuple[int, int]] = MappingProxyType({})
+    spread_words: tuple[int, int] | Mapping[str, tuple[int, int]] | None = None
+    anchor_titles: Mapping[str, str] = MappingProxyType({})
+    preferred_cue_host: bool = False
+
+    def lead_time(self, rng: random.Random) -> dt.timedelta:
+        """How long before its last moment a record of this genre starts (default: 0 to 3 days, a
+        document's drafting); drawn from ``rng``."""
+        return dt.timedelta(days=rng.randint(0, 3))
 
     def accepts(self, fact: "Fact") -> bool:
         """Whether a fact may be owned by this genre (default: by category)."""

@@ -48,7 +48,7 @@ import datetime as dt
 import math
 import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -80,18 +80,7 @@ from taugen.generators.tiers import MODALITIES, Surface, TierPreset
 
 POLICY_DOCUMENT = "policy_document"
 
-# Media of the built-in genres (a genre may declare ``medium`` and ``substitute`` itself).
-_MEDIA = {"call_recording": "audio", "flowchart": "image", "web_screenshots": "image", "web_screenshot": "image"}
-_SUBSTITUTES = {"call_recording": ("support_transcript", "phone"), "flowchart": ("pdf_document", "handbook"),
-                "web_screenshot": ("knowledge_base_archive", "")}
-# Long-form ranges in words of running text, by (genre, variant); '' = any variant. A genre may declare
-# ``long_words`` = (low, high) itself.
-_LONG_WORDS = {("pdf_document", "handbook"): (2500, 36000)}
-# The kind of record a route names, as it is visible in that record (its title or sheet name).
-_ANCHOR_TITLES = {("spreadsheet", "fee_schedule"): "schedule", ("spreadsheet", "decision_table"): "decision table",
-                  ("pdf_document", "handbook"): "staff reference", ("pdf_document", "slides"): "team briefing"}
 _NUMERIC = ("money", "percent", "duration", "count", "cap")
-_QUIET_GENRES = ("support_transcript", "email_thread")
 _DISCOVERY_TIERS = ("pointer", "caveat", "silent")
 
 
@@ -161,13 +150,13 @@ def resolve_surface(preset: TierPreset, pack: Pack) -> Surface:
 
 def genre_medium(name: str, genre: Genre) -> str:
     """``text``, ``image`` or ``audio``: the medium a genre's delivered files are read in."""
-    return getattr(genre, "medium", None) or _MEDIA.get(name, "text")
+    return genre.medium
 
 
 def cue_capable(genre: Genre) -> bool:
     """Genres that place any sentence verbatim in running text written by people (emails, chats,
     calls, meetings): the only ones that carry pointers, caveats, route pointers and decoys."""
-    return genre.voiced and not genre.binary and not getattr(genre, "tabular", False)
+    return genre.voiced and not genre.binary and not genre.tabular
 
 
 def _date_range(pack: Pack, fact: Fact, status: str) -> tuple[dt.date, dt.date]:
@@ -181,7 +170,7 @@ def _date_range(pack: Pack, fact: Fact, status: str) -> tuple[dt.date, dt.date]:
 
 def voice_capable(genre: Genre) -> bool:
     """Genres whose renditions may be in the voiced register (people talking or writing informally)."""
-    return genre.voiced and not getattr(genre, "tabular", False)
+    return genre.voiced and not genre.tabular
 
 
 def _pick_genre(fact: Fact, available: dict[str, Genre], rng: random.Random,
@@ -208,13 +197,10 @@ def _pick_genre(fact: Fact, available: dict[str, Genre], rng: random.Random,
     return options[-1][0], options[-1][1]
 
 
-def _long_range(name: str, variant: str, genre: Genre) -> tuple[int, int] | None:
-    declared = getattr(genre, "long_words", None)
-    if isinstance(declared, dict):
-        declared = declared.get(variant) or declared.get("")
-    if declared:
-        return int(declared[0]), int(declared[1])
-    return _LONG_WORDS.get((name, variant)) or _LONG_WORDS.get((name, ""))
+def _long_range(genre: Genre, variant: str) -> tuple[int, int] | None:
+    """The genre's long-document range in words for ``variant`` (its own, else its any-variant one)."""
+    declared = genre.long_words.get(variant) or genre.long_words.get("")
+    return (int(declared[0]), int(declared[1])) if declared else None
 
 
 def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, Genre],
@@ -293,7 +279,7 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
             used = arc_genres.setdefault(arc[0], set()) if arc else set()
             genre, variant = _pick_genre(fact, genres_all, rng, used)
             if voice and (not voice_capable(genres_all[genre]) or (arc and genre == "call_recording")):
-                if _long_range(genre, variant, genres_all[genre]) and preset.long_documents > 0:
+                if _long_range(genres_all[genre], variant) and preset.long_documents > 0:
                     voice = False  # long documents (handbooks) keep their facts: the corpus keeps its scale
                 else:
                     # calls over the budget become support transcripts: an arc's versions avoid calls
@@ -392,7 +378,7 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
                 used_calls[carrier] += 1
         if not reason:
             continue
-        targets = [getattr(genre, "substitute", None) or _SUBSTITUTES.get(draft.genre), ("email_thread", ""),
+        targets = [genre.substitute, ("email_thread", ""),
                    ("support_transcript", "phone")]
         # when an arc's other versions already sit in all of those, any other genre people talk or write in
         # (an arc's versions must sit in different genres)
@@ -411,7 +397,7 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
     # ---- long documents ---------------------------------------------------------------------------------
     long_rng = random.Random(stable_seed(seed, preset.name, "lengths"))
     for draft in drafts:
-        bounds = _long_range(draft.genre, draft.variant, genres_all[draft.genre])
+        bounds = _long_range(genres_all[draft.genre], draft.variant)
         if bounds and preset.long_documents > 0:
             low, high = bounds
             high = max(low, int(low + (high - low) * preset.long_documents))
@@ -502,7 +488,7 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
     for draft in drafts:
         counters[draft.genre] = counters.get(draft.genre, 0) + 1
         draft.artifact_id = f"{draft.genre}_{counters[draft.genre]:03d}"
-        end, start = _times(draft.genre, draft.day, rng, pack)
+        end, start = _times(genres_all[draft.genre], draft.day, rng, pack)
         plan = ArtifactPlan(artifact_id=draft.artifact_id, genre=draft.genre, topic=draft.topic,
                             topic_title=sections[draft.topic], start=start, end=end, renditions=draft.renditions,
                             facts=draft.facts, seed=stable_seed(seed, preset.name, draft.artifact_id),
@@ -570,7 +556,7 @@ class _Hosts:
         """How a mention in ``draft`` says ``fact``'s subject: in a genre with ``spoken_mentions``, as often
         as the tier voices rules, in the pack's spoken wordings (as a voiced rule there says it); else None
         (the expert's words). Draws from the hosts' own wording generator, only for such genres."""
-        if not fact.subject or not getattr(self.genres[draft.genre], "spoken_mentions", False) \
+        if not fact.subject or not self.genres[draft.genre].spoken_mentions \
                 or self.wording.random() >= self.voiced_share:
             return None
         return spoken_subject(fact.subject.strip().rstrip("."), self.spoken, self.wording)
@@ -597,10 +583,11 @@ class _Hosts:
                     return False
             return True
 
-        if prefer is not None and prefer.genre in _QUIET_GENRES and fits(prefer):
+        quiet = {name for name, genre in self.genres.items() if genre.preferred_cue_host}
+        if prefer is not None and prefer.genre in quiet and fits(prefer):
             return prefer
         pool: list[_Draft] = []
-        for genres in (_QUIET_GENRES, None):  # genres whose generic lines state no values come first
+        for genres in (quiet, None):  # genres whose generic lines state no values come first
             candidates = [d for d in self.drafts if (genres is None or d.genre in genres) and fits(d)]
             pool = [d for d in candidates if d.topic == fact.section] or candidates
             if pool:
@@ -657,7 +644,7 @@ def _plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: _H
         if any(r.status in ("pointer", "caveat") for r in draft.renditions):
             continue  # a record that points to the client names nothing else (its words must not give the held value)
         carrier = bool(draft.owned())
-        if getattr(hosts.genres[draft.genre], "grounded_fillers", False):
+        if hosts.genres[draft.genre].grounded_fillers:
             wanted = 1 if rng.random() < preset.filler_mentions else 0
         elif carrier:
             wanted = 1 if rng.random() < preset.filler_mentions / 2 else 0
@@ -881,7 +868,7 @@ def _plan_routes(pack: Pack, preset: TierPreset, rng: random.Random, drafts: lis
     candidates = []
     for fact_id, draft in sorted(owner_of.items(), key=lambda item: item[0]):
         fact = pack.facts[fact_id]
-        title = _ANCHOR_TITLES.get((draft.genre, draft.variant))
+        title = genres[draft.genre].anchor_titles.get(draft.variant)
         if (title is None or fact_id in excluded or fact.value is None
                 or fact.value.type not in ("money", "percent", "duration")
                 or not pack.is_current(fact_id) or draft.day in effective_days
@@ -927,8 +914,8 @@ def spread_range(genre: Genre, variant: str) -> tuple[int, int] | None:
     (or a genre without the attribute) is not spread. Raises ``ValueError`` for a pair with
     ``low > high`` or a negative bound.
     """
-    declared = getattr(genre, "spread_words", None)
-    if isinstance(declared, dict):
+    declared = genre.spread_words
+    if isinstance(declared, Mapping):
         declared = declared.get(variant) or declared.get("")
     if not declared:
         return None
@@ -957,7 +944,7 @@ def _spread_lengths(drafts: list[_Draft], genres_all: dict[str, Genre], seed: in
         if bounds is not None and not draft.target_words:
             groups.setdefault((draft.genre, *bounds), []).append(draft)
     for (name, low, high), members in sorted(groups.items()):
-        several = isinstance(getattr(genres_all[name], "spread_words", None), dict)
+        several = isinstance(genres_all[name].spread_words, Mapping)
         rng = random.Random(stable_seed(seed, tier_name, "spread", name, *((low, high) if several else ())))
         strata = list(range(len(members)))
         rng.shuffle(strata)
@@ -998,18 +985,14 @@ def _rendition(fact: Fact, status: str, day: dt.date, genre: Genre, voice: bool,
                      date=day)
 
 
-def _times(genre: str, day: dt.date, rng: random.Random, pack: Pack) -> tuple[dt.datetime, dt.datetime]:
-    """(end, start) of an artifact whose key date is ``day``, in the pack's UTC offset."""
+def _times(genre: Genre, day: dt.date, rng: random.Random, pack: Pack) -> tuple[dt.datetime, dt.datetime]:
+    """(end, start) of an artifact whose key date is ``day``, in the pack's UTC offset (the start is
+    the genre's :meth:`~taugen.generators.corpus.genre.Genre.lead_time` before the end)."""
     tz = pack.now.tzinfo
     end = dt.datetime.combine(day, dt.time(rng.randint(8, 17), rng.randint(0, 59)), tzinfo=tz)
     if end > pack.now:
         end = pack.now - dt.timedelta(minutes=rng.randint(30, 600))
-    if genre == "email_thread":
-        start = end - dt.timedelta(days=rng.randint(1, 9), minutes=rng.randint(5, 600))
-    elif genre in ("support_transcript", "call_recording"):
-        start = end - dt.timedelta(minutes=rng.randint(6, 28))
-    else:
-        start = end - dt.timedelta(days=rng.randint(0, 3))
+    start = end - genre.lead_time(rng)
     floor = dt.datetime.combine(pack.config.history_start, dt.time(8, 0), tzinfo=tz)
     return end, max(start, floor)
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import math
+import random
 import os
 import re
 import shutil
@@ -517,6 +518,12 @@ class CallRecordingGenre(Genre):
     max_facts = 2
     binary = True
     spread_words = (MIN_WORDS, MAX_WORDS)
+    medium = "audio"
+    substitute = ("support_transcript", "phone")
+
+    def lead_time(self, rng: random.Random) -> dt.timedelta:
+        """A call lasts 6 to 28 minutes."""
+        return dt.timedelta(minutes=rng.randint(6, 28))
 
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
         """Write and synthesise the call. Deterministic: the same plan gives the same WAV bytes.

@@ -619,6 +619,12 @@ class EmailThreadGenre(Genre):
     max_facts = 4
     grounded_fillers = True
     """Slots that hold no rule hold grounded sentences (peers' published figures, customers' questions)."""
+    preferred_cue_host = True
+    """Generic lines of a thread state no values: pointers and caveats go here first."""
+
+    def lead_time(self, rng: random.Random) -> dt.timedelta:
+        """A thread runs 1 to 9 days and some minutes, first message to last."""
+        return dt.timedelta(days=rng.randint(1, 9), minutes=rng.randint(5, 600))
 
     # ---------------------------------------------------------------------------------------------- render
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:

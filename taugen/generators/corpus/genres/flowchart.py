@@ -192,6 +192,8 @@ class FlowchartGenre(Genre):
     categories = ("procedure", "procedures", "deadline", "deadlines", "eligibility")
     variants = ("",)
     binary = True
+    medium = "image"
+    substitute = ("pdf_document", "handbook")
 
     def build_graph(self, plan: ArtifactPlan, context: RenderContext) -> nx.DiGraph:
         """The process graph for ``plan`` (node attributes ``kind``, ``text``, ``facts``; edge

@@ -316,6 +316,9 @@ class PdfDocumentGenre(Genre):
     """Decks get planned lengths (:data:`SLIDE_WORDS`); handbooks get long-document ``target_words``."""
     grounded_fillers = True
     """A deck without rules fills rule-shaped bullets with grounded figures (peers' terms, the team's counts)."""
+    long_words = {"handbook": (2500, 36000)}
+    """Handbooks are long documents: 2,500 to 36,000 words of running text, scaled by the tier."""
+    anchor_titles = {"handbook": "staff reference", "slides": "team briefing"}
 
     # ---------------------------------------------------------------------------------------------
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:

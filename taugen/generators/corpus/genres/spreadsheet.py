@@ -486,6 +486,7 @@ class SpreadsheetGenre(Genre):
     name = "spreadsheet"
     grounded_fillers = True
     """Fillers' rows hold other organisations' published figures for comparable subjects."""
+    anchor_titles = {"fee_schedule": "schedule", "decision_table": "decision table"}
     affinity = (("money", "fee_schedule", 5), ("percent", "fee_schedule", 4), ("cap", "decision_table", 3),
                 ("count", "decision_table", 2), ("duration", "decision_table", 2), ("boolean", "decision_table", 1))
     label = "Spreadsheet (fee schedule / decision table)"

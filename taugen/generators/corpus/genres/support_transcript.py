@@ -1218,6 +1218,12 @@ class SupportTranscriptGenre(Genre):
     variants = ("chat", "phone")
     spread_words = (MIN_TOKENS, MAX_TOKENS)
     """Planned lengths in tokens of the delivered text (:data:`MIN_TOKENS`, :data:`MAX_TOKENS`)."""
+    preferred_cue_host = True
+    """An agent's generic lines state no values: pointers and caveats go here first."""
+
+    def lead_time(self, rng: random.Random) -> dt.timedelta:
+        """A conversation lasts 6 to 28 minutes."""
+        return dt.timedelta(minutes=rng.randint(6, 28))
 
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
         """Render ``plan`` as a transcript; deterministic for a given plan.
