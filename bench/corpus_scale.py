@@ -32,7 +32,7 @@ from taugen.generators.corpus.planner import plan_corpus  # noqa: E402
 from taugen.generators.corpus.render import render_corpus, template_environment  # noqa: E402
 from taugen.generators.tiers import tier  # noqa: E402
 
-PACK = Path(__file__).resolve().parents[1] / "taugen" / "facts" / "banking"
+PACK = Path(__file__).resolve().parents[1] / "taugen" / "domains" / "banking"
 # The column whose value is part of each family's fact id and nowhere a reference to another item.
 KEY_COLUMNS = {"state": "state", "branch": "branch", "fee_type": "fee_type", "limit_type": "limit_type",
                "currency": "currency", "tier": "tier", "months": "months", "network": "network",

@@ -26,7 +26,7 @@ from taugen.generators.domain import load_domain  # noqa: E402
 from taugen.generators.tasks import compose_tasks, task_space  # noqa: E402
 from taugen.generators.tiers import tier  # noqa: E402
 
-PACK = Path(__file__).resolve().parents[1] / "taugen" / "facts" / "banking"
+PACK = Path(__file__).resolve().parents[1] / "taugen" / "domains" / "banking"
 BASELINE = 7.5
 """Certified tasks/s of ``compose_tasks`` on banking hard before problem families (45 tasks)."""
 GOAL = 200.0

@@ -56,9 +56,9 @@ TAUGEN_CHILD = textwrap.dedent("""
     import json, resource, sys, time
     import taugen
     from taugen.authoring.pack import load_pack
-    from taugen.generators.domains.telecom.compose import generate_tau2
-    from taugen.generators.domains.telecom.env import tau2_classes
-    from taugen.generators.domains.telecom.parity import PACK_DIR
+    from taugen.domains.telecom.compose import generate_tau2
+    from taugen.domains.telecom.env import tau2_classes
+    from taugen.domains.telecom.parity import PACK_DIR
     tau2_classes()  # import tau2's telecom modules outside the timing, as the tau2 child does
     workers = int(sys.argv[1])
     wall, cpu = time.perf_counter(), time.process_time()

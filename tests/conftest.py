@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 REPO = Path(__file__).resolve().parents[1]
-BANKING_PACK = REPO / "taugen" / "facts" / "banking"
+BANKING_PACK = REPO / "taugen" / "domains" / "banking"
 
 
 @dataclass

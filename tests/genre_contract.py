@@ -28,7 +28,7 @@ from taugen.generators.corpus.vocabulary import load_vocabulary
 
 def contract(GENRE: str, SUFFIX: str, IDS: tuple[str, ...], N_RUNS: int) -> dict[str, Any]:  # noqa: N803
     """The shared fixtures, helpers and contract tests for genre ``GENRE``, as a namespace dict."""
-    DOMAIN = Path(__file__).resolve().parents[1] / "taugen" / "facts" / "banking" / "domain.yaml"
+    DOMAIN = Path(__file__).resolve().parents[1] / "taugen" / "domains" / "banking" / "domain.yaml"
     TZ = dt.timezone(dt.timedelta(hours=-5))
     BANNED = re.compile(r"\b(facts?|fact[ _]id|renditions?|carriers?|fillers?|answer key|distractors?|taugen|"
                         r"evaluator|ground truth|client[-_]held)\b", re.IGNORECASE)

@@ -433,7 +433,7 @@ def test_problem_names_unknown_fact(banking_pack, cli, repo_root):
     assert error.message == "problem names unknown fact 'fee_domestic_wire_outgoing'"
 
     lint = assert_one_error_line(cli("lint", banking_pack), str(error))
-    assert f"taugen/generators/domains/banking/problems.py:{class_line}: domestic_wire: " in lint
+    assert f"taugen/domains/banking/problems.py:{class_line}: domestic_wire: " in lint
     dist = banking_pack.parent / "dist"
     assert_one_error_line(cli("build", banking_pack, "--difficulty", "easy", "--out", dist), str(error))
     assert not dist.exists()

@@ -12,7 +12,7 @@ from faker import Faker
 from taugen.authoring.pack import load_pack
 from taugen.build.pipeline import PACKS_DIR
 from taugen.generators.corpus.genre import birth_date
-from taugen.generators.domains.banking.world import build_world
+from taugen.domains.banking.world import build_world
 
 
 class _FourYearsLater(dt.datetime):

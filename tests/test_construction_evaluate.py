@@ -198,8 +198,8 @@ def changed_task(bundle_dir, construction: str):
 
     from taugen.construction.bundle import ConstructionBundle
     from taugen.construction.evaluate import initial_database
-    from taugen.generators.domains.banking import problems as banking
-    from taugen.generators.domains.banking.policy import COURTESY, PROVISIONAL_CREDIT
+    from taugen.domains.banking import problems as banking
+    from taugen.domains.banking.policy import COURTESY, PROVISIONAL_CREDIT
     from taugen.generators.policy import ManifestFacts, PolicyContext, duration_days
     from taugen.generators.problems import ProblemContext
 
@@ -337,8 +337,8 @@ def test_the_reference_reads_an_exact_balance_where_the_deployment_rounds_it(har
     from taugen.construction.evaluate import _rates, run_conversation
     from taugen.construction.reference import reference_workspace
     from taugen.construction.server import ApiService, running_server
-    from taugen.generators.domains.banking.db import Transaction
-    from taugen.generators.domains.banking.policy import COURTESY
+    from taugen.domains.banking.db import Transaction
+    from taugen.domains.banking.policy import COURTESY
     from taugen.generators.policy import ManifestFacts, PolicyContext
 
     silence_tau2_logs()
@@ -424,7 +424,7 @@ def test_within_an_hour_of_midnight_the_reference_decides_only_what_the_date_doe
 
 
 def test_exact_balances_takes_the_ledger_only_for_a_whole_dollar_balance_it_explains():
-    from taugen.generators.domains.banking.readers import exact_balances
+    from taugen.domains.banking.readers import exact_balances
 
     ledger = [{"account_id": "A1", "amount": "812.40"}, {"account_id": "A1", "amount": -812.70},
               {"account_id": "C1", "amount": -40.25}, {"account_id": "B1", "amount": 10.0}]

@@ -28,7 +28,7 @@ from taugen.validators.leakage import check_leakage
 from taugen.validators.realism import MAX_AUC, check_realism, measure
 from taugen.validators.routes import check_contested, check_discovery, check_modality, check_routes
 
-PACK = Path(__file__).resolve().parents[1] / "taugen" / "facts" / "banking"
+PACK = Path(__file__).resolve().parents[1] / "taugen" / "domains" / "banking"
 NAMES = ("Ava Stone", "Liam Park", "Noah Reyes", "Mia Chen", "Ella Ford", "Owen Hale", "Zoe Lamb", "Ian Moss",
          "Ruth Kerr", "Omar Diaz", "Lena Voss", "Paul Nash", "Tara Wood", "Sam Orr", "Nina Bell", "Hugo Fry")
 
@@ -512,7 +512,7 @@ def test_few_record_genres_get_planned_lengths_one_per_stratum():
     from taugen.generators.corpus.planner import spread_range
 
     available = genres()
-    pack = load_pack(Path(__file__).resolve().parents[1] / "taugen" / "facts" / "telecom")
+    pack = load_pack(Path(__file__).resolve().parents[1] / "taugen" / "domains" / "telecom")
     plan = plan_corpus(pack, tier("hard"), 0, available)
     groups: dict[tuple[str, int, int], list[int]] = {}
     for artifact in plan.artifacts:

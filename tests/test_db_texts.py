@@ -208,7 +208,7 @@ def banking_tasks():
     from taugen.generators.tasks import compose_tasks
     from taugen.generators.tiers import tier
 
-    pack = load_pack(Path(__file__).resolve().parents[1] / "taugen" / "facts" / "banking")
+    pack = load_pack(Path(__file__).resolve().parents[1] / "taugen" / "domains" / "banking")
     domain = load_domain(pack.config)
     world = domain.build_world(pack.config, 0)
     records = compose_tasks(domain, pack, world, replace(tier("medium"), tasks=8), 0)

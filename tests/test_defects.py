@@ -131,7 +131,7 @@ CLEAN_MOCK = _mock_task("clean", "You are user_1. Ask the agent to create a task
 
 
 def test_banking_domain_exposes_policy_rules_with_facts(bundle_files):
-    from taugen.generators.domains.banking import DOMAIN
+    from taugen.domains.banking import DOMAIN
 
     names = {rule.name for rule in DOMAIN.policy}
     assert {"courtesy_refund", "atm_rebate", "card_replacement_fee", "stop_payment_fee", "early_closure_fee",
@@ -146,7 +146,7 @@ def test_banking_domain_exposes_policy_rules_with_facts(bundle_files):
 
 
 def test_expected_amounts_come_from_fact_values(bundle_files):
-    from taugen.generators.domains.banking.policy import expected_replacement_fee
+    from taugen.domains.banking.policy import expected_replacement_fee
     from taugen.generators.policy import PolicyContext
 
     view = _view(bundle_files("easy"))
@@ -892,7 +892,7 @@ def test_courtesy_refund_setup_leaves_every_account_in_good_standing():
     from taugen.authoring.pack import load_pack
     from taugen.build.pipeline import PACKS_DIR
     from taugen.generators.domain import load_domain
-    from taugen.generators.domains.banking.problems import CourtesyOverdraftRefund
+    from taugen.domains.banking.problems import CourtesyOverdraftRefund
     from taugen.generators.tasks import realise_task
 
     pack = load_pack(PACKS_DIR / "banking")

@@ -23,8 +23,8 @@ from taugen.generators.corpus.vocabulary import (
 )
 
 REPO = Path(__file__).resolve().parents[1]
-TELECOM_PACK = REPO / "taugen" / "facts" / "telecom"
-BANKING_PACK = REPO / "taugen" / "facts" / "banking"
+TELECOM_PACK = REPO / "taugen" / "domains" / "telecom"
+BANKING_PACK = REPO / "taugen" / "domains" / "banking"
 
 LEAKED_BANKING_WORDS = ("online banking", "teller", "overdraft", "branch", "debit card", "credit card",
                         "checking account", "deposit", "cardholder", "wire", "banking", "bank")

@@ -162,8 +162,8 @@ def test_a_window_on_a_value_that_is_not_a_calendar_span_is_refused(tmp_path):
 def test_policy_refuses_a_dated_request_on_the_wrong_side_of_its_window(banking):
     """The family_window rule (K1) reads the window from the facts: a forged-check claim dated just past the
     30-day deadline breaks it, one just inside does not."""
-    from taugen.generators.domains.banking.families import binding
-    from taugen.generators.domains.banking.policy import FAMILY_RULES
+    from taugen.domains.banking.families import binding
+    from taugen.domains.banking.policy import FAMILY_RULES
     from taugen.generators.policy import PackFacts, PolicyContext, window_edge
 
     pack, domain, world, _ = banking
@@ -194,8 +194,8 @@ def test_procedure_steps_are_recorded_in_the_facts_order_and_a_swap_changes_the_
     """The gold records a procedure's steps in the order its fact gives; the catalogue lists them alphabetically
     (it never gives the order away); swapping two neighbouring steps in the pack changes the gold's order and
     the final database, and the family_procedure rule (K1) flags a step recorded before its turn."""
-    from taugen.generators.domains.banking.families import binding
-    from taugen.generators.domains.banking.policy import FAMILY_RULES
+    from taugen.domains.banking.families import binding
+    from taugen.domains.banking.policy import FAMILY_RULES
     from taugen.generators.policy import PackFacts, PolicyContext
 
     pack, _, world, space = banking
@@ -241,7 +241,7 @@ def test_a_routing_fact_decides_the_team_and_the_transfer_rule_reads_it(banking)
     """A routing fact (enum value, category routing) makes a redirected task whose transfer goes to the team the
     fact names; another team in the pack changes the gold; banking's transfer rule (K1) accepts the named team
     when the scenario asks about the fact's subject and flags any other."""
-    from taugen.generators.domains.banking.policy import RULES
+    from taugen.domains.banking.policy import RULES
     from taugen.generators.policy import PackFacts, PolicyContext
 
     pack, _, world, space = banking
@@ -334,7 +334,7 @@ def test_composition_splits_and_case_kinds(banking):
 
 
 def test_quote_values_are_normalised_by_the_tool():
-    from taugen.generators.domains.banking.tools import normalise_quote
+    from taugen.domains.banking.tools import normalise_quote
 
     assert normalise_quote("$1,000.00") == normalise_quote("1000") == normalise_quote(1000.0) == "1000"
     assert normalise_quote("3.75 percent") == normalise_quote("3.75%") == "3.75"
@@ -351,7 +351,7 @@ def test_quote_values_are_normalised_by_the_tool():
 
 def test_every_written_form_of_a_quoted_enum_is_recorded_as_one_value(banking):
     from taugen.authoring.values import EnumValue
-    from taugen.generators.domains.banking.tools import normalise_quote
+    from taugen.domains.banking.tools import normalise_quote
 
     pack = banking[0]
     enums = [f for f in pack.facts.values() if isinstance(f.value, EnumValue) and family_of(f, False) == "quote"]

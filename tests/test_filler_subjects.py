@@ -20,7 +20,7 @@ from taugen.generators.corpus.vocabulary import load_vocabulary
 from taugen.generators.tiers import tier
 from taugen.validators.realism import BUCKET, MAX_MODAL_SHARE, MIN_DISTINCT
 
-PACK = "taugen/facts/banking"
+PACK = "taugen/domains/banking"
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,7 @@ from taugen.generators.corpus.vocabulary import load_vocabulary
 
 pytestmark = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
 
-DOMAIN = Path(__file__).resolve().parents[1] / "taugen" / "facts" / "banking" / "domain.yaml"
+DOMAIN = Path(__file__).resolve().parents[1] / "taugen" / "domains" / "banking" / "domain.yaml"
 TZ = dt.timezone(dt.timedelta(hours=-5))
 
 

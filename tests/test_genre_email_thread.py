@@ -28,7 +28,7 @@ from taugen.generators.corpus.genre import (
 from taugen.generators.corpus.genres.email_thread import schedule
 from taugen.generators.corpus.vocabulary import load_vocabulary
 
-DOMAIN = Path(__file__).resolve().parents[1] / "taugen" / "facts" / "banking" / "domain.yaml"
+DOMAIN = Path(__file__).resolve().parents[1] / "taugen" / "domains" / "banking" / "domain.yaml"
 TZ = dt.timezone(dt.timedelta(hours=-5))
 BANNED = re.compile(r"\b(facts?|fact id|renditions?|carriers?|fillers?|answer key|distractors?|taugen)\b",
                     re.IGNORECASE)

@@ -29,7 +29,7 @@ from taugen.generators.corpus.vocabulary import load_vocabulary
 
 pytestmark = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed")
 
-PACK = Path(__file__).resolve().parents[1] / "taugen" / "facts" / "banking" / "domain.yaml"
+PACK = Path(__file__).resolve().parents[1] / "taugen" / "domains" / "banking" / "domain.yaml"
 TZ = dt.timezone(dt.timedelta(hours=-6))
 FORBIDDEN = re.compile(r"\b(fact|facts|rendition|renditions|carrier|filler|answer key|distractor|taugen)\b",
                        re.IGNORECASE)

@@ -33,7 +33,7 @@ from taugen.generators.corpus.genres.spreadsheet import (
 )
 from taugen.generators.corpus.vocabulary import load_vocabulary
 
-PACK = Path(__file__).resolve().parents[1] / "taugen" / "facts" / "banking" / "domain.yaml"
+PACK = Path(__file__).resolve().parents[1] / "taugen" / "domains" / "banking" / "domain.yaml"
 TZ = dt.timezone(dt.timedelta(hours=-6))
 FORBIDDEN = re.compile(r"\b(fact|facts|fact id|rendition|renditions|carrier|filler|answer key|distractor|taugen)\b",
                        re.IGNORECASE)

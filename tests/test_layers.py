@@ -10,7 +10,9 @@ Floors, lowest first (DESIGN.md, "Layout"):
 4. ``build`` (assemble, write, report);
 5. what consumes built bundles: ``mutation`` (mutation testing of the validators) and ``construction``
    (the τ^τ runtime), which do not import each other;
-6. the command line (``cli.py``, ``__main__.py``).
+6. the command line (``cli.py``, ``__main__.py``);
+7. ``domains``: a domain is a plug-in that may use every stage; no stage imports it (the build imports the
+   module ``domain.yaml`` names, by name).
 
 A module may import its own stage and any lower floor, never a higher floor or another stage of its
 own floor. Imports inside functions count too: a late import is still a dependency.
@@ -26,7 +28,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "taugen"
 
 FLOORS = {"authoring": 1, "generators": 2, "validators": 3, "build": 4, "mutation": 5, "construction": 5,
-          "cli": 6}
+          "cli": 6, "domains": 7}
 
 
 def stage_of(module: str) -> str:

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 REPO = Path(__file__).resolve().parents[1]
-PACKS = {"telecom": REPO / "taugen" / "facts" / "telecom", "banking": REPO / "taugen" / "facts" / "banking"}
+PACKS = {"telecom": REPO / "taugen" / "domains" / "telecom", "banking": REPO / "taugen" / "domains" / "banking"}
 TELECOM_FILES = sorted(["domain.yaml", *(f"facts/{p.name}" for p in (PACKS["telecom"] / "facts").glob("*.yaml"))])
 BANKING_FILES = ["facts/fees.yaml", "facts/fee_schedule.csv"]
 

@@ -19,7 +19,7 @@ from taugen.authoring.yaml_lines import load_yaml
 @pytest.fixture(scope="module")
 def banking() -> Pack:
     """The real banking pack, loaded once for the module."""
-    return load_pack(Path(__file__).resolve().parents[1] / "taugen" / "facts" / "banking")
+    return load_pack(Path(__file__).resolve().parents[1] / "taugen" / "domains" / "banking")
 
 
 def test_pack_loads_with_expected_size(banking):
@@ -150,7 +150,7 @@ def test_yaml_loader_keeps_lines(banking):
 
 def test_lint_real_pack(banking, cli, repo_root, monkeypatch):
     monkeypatch.chdir(repo_root)
-    result = cli("lint", "taugen/facts/banking")
+    result = cli("lint", "taugen/domains/banking")
     assert result.exit_code == 0, result.stderr
     assert result.exception is None
     assert result.stderr == ""

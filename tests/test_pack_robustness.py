@@ -25,7 +25,7 @@ from taugen.generators.corpus.vocabulary import load_vocabulary
 from bundle_fixtures import TEST_TASKS  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-DOMAIN = REPO / "taugen" / "facts" / "banking" / "domain.yaml"
+DOMAIN = REPO / "taugen" / "domains" / "banking" / "domain.yaml"
 TZ = dt.timezone(dt.timedelta(hours=-5))
 
 # A real-world shaped long rule: a dormant-account reactivation procedure spelled out step by step, about
@@ -117,7 +117,7 @@ _EXTRA_LONG = f"""
 
 def _pack_with(tmp_path: Path, extra: str) -> Path:
     pack = tmp_path / "banking"
-    shutil.copytree(REPO / "taugen" / "facts" / "banking", pack)
+    shutil.copytree(REPO / "taugen" / "domains" / "banking", pack)
     facts_file = pack / "facts" / "account_lifecycle.yaml"
     facts_file.write_text(facts_file.read_text(encoding="utf-8").rstrip("\n") + "\n" + extra, encoding="utf-8")
     return pack
@@ -131,7 +131,7 @@ def _check_built(tmp_path: Path, extra: str, tier: str, fact_id: str) -> None:
     manifest = json.loads((result.path / "author" / "manifest.json").read_text())
     assert fact_id in manifest["facts"]
     info = json.loads((result.path / "bundle.json").read_text())
-    assert info["counts"]["facts"] == len(load_pack(REPO / "taugen" / "facts" / "banking").facts) + 1
+    assert info["counts"]["facts"] == len(load_pack(REPO / "taugen" / "domains" / "banking").facts) + 1
 
 
 _SLOW_TIERS = [pytest.param("easy", marks=pytest.mark.slow), pytest.param("medium", marks=pytest.mark.slow), "hard"]

@@ -125,8 +125,8 @@ def test_sandbox_still_renders_what_the_built_in_packs_use():
 
 
 def test_built_in_packs_load_under_the_sandbox(repo_root):
-    assert len(load_pack(repo_root / "taugen" / "facts" / "banking").facts) > 1000
-    assert len(load_pack(repo_root / "taugen" / "facts" / "telecom").facts) > 50
+    assert len(load_pack(repo_root / "taugen" / "domains" / "banking").facts) > 1000
+    assert len(load_pack(repo_root / "taugen" / "domains" / "telecom").facts) > 50
 
 
 # --- YAML: control characters, aliases, nesting, size ----------------------------------------------

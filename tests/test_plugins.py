@@ -119,3 +119,12 @@ def test_a_plugin_that_fails_to_import_is_one_line_and_exit_code_2(tmp_path):
     assert result.stderr.strip().splitlines()[-1] == (
         "error: plugin 'taugen_brokenplugin' (taugen_brokenplugin) failed to import: RuntimeError: missing settings")
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_a_domains_own_mutation_operators_come_with_its_bundles_only():
+    banking = {op.mutant_id: op for op in operators("taugen.domains.banking")}
+    telecom = {op.mutant_id: op for op in operators("taugen.domains.telecom")}
+    assert banking["K1-provisional_credit_too_early"].domain == "taugen.domains.banking"
+    assert "K1-provisional_credit_too_early" not in telecom
+    generic = {mutant_id for mutant_id, op in banking.items() if op.domain is None}
+    assert generic == set(telecom) and len(generic) >= 60

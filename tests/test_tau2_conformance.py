@@ -14,7 +14,7 @@ import taugen  # noqa: F401  (sets LITELLM_LOCAL_MODEL_COST_MAP before tau2 impo
 pytest.importorskip("tau2")
 
 from taugen.build import tau2_runtime
-from taugen.generators.domains.banking import BankingTools
+from taugen.domains.banking import BankingTools
 
 pytestmark = pytest.mark.tau2
 

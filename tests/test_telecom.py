@@ -16,18 +16,18 @@ pytest.importorskip("tau2.domains.telecom.environment")
 
 from taugen.authoring.pack import load_pack
 from taugen.build.pipeline import load_pack_only, validate_files
-from taugen.generators.domains.telecom import DOMAIN
-from taugen.generators.domains.telecom.build import compose_for_build, pick
-from taugen.generators.domains.telecom.check import replay_task
-from taugen.generators.domains.telecom.compose import (
+from taugen.domains.telecom import DOMAIN
+from taugen.domains.telecom.build import compose_for_build, pick
+from taugen.domains.telecom.check import replay_task
+from taugen.domains.telecom.compose import (
     compositions,
     generate,
     id_parts,
     realise,
     telecom_splits,
 )
-from taugen.generators.domains.telecom.env import TelecomToolkit, load_world
-from taugen.generators.domains.telecom.parity import (
+from taugen.domains.telecom.env import TelecomToolkit, load_world
+from taugen.domains.telecom.parity import (
     PACK_DIR,
     corrected,
     installed_tau2_tasks,
@@ -75,7 +75,7 @@ def test_pack_lints_and_every_problem_names_real_facts_decisive_ones_typed():
 
 def test_plan_facts_must_agree_with_the_database(pack):
     from taugen.errors import InputError
-    from taugen.generators.domains.telecom.build import check_pack_matches_world
+    from taugen.domains.telecom.build import check_pack_matches_world
 
     world = load_world()
     check_pack_matches_world(pack, world)
@@ -130,7 +130,7 @@ def test_whole_space_is_certified_and_released_tasks_equal_tau2s(current):
 
 
 def test_process_pool_gives_the_same_tasks(pack, current):
-    from taugen.generators.domains.telecom.compose import generate_tau2
+    from taugen.domains.telecom.compose import generate_tau2
 
     items = compositions("current")[:600]
     pooled = realise(items, pack, workers=2)
@@ -241,7 +241,7 @@ def test_a_declared_fact_the_gold_does_not_turn_on_is_k12(built_bundle):
 
 
 def test_coverage_says_why_a_telecom_fact_decides_no_task(built_bundle, pack):
-    from taugen.generators.domains.telecom.build import unexercisable
+    from taugen.domains.telecom.build import unexercisable
 
     reasons = unexercisable(pack)
     assert len(reasons) == len(pack.facts) - 3  # all but the three decisive facts

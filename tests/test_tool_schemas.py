@@ -9,8 +9,8 @@ import typing
 import pytest
 
 import taugen  # noqa: F401
-from taugen.generators.domains.banking import db
-from taugen.generators.domains.banking.tools import BankingTools
+from taugen.domains.banking import db
+from taugen.domains.banking.tools import BankingTools
 from taugen.generators.environment import ToolError
 
 ENUMS = {("order_replacement_card", "shipping"): db.Shipping, ("refund_fee", "reason"): db.RefundReason,
@@ -98,7 +98,7 @@ def test_every_telecom_agent_tool_parameter_has_tau2s_description():
     pytest.importorskip("tau2")
     from tau2.domains.telecom.environment import get_environment
 
-    from taugen.generators.domains.telecom.env import TelecomToolkit
+    from taugen.domains.telecom.env import TelecomToolkit
 
     ours = {spec.name: spec.parameters_schema()["properties"] for spec in TelecomToolkit.tool_specs().values()}
     theirs = {tool.name: tool.openai_schema["function"]["parameters"]["properties"]

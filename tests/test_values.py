@@ -399,7 +399,7 @@ def test_the_fact_index_answers_as_a_walk_over_every_fact():
     from taugen.authoring.pack import load_pack
     from taugen.generators.corpus.genres import benchmarks
 
-    pack = load_pack(Path(benchmarks.__file__).resolve().parents[3] / "facts" / "banking")
+    pack = load_pack(Path(benchmarks.__file__).resolve().parents[3] / "domains" / "banking")
     context = SimpleNamespace(facts=pack.facts)
     superseding = [f for f in pack.facts.values() if f.supersedes]
     assert superseding and benchmarks._index(pack.facts, []) is not None
@@ -424,7 +424,7 @@ def test_a_figure_written_in_a_record_avoids_every_value_the_record_names():
     from taugen.authoring.pack import load_pack
     from taugen.generators.corpus.genres import benchmarks
 
-    pack = load_pack(Path(benchmarks.__file__).resolve().parents[3] / "facts" / "banking")
+    pack = load_pack(Path(benchmarks.__file__).resolve().parents[3] / "domains" / "banking")
     context = SimpleNamespace(facts=pack.facts)
     pointed = pack.facts["poa_accepted_age_nj"]
     about = next(f for f in pack.facts.values() if f.section != pointed.section and f.value is not None

@@ -358,8 +358,9 @@ def _with_default(data: LineDict, key: str, value: Any) -> LineDict:
     return copy
 
 
-BUILT_IN_PACKS = Path(__file__).resolve().parent.parent / "facts"
-"""The folder of the packs taugen ships (``banking``, ``telecom``): one sub-folder per domain."""
+BUILT_IN_PACKS = Path(__file__).resolve().parent.parent / "domains"
+"""The folder of the domains taugen ships (``banking``, ``telecom``): one sub-folder per domain, holding
+its pack (``domain.yaml``, ``facts/``, ``vocabulary.yaml``) and its code."""
 
 
 def register_pack(name: str, directory: str | Path) -> Path:

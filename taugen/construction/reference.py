@@ -14,7 +14,7 @@ It is not a fair agent, and it says so. What it **knows** (author side, read whe
 What it **decides** at run time, in the conversation, through tools over the true client API: it finds the
 caller by the phone they give and verifies them, reads the bank's clock, the customer's profile, every
 account with its transactions, fee refunds and disputes, the cards and the service catalogue, and rebuilds
-each problem's ``state`` from those records (``generators/domains/<d>/readers.py``: which account, fee,
+each problem's ``state`` from those records (``taugen/domains/<d>/readers.py``: which account, fee,
 charge, card, claim; fees from the policy's fee functions). It then calls the problem's own ``solve()`` on
 that state and screens every write through the policy rules (``evaluate`` before each write on the state
 the earlier writes leave, ``settle`` after): a write a rule forbids is not made, an amount a rule computes
@@ -40,7 +40,7 @@ only when they agree (:func:`decide_on_clock`); when the date decides, the task 
 than trust the date read. At the banking world's 10:30 no date is in doubt.
 
 **Fallback** (explicit and counted): when a problem's state cannot be rebuilt from what was read (the
-reader raises :class:`~taugen.generators.domains.banking.readers.Undecidable`), no alternative's calls pass
+reader raises :class:`~taugen.domains.banking.readers.Undecidable`), no alternative's calls pass
 the rules, the clock leaves the date in doubt and the date decides, the domain has no readers module, or a read
 fails, the oracle replays the task's recorded gold actions instead, and says so in its report
 (:meth:`Oracle.report`; ``taugen evaluate`` adds the totals to the score JSON under ``reference``).

@@ -15,6 +15,8 @@ fixed rules, never at random, so the same bundle always gives the same mutants.
 from __future__ import annotations
 
 import copy
+import importlib
+import importlib.util
 import json
 import re
 from dataclasses import dataclass, field
@@ -171,16 +173,72 @@ Operator = Callable[[MutableBundle], str | None]
 
 @dataclass(frozen=True)
 class MutationOperator:
-    """A registered operator: its kind, a short name and what it plants."""
+    """A registered operator: its kind, a short name, what it plants and, for a domain's own operator, the
+    domain's module (``taugen.domains.banking``; None for an operator that applies to every domain)."""
 
     kind: str
     name: str
     description: str
     function: Operator
+    domain: str | None = None
 
     @property
     def mutant_id(self) -> str:
         return f"{self.kind}-{self.name}"
+
+
+# ------------------------------------------------------------------------------ gold and record edits
+def initial_records(bundle: MutableBundle, task: dict[str, Any], table: str) -> dict[str, dict[str, Any]]:
+    """A table of the task's initial state: the bundle DB's records with the task's agent_data patch
+    merged in (read only)."""
+    found = {key: dict(value) for key, value in (bundle.db.get(table) or {}).items()}
+    patch = (((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data") or {})
+    for key, value in (patch.get(table) or {}).items():
+        found[key] = {**found.get(key, {}), **value}
+    return found
+
+
+def fact_amount(bundle: MutableBundle, fact_id: str) -> float | None:
+    """A money fact's amount from the bundle manifest (None when absent or not money)."""
+    value = (bundle.manifest["facts"].get(fact_id) or {}).get("value") or {}
+    return round(float(value["amount"]), 2) if "amount" in value else None
+
+
+def tool_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A gold action of the agent calling ``name`` (tau2's ``Action``; the id is set by :func:`renumber`)."""
+    return {"action_id": "", "arguments": arguments, "info": None, "name": name, "requestor": "assistant"}
+
+
+def renumber(task: dict[str, Any]) -> None:
+    """Gold action ids as taugen writes them, ``<index>_<tool>``, after an insertion or removal."""
+    for index, action in enumerate(gold(task)):
+        action["action_id"] = f"{index}_{action['name']}"
+
+
+def call_index(task: dict[str, Any], name: str, **arguments: Any) -> int | None:
+    """Index of the first gold call of ``name`` whose arguments include ``arguments`` (None: no such call)."""
+    for index, call in enumerate(gold(task)):
+        if call["name"] == name and all(call["arguments"].get(k) == v for k, v in arguments.items()):
+            return index
+    return None
+
+
+def replace_call(task: dict[str, Any], index: int, call: dict[str, Any]) -> None:
+    """Put ``call`` in place of the gold action at ``index``."""
+    gold(task)[index] = call
+    renumber(task)
+
+
+def insert_call(task: dict[str, Any], index: int, call: dict[str, Any]) -> None:
+    """Insert ``call`` into the gold actions before ``index``."""
+    gold(task).insert(index, call)
+    renumber(task)
+
+
+def drop_call(task: dict[str, Any], index: int) -> None:
+    """Remove the gold action at ``index``."""
+    del gold(task)[index]
+    renumber(task)
 
 
 def mutation(kind: str, name: str, description: str) -> Callable[[Operator], Operator]:
@@ -193,7 +251,10 @@ def mutation(kind: str, name: str, description: str) -> Callable[[Operator], Ope
         raise ValueError(f"unknown defect kind {kind!r}; expected one of K1..K20")
 
     def register(function: Operator) -> Operator:
-        operator = MutationOperator(kind, name, description, function)
+        module = function.__module__
+        # a domain's operators live in its package's ``mutations`` module
+        domain = module.rpartition(".")[0] if module.endswith(".mutations") else None
+        operator = MutationOperator(kind, name, description, function, domain)
         plugins.register("mutation_operator", operator.mutant_id, operator,
                          same=lambda existing, new: plugins.origin(existing.function) == plugins.origin(new.function))
         return function
@@ -201,12 +262,23 @@ def mutation(kind: str, name: str, description: str) -> Callable[[Operator], Ope
     return register
 
 
-def operators() -> list[MutationOperator]:
-    """Every registered operator (built-ins and those of ``taugen.plugins`` modules), ordered by kind
-    number then name."""
+def operators(environment: str | None = None) -> list[MutationOperator]:
+    """Registered operators, ordered by kind number then name: the generic built-ins, those of
+    ``taugen.plugins`` modules and, with ``environment`` (a domain's module, as ``domain.yaml`` names it),
+    that domain's own operators (its ``mutations`` module, imported here) and no other domain's. Without
+    ``environment``: every operator registered so far.
+
+    Raises:
+        ImportError: the domain's ``mutations`` module exists but fails to import.
+    """
     import taugen.mutation.operators  # noqa: F401 - importing registers the built-ins
 
-    return sorted(plugins.registered("mutation_operator").values(), key=lambda op: (int(op.kind[1:]), op.name))
+    if environment and importlib.util.find_spec(environment) is not None \
+            and importlib.util.find_spec(f"{environment}.mutations") is not None:
+        importlib.import_module(f"{environment}.mutations")
+    found = [operator for operator in plugins.registered("mutation_operator").values()
+             if environment is None or operator.domain in (None, environment)]
+    return sorted(found, key=lambda op: (int(op.kind[1:]), op.name))
 
 
 def plant(files: BundleFiles, operator: MutationOperator) -> Mutant | None:
@@ -237,7 +309,8 @@ def plant(files: BundleFiles, operator: MutationOperator) -> Mutant | None:
 
 def iter_mutants(files: BundleFiles, kinds: set[str] | None = None
                  ) -> Iterator[tuple[MutationOperator, Mutant | None]]:
-    """Each operator (of ``kinds``, default all) with its mutant of ``files``, or None if not applicable."""
-    for operator in operators():
+    """Each operator (of ``kinds``, default all; the bundle's domain's own included) with its mutant of
+    ``files``, or None if not applicable."""
+    for operator in operators(MutableBundle(files).manifest.get("environment")):
         if kinds is None or operator.kind in kinds:
             yield operator, plant(files, operator)

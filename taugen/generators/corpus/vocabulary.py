@@ -5,7 +5,7 @@ one business (its teams, staff titles, channels, products, the reasons its custo
 in the pack, in ``<pack>/vocabulary.yaml``, one top-level section per genre (or shared helper such as
 ``prose``)::
 
-    # taugen/facts/telecom/vocabulary.yaml
+    # taugen/domains/telecom/vocabulary.yaml
     support_transcript:
       phone_teams: [customer care, technical support, billing support]
       chat_channels: [Live chat (My Account app), Web chat]

@@ -2,7 +2,8 @@
 
 * K1 — the gold makes a write the policy forbids: the tempting write a forbidden problem refuses
   (a second courtesy refund, a card mailed to a just-changed address, a late Regulation E dispute, a wire
-  over the daily limit, provisional credit before it is due, a dated request past its window's edge);
+  over the daily limit, a dated request past its window's edge; banking's provisional credit before it is
+  due is in :mod:`taugen.domains.banking.mutations`);
 * K3 — an amount in a gold argument differs from what the facts compute (stop payment, wire, card
   replacement and early closure fees);
 * K9 — the scenario no longer pins one option, so several policy-compliant end states exist (shipping
@@ -21,57 +22,9 @@ import datetime as dt
 import re
 from typing import Any
 
-from taugen.mutation.model import MutableBundle, NotApplicable, agent_patch, gold, instructions, mutation
-
-
-# ------------------------------------------------------------------------------------------ helpers
-def _records(bundle: MutableBundle, task: dict[str, Any], table: str) -> dict[str, dict[str, Any]]:
-    """A table of the task's initial state: the bundle DB's records with the task's agent_data patch
-    merged in (read only)."""
-    found = {key: dict(value) for key, value in (bundle.db.get(table) or {}).items()}
-    patch = (((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data") or {})
-    for key, value in (patch.get(table) or {}).items():
-        found[key] = {**found.get(key, {}), **value}
-    return found
-
-
-def _fact_amount(bundle: MutableBundle, fact_id: str) -> float | None:
-    """A money fact's amount from the bundle manifest (None when absent or not money)."""
-    value = (bundle.manifest["facts"].get(fact_id) or {}).get("value") or {}
-    return round(float(value["amount"]), 2) if "amount" in value else None
-
-
-def _call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    return {"action_id": "", "arguments": arguments, "info": None, "name": name, "requestor": "assistant"}
-
-
-def _renumber(task: dict[str, Any]) -> None:
-    """Gold action ids as taugen writes them, ``<index>_<tool>``, after an insertion or removal."""
-    for index, action in enumerate(gold(task)):
-        action["action_id"] = f"{index}_{action['name']}"
-
-
-def _index(task: dict[str, Any], name: str, **arguments: Any) -> int | None:
-    """Index of the first gold call of ``name`` whose arguments include ``arguments``."""
-    for index, call in enumerate(gold(task)):
-        if call["name"] == name and all(call["arguments"].get(k) == v for k, v in arguments.items()):
-            return index
-    return None
-
-
-def _replace(task: dict[str, Any], index: int, call: dict[str, Any]) -> None:
-    gold(task)[index] = call
-    _renumber(task)
-
-
-def _insert(task: dict[str, Any], index: int, call: dict[str, Any]) -> None:
-    gold(task).insert(index, call)
-    _renumber(task)
-
-
-def _drop(task: dict[str, Any], index: int) -> None:
-    del gold(task)[index]
-    _renumber(task)
+from taugen.mutation.model import (MutableBundle, NotApplicable, agent_patch, call_index, drop_call, fact_amount, gold,
+                                   initial_records, insert_call, instructions, mutation, renumber, replace_call,
+                                   tool_call)
 
 
 # ------------------------------------------------------------------------------------------ K1
@@ -80,15 +33,15 @@ def _drop(task: dict[str, Any], index: int) -> None:
           "courtesy anyway")
 def second_courtesy_refund(bundle: MutableBundle) -> str | None:
     for task in bundle.tasks_of("courtesy_refund_already_used"):
-        index = _index(task, "list_fee_refunds")
+        index = call_index(task, "list_fee_refunds")
         if index is None:
             continue
         account = gold(task)[index]["arguments"]["account_id"]
-        refunded = {r["transaction_id"] for r in _records(bundle, task, "fee_refunds").values()}
-        fees = sorted((t["posted_on"], key) for key, t in _records(bundle, task, "transactions").items()
+        refunded = {r["transaction_id"] for r in initial_records(bundle, task, "fee_refunds").values()}
+        fees = sorted((t["posted_on"], key) for key, t in initial_records(bundle, task, "transactions").items()
                       if t["account_id"] == account and t.get("fee_type") == "overdraft" and key not in refunded)
         if fees:
-            _insert(task, index + 1, _call("refund_fee", {"reason": "courtesy", "transaction_id": fees[-1][1]}))
+            insert_call(task, index + 1, tool_call("refund_fee", {"reason": "courtesy", "transaction_id": fees[-1][1]}))
             return task["id"]
     return None
 
@@ -98,19 +51,19 @@ def second_courtesy_refund(bundle: MutableBundle) -> str | None:
           "inside the hold period (standard shipping, scheduled fee)")
 def card_mailed_to_new_address(bundle: MutableBundle) -> str | None:
     for task in bundle.tasks_of("address_change_card_hold"):
-        index = _index(task, "transfer_to_human_agents", department="fraud")
+        index = call_index(task, "transfer_to_human_agents", department="fraud")
         customer = gold(task)[1]["arguments"].get("customer_id")
-        cards = sorted(key for key, card in _records(bundle, task, "cards").items()
+        cards = sorted(key for key, card in initial_records(bundle, task, "cards").items()
                        if card.get("customer_id") == customer and card.get("status") in ("lost", "stolen")
                        and not card.get("replaced_by"))
         if index is None or not cards:
             continue
-        card = _records(bundle, task, "cards")[cards[0]]
-        fee = _fact_amount(bundle, "credit_card_replacement_fee" if card.get("kind") == "credit"
+        card = initial_records(bundle, task, "cards")[cards[0]]
+        fee = fact_amount(bundle, "credit_card_replacement_fee" if card.get("kind") == "credit"
                            else "fee_debit_card_standard_replacement")
         if fee is None:
             continue
-        _replace(task, index, _call("order_replacement_card", {"card_id": cards[0], "fee": fee,
+        replace_call(task, index, tool_call("order_replacement_card", {"card_id": cards[0], "fee": fee,
                                                                "shipping": "standard"}))
         return task["id"]
     return None
@@ -121,16 +74,16 @@ def card_mailed_to_new_address(bundle: MutableBundle) -> str | None:
           "whose statement is older than the notice window")
 def late_reg_e_dispute_opened(bundle: MutableBundle) -> str | None:
     for task in bundle.tasks_of("late_reg_e_claim"):
-        index = _index(task, "transfer_to_human_agents", department="disputes")
+        index = call_index(task, "transfer_to_human_agents", department="disputes")
         if index is None:
             continue
         text = instructions(task)["known_info"]
         accounts = {c["arguments"].get("account_id") for c in gold(task) if c["name"] == "list_transactions"}
-        charges = sorted((t["statement_date"], key) for key, t in _records(bundle, task, "transactions").items()
+        charges = sorted((t["statement_date"], key) for key, t in initial_records(bundle, task, "transactions").items()
                          if t["account_id"] in accounts and t.get("kind") == "purchase" and t.get("statement_date")
                          and f"${-t['amount']:,.2f}" in text)
         if charges:
-            _replace(task, index, _call("open_dispute", {"reason": "unauthorized", "transaction_id": charges[0][1]}))
+            replace_call(task, index, tool_call("open_dispute", {"reason": "unauthorized", "transaction_id": charges[0][1]}))
             return task["id"]
     return None
 
@@ -143,39 +96,19 @@ _WIRE = re.compile(r"Send \$([\d,]+\.\d\d) from checking account (\w+) to (.+?),
           "instead of the transfer to the wire desk, the gold sends the wire the caller asks for although it is "
           "above the online daily limit (with the scheduled fee)")
 def wire_over_limit_sent(bundle: MutableBundle) -> str | None:
-    fee = _fact_amount(bundle, "fee_domestic_wire_outgoing")
+    fee = fact_amount(bundle, "fee_domestic_wire_outgoing")
     for task in bundle.tasks_of("wire_over_limit"):
-        index = _index(task, "transfer_to_human_agents", department="wire_desk")
-        limit = _fact_amount(bundle, "wire_online_daily_limit")
+        index = call_index(task, "transfer_to_human_agents", department="wire_desk")
+        limit = fact_amount(bundle, "wire_online_daily_limit")
         wires = [m for m in _WIRE.finditer(instructions(task)["known_info"])
                  if limit is not None and float(m.group(1).replace(",", "")) > limit]
         if index is None or not wires or fee is None:
             continue
         amount, account, name, routing, beneficiary = wires[0].groups()
-        _replace(task, index, _call("send_wire", {
+        replace_call(task, index, tool_call("send_wire", {
             "account_id": account, "amount": float(amount.replace(",", "")), "beneficiary_account": beneficiary,
             "beneficiary_name": name, "fee": fee, "routing_number": routing}))
         return task["id"]
-    return None
-
-
-@mutation("K1", "provisional_credit_too_early",
-          "a new Regulation E claim above the instant-credit amount gets provisional credit on the day it is "
-          "opened, before the investigation deadline")
-def provisional_credit_too_early(bundle: MutableBundle) -> str | None:
-    from taugen.generators.domains.banking.tools import derived_id
-
-    small = _fact_amount(bundle, "reg_e_small_claim_instant_credit")
-    for task in [*bundle.tasks_of("unauthorized_debit_dispute_over_threshold"), *bundle.tasks_of("unauthorized_debit_dispute")]:
-        index = _index(task, "open_dispute", reason="unauthorized")
-        if index is None or small is None:
-            continue
-        transaction = gold(task)[index]["arguments"]["transaction_id"]
-        dispute = derived_id("DSP", transaction)
-        amount = -_records(bundle, task, "transactions")[transaction]["amount"]
-        if amount > small and _index(task, "issue_provisional_credit", dispute_id=dispute) is None:
-            _insert(task, index + 1, _call("issue_provisional_credit", {"dispute_id": dispute}))
-            return task["id"]
     return None
 
 
@@ -183,7 +116,7 @@ def provisional_credit_too_early(bundle: MutableBundle) -> str | None:
 @mutation("K3", "stop_payment_fee_off", "the gold stop-payment fee is $10.00 instead of the fee the facts give")
 def stop_payment_fee_off(bundle: MutableBundle) -> str | None:
     for task in bundle.tasks_of("stop_payment"):
-        index = _index(task, "place_stop_payment")
+        index = call_index(task, "place_stop_payment")
         if index is not None and gold(task)[index]["arguments"]["fee"] != 10.0:
             gold(task)[index]["arguments"]["fee"] = 10.0
             return task["id"]
@@ -193,9 +126,9 @@ def stop_payment_fee_off(bundle: MutableBundle) -> str | None:
 @mutation("K3", "wire_fee_from_incoming_row",
           "the gold charges the incoming-wire fee on an outgoing wire (the author read the wrong fee-schedule row)")
 def wire_fee_from_incoming_row(bundle: MutableBundle) -> str | None:
-    incoming = _fact_amount(bundle, "fee_domestic_wire_incoming")
+    incoming = fact_amount(bundle, "fee_domestic_wire_incoming")
     for task in bundle.tasks_of("domestic_wire"):
-        index = _index(task, "send_wire")
+        index = call_index(task, "send_wire")
         if index is not None and incoming is not None and gold(task)[index]["arguments"]["fee"] != incoming:
             gold(task)[index]["arguments"]["fee"] = incoming
             return task["id"]
@@ -206,9 +139,9 @@ def wire_fee_from_incoming_row(bundle: MutableBundle) -> str | None:
           "the expedited replacement fee is charged although the Premier waiver applies, or waived although it "
           "does not (the first lost-card task)")
 def replacement_waiver_misapplied(bundle: MutableBundle) -> str | None:
-    expedited = _fact_amount(bundle, "fee_debit_card_expedited_replacement")
+    expedited = fact_amount(bundle, "fee_debit_card_expedited_replacement")
     for task in bundle.tasks_of("lost_card_replacement"):
-        index = _index(task, "order_replacement_card", shipping="expedited")
+        index = call_index(task, "order_replacement_card", shipping="expedited")
         if index is None or not expedited:
             continue
         arguments = gold(task)[index]["arguments"]
@@ -222,7 +155,7 @@ def replacement_waiver_misapplied(bundle: MutableBundle) -> str | None:
           "the window from the wrong date)")
 def early_closure_fee_skipped(bundle: MutableBundle) -> str | None:
     for task in bundle.tasks_of("early_account_closure"):
-        index = _index(task, "close_account")
+        index = call_index(task, "close_account")
         if index is not None and gold(task)[index]["arguments"]["closure_fee"] > 0:
             gold(task)[index]["arguments"]["closure_fee"] = 0.0
             return task["id"]
@@ -250,11 +183,11 @@ def replacement_speed_unstated(bundle: MutableBundle) -> str | None:
           "asks for one courtesy refund without saying which")
 def two_overdraft_fees_one_refund(bundle: MutableBundle) -> str | None:
     for task in bundle.tasks_of("courtesy_overdraft_refund"):
-        index = _index(task, "refund_fee", reason="courtesy")
+        index = call_index(task, "refund_fee", reason="courtesy")
         if index is None:
             continue
         fee_id = gold(task)[index]["arguments"]["transaction_id"]
-        fee = _records(bundle, task, "transactions")[fee_id]
+        fee = initial_records(bundle, task, "transactions")[fee_id]
         text = instructions(task)["known_info"]
         sentence = next((s for s in re.split(r"(?<=\.)\s+", text) if "overdraft fee" in s.lower()), None)
         if sentence is None:
@@ -279,13 +212,13 @@ def extra_atm_fee_row(bundle: MutableBundle) -> str | None:
                    if c["name"] == "refund_fee" and c["arguments"].get("reason") == "atm_rebate"]
         if not refunds:
             continue
-        transactions = _records(bundle, task, "transactions")
+        transactions = initial_records(bundle, task, "transactions")
         fee = transactions[refunds[-1]]
-        account = _records(bundle, task, "accounts").get(fee["account_id"], {})
-        allowance = _fact_amount(bundle, f"{account.get('product', '').removesuffix('_checking')}"
+        account = initial_records(bundle, task, "accounts").get(fee["account_id"], {})
+        allowance = fact_amount(bundle, f"{account.get('product', '').removesuffix('_checking')}"
                                          "_atm_rebates_per_cycle")
         cycle = fee["posted_on"][:7]  # monthly statement cycles: the allowance counts the fee's own cycle
-        used = sum(1 for r in _records(bundle, task, "fee_refunds").values()
+        used = sum(1 for r in initial_records(bundle, task, "fee_refunds").values()
                    if r["account_id"] == fee["account_id"] and r["reason"] == "atm_rebate"
                    and transactions.get(r["transaction_id"], {}).get("posted_on", "")[:7] == cycle)
         if allowance is None or used + len(refunds) != allowance:
@@ -305,7 +238,7 @@ def extra_atm_fee_row(bundle: MutableBundle) -> str | None:
           "refund its twin grants")
 def persona_twin_refused_courtesy(bundle: MutableBundle) -> str | None:
     for task in bundle.tasks_of("courtesy_overdraft_refund"):
-        index = _index(task, "refund_fee", reason="courtesy")
+        index = call_index(task, "refund_fee", reason="courtesy")
         if index is None or "[PERSONA:" not in task["id"]:
             continue
         twin = copy.deepcopy(task)
@@ -314,7 +247,7 @@ def persona_twin_refused_courtesy(bundle: MutableBundle) -> str | None:
             twin["id"] = re.sub(r"\[PERSONA:[^\]]*\]", "[PERSONA:Impatient2]", task["id"])
         twin["user_scenario"]["persona"] = ("You are short on time and impatient; you want the call over quickly "
                                             "and answer in as few words as possible.")
-        _drop(twin, index)
+        drop_call(twin, index)
         bundle.tasks.append(twin)
         for ids in bundle.splits.values():
             if task["id"] in ids:
@@ -328,7 +261,7 @@ def _drop_writes(task: dict[str, Any], name: str, **arguments: Any) -> bool:
                and all(c["arguments"].get(k) == v for k, v in arguments.items())]
     for index in reversed(indices):
         del gold(task)[index]
-    _renumber(task)
+    renumber(task)
     return bool(indices)
 
 
@@ -352,12 +285,12 @@ def overdue_credit_withheld(bundle: MutableBundle) -> str | None:
 def _credit_claim(bundle: MutableBundle, task: dict[str, Any]) -> tuple[str, bool] | None:
     """The provisional-credit rule's inputs that differ between overdue claims: the claim's regulation,
     and whether the disputed charge is at or under the instant-credit amount (None without a credit)."""
-    index = _index(task, "issue_provisional_credit")
+    index = call_index(task, "issue_provisional_credit")
     if index is None:
         return None
-    dispute = _records(bundle, task, "disputes").get(gold(task)[index]["arguments"]["dispute_id"]) or {}
-    charge = _records(bundle, task, "transactions").get(dispute.get("transaction_id", ""))
-    small = _fact_amount(bundle, "reg_e_small_claim_instant_credit")
+    dispute = initial_records(bundle, task, "disputes").get(gold(task)[index]["arguments"]["dispute_id"]) or {}
+    charge = initial_records(bundle, task, "transactions").get(dispute.get("transaction_id", ""))
+    small = fact_amount(bundle, "reg_e_small_claim_instant_credit")
     if charge is None or small is None:
         return None
     return dispute.get("regulation", ""), round(-float(charge["amount"]), 2) <= small
@@ -448,7 +381,7 @@ def limit_request_just_over_submitted(bundle: MutableBundle) -> str | None:
                 continue
             caps = [f for _, f in rows.get(call["arguments"]["topic_id"], []) if (f.get("value") or {}).get("type") == "cap"]
             if len(caps) > 1:  # product rows of one limit: the row of the account's product
-                product = (_records(bundle, task, "accounts").get(call["arguments"]["account_id"]) or {}).get("product")
+                product = (initial_records(bundle, task, "accounts").get(call["arguments"]["account_id"]) or {}).get("product")
                 caps = [f for f in caps if product in (f.get("applies_to") or [])]
             caps = [f["value"] for f in caps]
             if len(caps) == 1:

@@ -39,16 +39,16 @@ from typing import Any
 
 from taugen.authoring.pack import Pack
 from taugen.hashing import stable_seed
-from taugen.generators.domains.telecom.env import (
+from taugen.domains.telecom.env import (
     EnvCall,
     TelecomToolkit,
     TelecomWorld,
     combined_hash,
     load_world,
 )
-from taugen.generators.domains.telecom.intents import INTENT_BY_NAME, INTENTS, Intent
-from taugen.generators.domains.telecom.personas import PERSONAS
-from taugen.generators.domains.telecom.problems import (
+from taugen.domains.telecom.intents import INTENT_BY_NAME, INTENTS, Intent
+from taugen.domains.telecom.personas import PERSONAS
+from taugen.domains.telecom.problems import (
     PROBLEMS,
     CallerOnLine,
     TelecomProblem,

@@ -1,11 +1,11 @@
 """The banking domain's code: Cedar Ridge Bank's world, tools and problem functions."""
 
 from taugen.generators.domain import DomainDefinition
-from taugen.generators.domains.banking.families import binding
-from taugen.generators.domains.banking.policy import RULES
-from taugen.generators.domains.banking.problems import PROBLEMS, IdentityVerification
-from taugen.generators.domains.banking.tools import BankingTools
-from taugen.generators.domains.banking.world import build_world
+from taugen.domains.banking.families import binding
+from taugen.domains.banking.policy import RULES
+from taugen.domains.banking.problems import PROBLEMS, IdentityVerification
+from taugen.domains.banking.tools import BankingTools
+from taugen.domains.banking.world import build_world
 
 PERSONAS: dict[str, str | None] = {
     "None": None,

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from taugen.authoring.pack import Pack
-from taugen.generators.domains.telecom.env import EnvCall
-from taugen.generators.domains.telecom.problems import OVERDUE_BILL_ID
+from taugen.domains.telecom.env import EnvCall
+from taugen.domains.telecom.problems import OVERDUE_BILL_ID
 
 EXCELLENT_SPEED_MBPS = 200
 """What tau2's simulated speed test returns when nothing slows the line (an oracle constant)."""

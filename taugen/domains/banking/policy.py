@@ -15,8 +15,8 @@ import datetime as dt
 import re
 from typing import Any
 
-from taugen.generators.domains.banking.db import Account, BankDB, Transaction, statement_cycle_close
-from taugen.generators.domains.banking.families import steps_on_file
+from taugen.domains.banking.db import Account, BankDB, Transaction, statement_cycle_close
+from taugen.domains.banking.families import steps_on_file
 from taugen.generators.families import family_rules, routed_by_facts
 from taugen.generators.policy import (
     PolicyContext, PolicyRule, Violation, business_days_between, duration_days, fact_in_force, money,
@@ -860,7 +860,7 @@ def _account_product(state: BankDB, account_id: Any) -> str | None:
 
 
 def _normalise_quote(text: str) -> str:
-    from taugen.generators.domains.banking.tools import normalise_quote
+    from taugen.domains.banking.tools import normalise_quote
 
     return normalise_quote(text)
 

@@ -17,9 +17,9 @@ from typing import Any
 from taugen.authoring.models import Fact
 from taugen.authoring.pack import Pack
 from taugen.authoring.values import StepsValue
-from taugen.generators.domains.banking.db import BankDB, ServiceTopic
-from taugen.generators.domains.banking.tools import derived_id, normalise_quote
-from taugen.generators.domains.banking.world import CARD_PRODUCTS, CHECKING_PRODUCTS, SAVINGS_PRODUCTS
+from taugen.domains.banking.db import BankDB, ServiceTopic
+from taugen.domains.banking.tools import derived_id, normalise_quote
+from taugen.domains.banking.world import CARD_PRODUCTS, CHECKING_PRODUCTS, SAVINGS_PRODUCTS
 from taugen.generators.families import Topic
 from taugen.generators.problems import GoldCall, ProblemContext
 

@@ -18,14 +18,14 @@ import hashlib
 import json
 from typing import Any
 
-from taugen.generators.domains.telecom.compose import TRANSFER, id_parts
-from taugen.generators.domains.telecom.env import (
+from taugen.domains.telecom.compose import TRANSFER, id_parts
+from taugen.domains.telecom.env import (
     EnvCall,
     TelecomToolkit,
     TelecomWorld,
     tau2_classes,
 )
-from taugen.generators.domains.telecom.intents import INTENT_BY_NAME
+from taugen.domains.telecom.intents import INTENT_BY_NAME
 from taugen.findings import Finding, error
 from taugen.text import normalised_scenario
 

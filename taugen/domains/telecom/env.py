@@ -215,7 +215,7 @@ class TelecomToolkit(Toolkit):
     @classmethod
     def task_session(cls, view: Any, task: dict[str, Any]) -> Any:
         """A replay of one bundle task for the sufficiency validator (see :class:`.check.TaskSession`)."""
-        from taugen.generators.domains.telecom.check import TaskSession
+        from taugen.domains.telecom.check import TaskSession
 
         return TaskSession(view, task)
 

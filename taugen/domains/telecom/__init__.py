@@ -7,16 +7,16 @@ space, certificates and tau2 emission are in :mod:`.compose`; :mod:`.build` plug
 """
 
 from taugen.generators.domain import DomainDefinition
-from taugen.generators.domains.telecom.build import (
+from taugen.domains.telecom.build import (
     build_world,
     compose_for_build,
     runtime_files,
     unexercisable,
 )
-from taugen.generators.domains.telecom.check import check_tasks
-from taugen.generators.domains.telecom.env import TelecomToolkit
-from taugen.generators.domains.telecom.personas import PERSONAS
-from taugen.generators.domains.telecom.problems import PROBLEMS, CallerOnLine
+from taugen.domains.telecom.check import check_tasks
+from taugen.domains.telecom.env import TelecomToolkit
+from taugen.domains.telecom.personas import PERSONAS
+from taugen.domains.telecom.problems import PROBLEMS, CallerOnLine
 
 POLICY_PREAMBLE = """You are a customer service agent for {brand}. You help users with technical support, overdue bill
 payment, line suspension and plan options.

@@ -14,7 +14,7 @@ from faker import Faker
 from taugen.authoring.models import DomainConfig
 from taugen.generators.corpus.genre import birth_date
 from taugen.hashing import stable_seed
-from taugen.generators.domains.banking.db import Account, Address, BankDB, Card, Customer, Transaction
+from taugen.domains.banking.db import Account, Address, BankDB, Card, Customer, Transaction
 
 CHECKING_PRODUCTS = ("everyday_checking", "premier_checking", "student_checking")
 SAVINGS_PRODUCTS = ("basic_savings", "high_yield_savings", "money_market")

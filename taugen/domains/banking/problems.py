@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import datetime as dt
 
-from taugen.generators.domains.banking.db import (
+from taugen.domains.banking.db import (
     Account, BankDB, Dispute, FeeRefund, Transaction, statement_cycle_close,
 )
-from taugen.generators.domains.banking.tools import derived_id
+from taugen.domains.banking.tools import derived_id
 from taugen.generators.policy import business_days_before
 from taugen.generators.problems import GoldCall, Problem, ProblemContext, ScenarioFragment
 

@@ -6,7 +6,7 @@ unauthorized charge, whether it is a small claim, the fee to charge ...). The re
 reader here rebuilds the same ``state`` from a :class:`Reading` (the customer's records as read through the
 client API, the customer's words, the pack's facts and the clock the API reports), so the oracle can call the
 problem's own ``solve`` on the live state. Fees and refund windows come from the policy as code
-(:mod:`taugen.generators.domains.banking.policy`), never from a recorded amount.
+(:mod:`taugen.domains.banking.policy`), never from a recorded amount.
 
 :data:`ALTERNATIVES` names, for the hand-written problems whose outcome the live state decides, the problems
 an agent must choose between for the same request (refund the overdraft fee, or refuse a second courtesy
@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from taugen.generators.domains.banking.db import Account, BankDB, Transaction, statement_cycle_close
+from taugen.domains.banking.db import Account, BankDB, Transaction, statement_cycle_close
 from taugen.generators.policy import FactSource, PolicyContext, fact_in_force, money
 
 
@@ -177,7 +177,7 @@ def _named_card(reading: Reading) -> Any:
 def _lost_card(reading: Reading, problem: Any) -> dict[str, Any]:
     """The card the customer names by its last four digits; the expedited replacement fee the policy's fee
     schedule gives for it (waived on Premier Checking)."""
-    from taugen.generators.domains.banking.policy import expected_replacement_fee
+    from taugen.domains.banking.policy import expected_replacement_fee
 
     card = _named_card(reading)
     expected = expected_replacement_fee(reading.policy(), card.card_id, "expedited")
@@ -271,7 +271,7 @@ def _foreign_fee(reading: Reading, problem: Any) -> dict[str, Any]:
 def _closure(reading: Reading, problem: Any) -> dict[str, Any]:
     """The savings account the customer names, and the closure fee the policy's early-closure rule gives on it
     today (the fee inside the window counted from its opening, none after)."""
-    from taugen.generators.domains.banking.policy import expected_closure_fee
+    from taugen.domains.banking.policy import expected_closure_fee
 
     named = [a for a in reading.accounts(kind="savings") if a.account_id in reading.words]
     account = _one(named, "open savings account the customer names")

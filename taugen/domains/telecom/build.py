@@ -21,7 +21,7 @@ from taugen.authoring.pack import Pack
 from taugen.hashing import json_bytes
 from taugen.errors import InputError
 from taugen.hashing import stable_seed
-from taugen.generators.domains.telecom.compose import (
+from taugen.domains.telecom.compose import (
     Composition,
     TelecomTaskRecord,
     compositions,
@@ -29,13 +29,13 @@ from taugen.generators.domains.telecom.compose import (
     realise,
     train_test,
 )
-from taugen.generators.domains.telecom.env import (
+from taugen.domains.telecom.env import (
     TelecomToolkit,
     TelecomWorld,
     load_world,
     raw_databases,
 )
-from taugen.generators.domains.telecom.problems import (
+from taugen.domains.telecom.problems import (
     PROBLEMS,
     TYPED_CONTEXT,
     CallerOnLine,
@@ -74,7 +74,7 @@ def unexercisable(pack: Pack) -> dict[str, str]:
     """Why no telecom task declares a fact: fact id → reason, for every fact no problem counts among its
     decisive ``facts`` (``DomainDefinition.unexercisable``; a decisive fact that no drawn task holds gets the
     coverage report's own reason). Free text is context; a typed fact's reason is in
-    :data:`~taugen.generators.domains.telecom.problems.TYPED_CONTEXT`.
+    :data:`~taugen.domains.telecom.problems.TYPED_CONTEXT`.
 
     Raises:
         KeyError: a typed fact is neither decisive nor explained there (a new fact needs a reason or a task).

@@ -19,7 +19,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from taugen.generators.domains.banking.db import (
+from taugen.domains.banking.db import (
     Account, BankDB, Card, DatedRequest, Department, Dispute, DisputeReason, FeeRefund, HumanTransfer, PolicyQuote,
     ProcedureStep, RefundReason, ServiceCharge, ServiceRequest, Shipping, StatementDelivery, StopPayment, Transaction,
     Verification, Wire,

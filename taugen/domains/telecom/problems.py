@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from taugen.generators.domains.telecom.env import (
+from taugen.domains.telecom.env import (
     AssertionFailed,
     EnvCall,
     TelecomToolkit,
@@ -538,7 +538,7 @@ TYPED_CONTEXT = {
                             "(excellent at 200 Mbps), and no gold call turns on it",
 }
 """Why a telecom fact with a typed value decides no task (``plan`` stands for every ``plan_*`` fact): it is
-context, and :func:`taugen.generators.domains.telecom.build.unexercisable` reports the reason."""
+context, and :func:`taugen.domains.telecom.build.unexercisable` reports the reason."""
 
 
 PROBLEMS: tuple[type[TelecomProblem], ...] = (

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from taugen.authoring.pack import Pack, load_pack
-from taugen.generators.domains.telecom.compose import compositions, realise
+from taugen.domains.telecom.compose import compositions, realise
 
-PACK_DIR = Path(__file__).resolve().parents[3] / "facts" / "telecom"
+PACK_DIR = Path(__file__).resolve().parent
 TEXT_FIXES = {"`get_status_bar`": "`check_status_bar`"}
 """tau2's grounding sentence names ``get_status_bar``; the user's tool is ``check_status_bar``."""
 

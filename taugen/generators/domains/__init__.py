@@ -1,1 +1,0 @@
-"""Built-in domains' code (world, tools, problems). Each subpackage exposes ``DOMAIN``."""
