@@ -46,12 +46,12 @@ def origin(item: Any) -> tuple[str, str]:
     return getattr(source, "__module__", ""), getattr(source, "__qualname__", repr(source))
 
 
-def register(kind: str, name: str, item: Item, same: Callable[[Any, Any], bool] | None = None) -> Item:
+def register(kind: str, name: str, item: Item, origin_of: Callable[[Any], tuple[str, str]] = origin) -> Item:
     """Store ``item`` as the ``kind`` contribution called ``name`` and return it.
 
     Args:
-        same: ``(existing, item) -> bool``, when the two are one contribution (default: same
-            :func:`origin`).
+        origin_of: where a contribution of this kind was defined (default :func:`origin`; a wrapper
+            object names what it wraps). Two registrations with one origin are one contribution.
 
     Raises:
         ValueError: ``kind`` is not one of :data:`KINDS`, ``name`` is empty, or ``name`` is taken by
@@ -62,15 +62,11 @@ def register(kind: str, name: str, item: Item, same: Callable[[Any, Any], bool] 
     if not name:
         raise ValueError(f"a {kind} needs a name")
     existing = _ITEMS[kind].get(name)
-    if existing is not None and existing is not item and not (same or _same_origin)(existing, item):
-        where = ".".join(origin(existing))
+    if existing is not None and existing is not item and origin_of(existing) != origin_of(item):
+        where = ".".join(part for part in origin_of(existing) if part)
         raise ValueError(f"{kind} '{name}' is already registered by {where}")
     _ITEMS[kind][name] = item
     return item
-
-
-def _same_origin(existing: Any, item: Any) -> bool:
-    return origin(existing) == origin(item)
 
 
 def registered(kind: str) -> dict[str, Any]:

@@ -422,7 +422,7 @@ def test_problem_names_unknown_fact(banking_pack, cli, repo_root):
     edit(banking_pack, f"{FACTS}/wires_and_transfers.yaml", "{wire: domestic_wire_outgoing,",
          "{wire: domestic_wire_outbound,")
     load_pack(banking_pack)  # the pack itself is consistent
-    problems = repo_root / "taugen" / "generators" / "domains" / "banking" / "problems.py"
+    problems = repo_root / "taugen" / "domains" / "banking" / "problems.py"
     source = problems.read_text(encoding="utf-8").splitlines()
     name_at = next(i for i, line in enumerate(source) if line.strip() == 'name = "domestic_wire"')
     class_line = max(i for i in range(name_at) if source[i].startswith("class ")) + 1

@@ -550,7 +550,10 @@ def test_spread_range_reads_one_range_or_one_per_variant():
     assert spread_range(Decks(), "slides") == (90, 640)
     assert spread_range(Decks(), "handbook") is None
     assert spread_range(Calls(), "") == (120, 480) and spread_range(Calls(), "any") == (120, 480)
-    assert spread_range(object(), "") is None
+    class Plain:  # the Genre base's default: no planned lengths
+        spread_words = None
+
+    assert spread_range(Plain(), "") is None
     with pytest.raises(ValueError, match="bad"):
         spread_range(Bad(), "")
 

@@ -374,7 +374,7 @@ def register_pack(name: str, directory: str | Path) -> Path:
     directory = Path(directory).resolve()
     if not (directory / "domain.yaml").is_file():
         raise InputError(f"pack '{name}' has no domain.yaml", directory)
-    return plugins.register("domain_pack", name, directory, same=lambda existing, new: existing == new)
+    return plugins.register("domain_pack", name, directory, origin_of=lambda folder: (str(folder), ""))
 
 
 def packs() -> dict[str, Path]:

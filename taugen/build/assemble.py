@@ -30,6 +30,7 @@ from taugen.generators.corpus.vocabulary import business_words
 from taugen.generators.domain import DomainDefinition
 from taugen.generators.tasks import TaskRecord
 from taugen.generators.tiers import TierPreset
+from taugen.manifest import MANIFEST_PATH, manifest_bytes
 from taugen.text import count_tokens
 
 POLICY_ARTIFACT_ID = f"{POLICY_DOCUMENT}_001"
@@ -241,7 +242,7 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
                 "client_confirmable": plan.client_confirmable, "modality": plan.modality,
                 "arcs": plan.arcs, "discovery": plan.discovery, "contested": plan.contested, "routes": plan.routes,
                 "modality_substitutions": plan.modality_substitutions, "client_overlay": plan.overlay}
-    files["author/manifest.json"] = json_bytes(manifest)
+    files[MANIFEST_PATH] = manifest_bytes(manifest)
     files["author/certificates.json"] = json_bytes({t.task_id: t.certificate.as_dict() for t in tasks})
     files["author/task_facts.json"] = json_bytes({t.task_id: {"problems": t.problems, "facts": t.facts,
                                                               "context_facts": t.context_facts,

@@ -349,10 +349,14 @@ def validate_files(files: BundleFiles, source: str, on_validator: Callable[[str]
     validators a second read of the same bytes during a build; ``taugen validate`` leaves it out.
     ``workers`` > 1 runs the validators side by side in forked processes (same findings; see
     :func:`~taugen.validators.registry.run_validators`).
+
+    Raises:
+        InputError: the bundle has no valid manifest (every validator reads it: one line, not a crash each).
     """
     content = {path: data for path, data in files.items()
                if not path.startswith("author/validation.") and path != "SHA256SUMS"}
     view = BundleView(content, source=source, _text_cache=dict(texts or {}))
+    view.manifest  # noqa: B018 - parsed and checked once, before any validator
     return run_validators(view, on_validator, workers=workers)
 
 

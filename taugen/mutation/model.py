@@ -256,7 +256,7 @@ def mutation(kind: str, name: str, description: str) -> Callable[[Operator], Ope
         domain = module.rpartition(".")[0] if module.endswith(".mutations") else None
         operator = MutationOperator(kind, name, description, function, domain)
         plugins.register("mutation_operator", operator.mutant_id, operator,
-                         same=lambda existing, new: plugins.origin(existing.function) == plugins.origin(new.function))
+                         origin_of=lambda operator: plugins.origin(operator.function))
         return function
 
     return register

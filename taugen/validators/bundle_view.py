@@ -14,6 +14,7 @@ from typing import Any, Mapping
 
 from pydantic import TypeAdapter
 
+from taugen.manifest import MANIFEST_PATH, read_manifest
 from taugen.authoring.values import FactValue
 from taugen.errors import InputError
 from taugen.generators.corpus.genre import ArtifactPlan, RenderedArtifact, RenderedFile, Rendition, get_genre
@@ -65,7 +66,14 @@ class BundleView(BundleLayout):
 
     @cached_property
     def manifest(self) -> dict[str, Any]:
-        return self._json("author/manifest.json")
+        """``author/manifest.json``, checked against :class:`taugen.manifest.Manifest`.
+
+        Raises:
+            InputError: the file is missing, not JSON, or not a valid manifest.
+        """
+        if MANIFEST_PATH not in self.files:
+            raise InputError(f"bundle is missing {MANIFEST_PATH}", self.source)
+        return read_manifest(self.files[MANIFEST_PATH], self.source)
 
     @cached_property
     def tasks(self) -> list[dict[str, Any]]:

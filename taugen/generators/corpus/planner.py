@@ -911,7 +911,7 @@ def spread_range(genre: Genre, variant: str) -> tuple[int, int] | None:
 
     A genre declares ``spread_words`` as one ``(low, high)`` pair for all its variants, or as a dict from
     variant to pair (``''`` is the default for variants it does not name); a variant mapped to nothing
-    (or a genre without the attribute) is not spread. Raises ``ValueError`` for a pair with
+    (or a genre that declares none, the base's default) is not spread. Raises ``ValueError`` for a pair with
     ``low > high`` or a negative bound.
     """
     declared = genre.spread_words

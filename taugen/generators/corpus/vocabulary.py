@@ -187,7 +187,7 @@ def register_vocabulary(name: str, model: type[GenreVocabulary], neutral: GenreV
     if not isinstance(neutral, model):
         raise TypeError(f"the neutral vocabulary of '{name}' is not a {model.__name__}")
     plugins.register("vocabulary_section", name, VocabularySection(name, model, neutral),
-                     same=lambda existing, new: plugins.origin(existing.model) == plugins.origin(new.model))
+                     origin_of=lambda section: plugins.origin(section.model))
     return model
 
 
