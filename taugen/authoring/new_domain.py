@@ -33,8 +33,10 @@ TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "new_domain"
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
-def check_name(name: str) -> None:
-    """Refuse a NAME that cannot be both a domain id and the top-level Python package of the folder.
+def check_name(name: str, target: Path | None = None) -> None:
+    """Refuse a NAME that cannot be both a domain id and the top-level Python package of the folder
+    (``target``: the folder to be written, which an empty folder of that name in the current folder makes
+    importable as a namespace package already: that one is no clash).
 
     Raises:
         InputError: not snake_case (lower-case letters, digits, underscores, starting with a letter), a
@@ -47,10 +49,13 @@ def check_name(name: str) -> None:
     if keyword.iskeyword(name) or keyword.issoftkeyword(name):
         raise InputError(f"domain name '{name}' is a Python keyword; it must name the domain's Python package")
     try:
-        taken = importlib.util.find_spec(name) is not None
+        found = importlib.util.find_spec(name)
     except (ImportError, ValueError):
-        taken = True
-    if taken:
+        found = None
+    locations = [Path(location).resolve() for location in (found.submodule_search_locations or [])] if found else []
+    itself = target is not None and found is not None and found.origin in (None, "namespace") \
+        and locations == [target.resolve()]
+    if found is not None and not itself:
         raise InputError(f"domain name '{name}' is already an importable Python module; choose another name "
                          "(the folder is imported as the package of that name)")
 
@@ -76,13 +81,13 @@ def new_domain(name: str, out: str | Path = ".") -> Path:
         InputError: a bad ``name`` (:func:`check_name`), ``out/name`` exists and is not an empty folder,
             or ``out`` is not a folder that can be written. Nothing is written then.
     """
-    check_name(name)
     out = Path(out)
     target = out / name
+    check_name(name, target)
     if out.exists() and not out.is_dir():
         raise InputError("--out is not a folder", out)
     if target.is_symlink() or (target.exists() and (not target.is_dir() or any(target.iterdir()))):
-        raise InputError(f"{target} exists and is not an empty folder; new-domain never overwrites", target)
+        raise InputError("exists and is not an empty folder; new-domain never overwrites", target)
     files = render_skeleton(name)
     created_out = not out.exists()
     try:
