@@ -196,3 +196,24 @@ def test_a_pack_folder_that_an_installed_module_would_shadow_is_refused(tmp_path
     with pytest.raises(InputError, match="environment module 'tabnanny' (would import|is imported already from) "
                                          ".*not (from )?the pack folder"):
         import_environment("tabnanny", folder)
+
+
+def test_a_registered_pack_folder_is_found_without_pack(tmp_path, monkeypatch):
+    """A plugin that registers a new-domain folder (``register_pack``) needs no ``--pack``: the bundle's
+    module is looked up among the registered folders by name."""
+    from taugen import plugins
+    from taugen.authoring.new_domain import new_domain
+    from taugen.authoring.pack import register_pack
+    from taugen.build.pipeline import load_bundle_code
+
+    monkeypatch.setattr(plugins, "_ITEMS", {kind: dict(items) for kind, items in plugins._ITEMS.items()})
+    folder = new_domain("regclub", tmp_path)
+    register_pack("regclub", folder)
+    files = {"author/manifest.json": json.dumps({"domain": "regclub", "environment": "regclub"}).encode()}
+    try:
+        assert load_bundle_code(files, "bundle") == "regclub"
+        assert sys.modules["regclub"].DOMAIN.name == "regclub"
+        assert Path(sys.modules["regclub"].__file__) == (folder / "__init__.py").resolve()
+    finally:
+        for module in [m for m in sys.modules if m == "regclub" or m.startswith("regclub.")]:
+            del sys.modules[module]
