@@ -87,6 +87,9 @@ def _findings_table(findings, limit: int = 30) -> Table:
 _CACHE_OPTION = typer.Option(None, "--cache", help="Content cache folder for texts read back from PDFs "
                              "(default $TAUGEN_CACHE, else ~/.cache/taugen).")
 _NO_CACHE_OPTION = typer.Option(False, "--no-cache", help="Read every file afresh; read and write no cache.")
+_PACK_OPTION = typer.Option(None, "--pack", help="The pack folder the bundle was built from, for a domain whose "
+                            "code lives in its pack folder (taugen new-domain); built-in and installed domains "
+                            "need none.")
 
 
 def _use_cache(folder: Optional[Path], off: bool) -> None:
@@ -194,12 +197,13 @@ def validate(
     output_format: ReportFormat = typer.Option(ReportFormat.text, "--format", help="Report format."),
     cache: Optional[Path] = _CACHE_OPTION,
     no_cache: bool = _NO_CACHE_OPTION,
+    pack: Optional[Path] = _PACK_OPTION,
 ) -> None:
     """Re-run every validator on a built bundle, from its files (progress on stderr). Texts read back from
     PDFs are taken from the content cache when the same bytes were read before (``--no-cache``: never)."""
     from taugen.build.files import read_bundle
     from taugen.hashing import sha256sums
-    from taugen.build.pipeline import validate_files
+    from taugen.build.pipeline import load_bundle_code, validate_files
     from taugen.build.report import report_json
     from taugen.generators.corpus.render import render_workers
     from taugen.findings import error as error_finding
@@ -212,6 +216,7 @@ def validate(
                       TimeElapsedColumn(), console=errors, transient=True, disable=not errors.is_terminal) as bar:
             task = bar.add_task("reading the bundle", detail="", total=None)
             files = read_bundle(bundle)
+            load_bundle_code(files, str(bundle), pack)
             names = list(validators())
             bar.update(task, description="validating", total=len(names), detail=f"{len(files)} files")
             done = [0]
@@ -285,6 +290,26 @@ def lint(pack_dir: Path = typer.Argument(..., help="A fact pack folder (holds do
                   f"({time.perf_counter() - started:.2f} s)")
     for note in notes:
         console.print(f"  {note}")
+
+
+@app.command("new-domain")
+def new_domain_command(
+    name: str = typer.Argument(..., help="The domain's name: snake_case; it names the folder and its Python "
+                                         "package."),
+    out: Path = typer.Option(Path("."), "--out", help="Folder to write the domain folder NAME into."),
+) -> None:
+    """Write a working domain skeleton into OUT/NAME (one folder: the pack beside its code). It builds,
+    validates and mutates at every tier; grow it from there. Never overwrites."""
+    from taugen.authoring.new_domain import new_domain
+
+    try:
+        folder = new_domain(name, out)
+    except InputError as exc:
+        _fail_input(exc)
+        return
+    written = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    console.print(f"wrote {folder} ({len(written)} files: {', '.join(written)})", soft_wrap=True)
+    console.print(f"next: taugen lint {folder} && taugen build {folder} --difficulty easy", soft_wrap=True)
 
 
 @app.command()
@@ -485,10 +510,12 @@ def mutate(
     bundle: Path = typer.Argument(..., help="A good bundle folder written by taugen build."),
     out: Path = typer.Option(..., "--out", help="Folder for the mutant bundles and kill_report.json."),
     kind: Optional[list[str]] = typer.Option(None, "--kind", help="Only these defect kinds (repeatable, e.g. K3)."),
+    pack: Optional[Path] = _PACK_OPTION,
 ) -> None:
     """Plant realistic defects of every kind K1-K20 into a bundle, validate each mutant and print the
     kill rate per kind (exit 1 when a mutant survives or the clean bundle has errors, 2 on bad input)."""
     from taugen.build.files import read_bundle
+    from taugen.build.pipeline import load_bundle_code
     from taugen.mutation.model import KINDS
     from taugen.mutation.runner import run_mutation, write_mutants
 
@@ -499,6 +526,7 @@ def mutate(
     started = time.perf_counter()
     try:
         files = read_bundle(bundle)
+        load_bundle_code(files, str(bundle), pack)
         with console.status("validating the clean bundle and each mutant") as status:
             def progress(result) -> None:
                 verdict = "n/a" if not result.applicable else ("killed" if result.killed else "SURVIVED")

@@ -7,6 +7,7 @@ and returns a :class:`BuildResult`; it writes the bundle only when no validator 
 from __future__ import annotations
 
 import dataclasses
+import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from taugen.hashing import stable_seed
 from taugen.generators.corpus.planner import plan_corpus
 from taugen.generators.corpus.render import render_corpus, render_policy, render_workers, template_environment
 from taugen.generators.corpus.vocabulary import load_vocabulary
-from taugen.generators.domain import load_domain
+from taugen.generators.domain import import_environment, load_domain
 from taugen.generators.tasks import compose_tasks, task_space
 from taugen.generators.tiers import tier
 from taugen.validators.bundle_view import BundleView
@@ -148,7 +149,7 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
     with stages.stage("authoring"):
         pack = load_pack(resolve_pack(domain))
         vocabulary = load_vocabulary(pack.directory, [section.id for section in pack.config.sections])
-        definition = load_domain(pack.config, str(pack.directory / "domain.yaml"))
+        definition = load_domain(pack.config, str(pack.directory / "domain.yaml"), pack.directory)
     destination = out / bundle_name(pack, preset)
     check_destination(destination)
     with stages.stage("world"):
@@ -360,6 +361,57 @@ def validate_files(files: BundleFiles, source: str, on_validator: Callable[[str]
     return run_validators(view, on_validator, workers=workers)
 
 
+def load_bundle_code(files: BundleFiles, source: str, pack_dir: str | Path | None = None) -> str | None:
+    """Make the domain code a bundle was built with importable in this process, before validating it.
+
+    A bundle names its domain's code by module (``author/manifest.json`` → ``environment``), never by a
+    path on the build machine, so the same pack and seed give the same bytes wherever they are built. A
+    built-in or installed domain imports by that name. A domain whose package is its pack folder, outside
+    any installed package (``taugen new-domain``), is found from ``pack_dir`` (``--pack DIR``: the folder the
+    bundle was built from; its ``domain.yaml`` must name the same domain and module), else from a pack
+    registered under that folder's name (:func:`taugen.authoring.pack.packs`). The code itself is not hashed
+    into the bundle: ``pack_dir`` must hold the code the bundle was built with.
+
+    Returns:
+        the module name, or None when the bundle has no manifest naming one (validators report that).
+
+    Raises:
+        InputError: ``pack_dir`` is not the bundle's pack, or the module cannot be imported (the message
+            says to give ``--pack``).
+    """
+    import importlib.util
+    import json
+
+    try:
+        manifest = json.loads(files["author/manifest.json"])
+        module, domain = manifest["environment"], manifest["domain"]
+    except (KeyError, ValueError, TypeError):
+        return None
+    if not isinstance(module, str) or not module:
+        return None
+    top = module.split(".")[0]
+    if pack_dir is not None:
+        from taugen.authoring.pack import load_domain_config
+
+        config = load_domain_config(Path(pack_dir))
+        if (config.domain, config.environment) != (domain, module):
+            raise InputError(f"--pack {pack_dir} is domain '{config.domain}' with code '{config.environment}'; "
+                             f"the bundle was built from domain '{domain}' with code '{module}'", source)
+        import_environment(module, pack_dir, Path(pack_dir) / "domain.yaml")
+        return module
+    try:
+        importable = top in sys.modules or importlib.util.find_spec(top) is not None
+    except (ImportError, ValueError):
+        importable = False
+    if not importable:
+        folder = next((f for f in packs().values() if f.name == top and (f / "__init__.py").is_file()), None)
+        if folder is None:
+            raise InputError(f"the bundle's domain code '{module}' is not importable here: give the pack folder it "
+                             f"was built from with --pack DIR (or put that folder's parent on PYTHONPATH)", source)
+        import_environment(module, folder, folder / "domain.yaml")
+    return module
+
+
 def _with_report(files: BundleFiles, findings: list[Finding], name: str) -> BundleFiles:
     with_report = dict(files)
     with_report["author/validation.json"] = json_bytes(report_json(findings, name))
@@ -373,7 +425,7 @@ def load_pack_only(directory: str | Path) -> tuple[Pack, list[str]]:
     load_vocabulary(pack.directory, [section.id for section in pack.config.sections])  # its errors are the pack's too
     from taugen.generators.tasks import check_problem_facts
 
-    definition = load_domain(pack.config, str(pack.directory / "domain.yaml"))
+    definition = load_domain(pack.config, str(pack.directory / "domain.yaml"), pack.directory)
     check_problem_facts(definition, pack)
     notes = []
     problems = [definition.opening, *definition.problems]

@@ -7,7 +7,11 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
 from typing import Callable
 
 from pydantic import BaseModel
@@ -63,19 +67,77 @@ class DomainDefinition:
     families: Callable[..., object] | None = None
 
 
-def load_domain(config: DomainConfig, pack_file: str = "domain.yaml") -> DomainDefinition:
-    """Import the module named by ``config.environment`` and return its ``DOMAIN``.
+def import_environment(module: str, pack_dir: str | Path | None = None,
+                       pack_file: str | Path = "domain.yaml") -> ModuleType:
+    """Import a domain's code module ``module`` (``domain.yaml``'s ``environment``).
+
+    A pack folder that is itself the package (the folder's name is ``module``'s top-level name and it holds
+    an ``__init__.py``, as ``taugen new-domain`` writes it) is imported from that folder, wherever it lies:
+    its ``__init__.py`` is loaded as that package (``sys.path`` is left alone, so nothing else beside the
+    folder becomes importable), and ``module``'s submodules resolve inside it. Once imported, the module is in
+    ``sys.modules``, so every later ``importlib.import_module(module)`` in this process and in the workers it
+    forks (validators, mutants) finds it. Any other module is imported by name, as installed.
+
+    Raises:
+        InputError: the module cannot be imported (or fails while importing), or a package of the folder's
+            name is importable from elsewhere (installed, or imported already from another folder): taugen
+            would run that code, not the pack's.
+    """
+    top = module.split(".")[0]
+    folder = Path(pack_dir).resolve() if pack_dir is not None else None
+    if folder is not None and folder.name == top and (folder / "__init__.py").is_file():
+        _import_folder_package(top, folder, pack_file)
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise InputError(f"environment module '{module}' cannot be imported: {exc}", pack_file) from None
+    except Exception as exc:  # noqa: BLE001 - the named module failed while importing: still the pack's choice
+        raise InputError(f"environment module '{module}' failed to import: {type(exc).__name__}: {exc}",
+                         pack_file) from None
+
+
+def _import_folder_package(name: str, folder: Path, pack_file: str | Path) -> None:
+    """Import ``folder`` (holding ``__init__.py``) as the top-level package ``name``, unless it is already."""
+    init = folder / "__init__.py"
+    loaded = sys.modules.get(name)
+    if loaded is not None:
+        if Path(getattr(loaded, "__file__", "") or "").resolve() != init:
+            raise InputError(f"environment module '{name}' is imported already from "
+                             f"{getattr(loaded, '__file__', None) or 'elsewhere'}, not from the pack folder {folder}",
+                             pack_file)
+        return
+    try:
+        found = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        found = None
+    if found is not None:
+        if found.origin and Path(found.origin).resolve() == init:
+            return  # importable by name already (its parent is on sys.path): the same code
+        raise InputError(f"environment module '{name}' would import {found.origin or 'another package'}, not the "
+                         f"pack folder {folder}; rename the pack's package", pack_file)
+    spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(folder)])
+    if spec is None or spec.loader is None:
+        raise InputError(f"environment module '{name}' cannot be loaded from {folder}", pack_file)
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[name] = package
+    try:
+        spec.loader.exec_module(package)
+    except BaseException:
+        sys.modules.pop(name, None)
+        for submodule in [key for key in sys.modules if key.startswith(f"{name}.")]:
+            sys.modules.pop(submodule, None)
+        raise
+
+
+def load_domain(config: DomainConfig, pack_file: str = "domain.yaml", pack_dir: str | Path | None = None
+                ) -> DomainDefinition:
+    """Import the module named by ``config.environment`` (see :func:`import_environment`: from ``pack_dir``
+    when the pack folder is the package) and return its ``DOMAIN``.
 
     Raises:
         InputError: the module cannot be imported or has no ``DOMAIN`` of the right type.
     """
-    try:
-        module = importlib.import_module(config.environment)
-    except ImportError as exc:
-        raise InputError(f"environment module '{config.environment}' cannot be imported: {exc}", pack_file) from None
-    except Exception as exc:  # noqa: BLE001 - the named module failed while importing: still the pack's choice
-        raise InputError(f"environment module '{config.environment}' failed to import: {type(exc).__name__}: {exc}",
-                         pack_file) from None
+    module = import_environment(config.environment, pack_dir, pack_file)
     definition = getattr(module, "DOMAIN", None)
     if not isinstance(definition, DomainDefinition):
         raise InputError(f"module '{config.environment}' has no DOMAIN (a DomainDefinition)", pack_file)
