@@ -9,8 +9,8 @@ import pytest
 
 from taugen.build.files import read_bundle
 from taugen.errors import InputError
-from taugen.manifest import MANIFEST_PATH, Manifest, manifest_bytes
-from taugen.validators.bundle_view import BundleView
+from taugen.build.pipeline import validate_files
+from taugen.manifest import MANIFEST_PATH, Manifest, manifest_bytes, read_manifest
 
 
 def _manifest(path) -> dict:
@@ -53,7 +53,9 @@ def test_a_broken_manifest_is_named_field_by_field(built_bundle, how):
         manifest_bytes(data)
     files[MANIFEST_PATH] = json.dumps(data).encode()
     with pytest.raises(InputError, match=rf"^bundle-x: author/manifest.json is not a valid manifest: {expected}"):
-        BundleView(files=files, source="bundle-x").manifest
+        read_manifest(files[MANIFEST_PATH], "bundle-x")
+    with pytest.raises(InputError, match=rf"^bundle-x: author/manifest.json is not a valid manifest: {expected}"):
+        validate_files(files, "bundle-x")
 
 
 def test_validate_on_a_bundle_with_a_broken_manifest_is_one_line_and_exit_2(built_bundle, tmp_path, cli):

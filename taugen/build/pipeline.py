@@ -30,6 +30,7 @@ from taugen.generators.tasks import compose_tasks, task_space
 from taugen.generators.tiers import tier
 from taugen.validators.bundle_view import BundleView
 from taugen.findings import Finding, has_errors
+from taugen.manifest import check_manifest
 from taugen.validators.realism import gates_are_errors, repairable
 from taugen.validators.registry import run_validators
 
@@ -357,7 +358,7 @@ def validate_files(files: BundleFiles, source: str, on_validator: Callable[[str]
     content = {path: data for path, data in files.items()
                if not path.startswith("author/validation.") and path != "SHA256SUMS"}
     view = BundleView(content, source=source, _text_cache=dict(texts or {}))
-    view.manifest  # noqa: B018 - parsed and checked once, before any validator
+    check_manifest(view.manifest, source)  # once, before any validator reads it
     return run_validators(view, on_validator, workers=workers)
 
 

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from pydantic import TypeAdapter
 
-from taugen.manifest import MANIFEST_PATH, read_manifest
+from taugen.manifest import MANIFEST_PATH
 from taugen.authoring.values import FactValue
 from taugen.errors import InputError
 from taugen.generators.corpus.genre import ArtifactPlan, RenderedArtifact, RenderedFile, Rendition, get_genre
@@ -66,14 +66,13 @@ class BundleView(BundleLayout):
 
     @cached_property
     def manifest(self) -> dict[str, Any]:
-        """``author/manifest.json``, checked against :class:`taugen.manifest.Manifest`.
+        """``author/manifest.json`` as JSON data (checked against :class:`taugen.manifest.Manifest` by
+        :func:`taugen.build.pipeline.validate_files` before any validator reads it).
 
         Raises:
-            InputError: the file is missing, not JSON, or not a valid manifest.
+            InputError: the file is missing or not JSON.
         """
-        if MANIFEST_PATH not in self.files:
-            raise InputError(f"bundle is missing {MANIFEST_PATH}", self.source)
-        return read_manifest(self.files[MANIFEST_PATH], self.source)
+        return self._json(MANIFEST_PATH)
 
     @cached_property
     def tasks(self) -> list[dict[str, Any]]:
