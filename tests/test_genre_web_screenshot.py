@@ -6,6 +6,7 @@ Chromium screenshots: deterministic PNG bytes, visible page text, validation.
 from __future__ import annotations
 
 import dataclasses
+import os
 import datetime as dt
 import re
 import shutil
@@ -77,3 +78,34 @@ def test_validate_flags_broken_images(context):
     assert "png_size_mismatch" in codes(with_data(artifact, data, png_size=[10, 10]))
     tiny = data[:16] + (40).to_bytes(4, "big") + (30).to_bytes(4, "big") + data[24:]
     assert "png_size" in codes(dataclasses.replace(with_data(artifact, tiny), metadata={}))
+
+
+def test_one_browser_shoots_every_page_as_a_fresh_one_would():
+    """The process keeps its browser between pages: a page's bytes do not depend on what it showed before,
+    nor on whether the browser is fresh, and a forked process starts its own (pipes are never shared)."""
+    page = "<!DOCTYPE html><html><body><h1>Fees</h1><p>A wire costs $25.00.</p></body></html>"
+    other = "<!DOCTYPE html><html><body style='background:#eef4fa'><h2>Limits</h2></body></html>"
+    web_screenshot.screenshot(other, 390, 844, 2)
+    reused = web_screenshot.screenshot(page, 1280, 1000, 1)
+    browser = web_screenshot._BROWSER
+    assert browser is not None and browser.pid == os.getpid()
+    browser.close()
+    web_screenshot._BROWSER = None
+    assert web_screenshot.screenshot(page, 1280, 1000, 1) == reused
+    assert png_size(web_screenshot.screenshot(other, 390, 844, 2)) == (780, 1688)
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - runs in the child
+        same = web_screenshot.screenshot(page, 1280, 1000, 1) == reused
+        own = web_screenshot._BROWSER.pid == os.getpid()
+        web_screenshot._BROWSER.close()
+        os.write(write, b"ok" if same and own else b"no")
+        os._exit(0)
+    os.close(write)
+    os.waitpid(child, 0)
+    assert os.read(read, 2) == b"ok"
+    os.close(read)
+    folder = web_screenshot._BROWSER.folder
+    web_screenshot._BROWSER.close()
+    web_screenshot._BROWSER = None
+    assert not os.path.exists(folder)

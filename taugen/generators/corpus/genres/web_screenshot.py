@@ -11,15 +11,18 @@ Variants:
 
 The HTML page (all text escaped, inline CSS, no external resources; a small inline script scales the
 page down when it would overflow the viewport so that every line is in the picture) is rendered by
-headless Chromium (the Debian ``chromium`` package)::
+headless Chromium (the Debian ``chromium`` package), started once per process and kept for the next
+pages::
 
     chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
              --disable-background-networking --disable-component-update --disable-sync --hide-scrollbars
-             --user-data-dir=<tmp> --window-size=W,H --force-device-scale-factor=S --screenshot=<png> file://<html>
+             --user-data-dir=<tmp> --remote-debugging-pipe about:blank
 
-and the PNG is normalised with Pillow (decoded, converted to RGB, re-encoded with fixed settings and
-no ancillary chunks: no text, time or gamma metadata), so the delivered bytes depend only on the page,
-Chromium and the installed fonts (``fonts-liberation``). The delivered file is the PNG only; the
+which sets the viewport (CSS size and device scale factor), loads the page from a file and captures it
+over the DevTools protocol (see :class:`_Browser`), and the PNG is normalised with Pillow (decoded,
+converted to RGB, re-encoded with fixed settings and no ancillary chunks: no text, time or gamma
+metadata), so the delivered bytes depend only on the page, Chromium and the installed fonts
+(``fonts-liberation``), not on which pages the browser showed before. The delivered file is the PNG only; the
 HTML is kept as ``author_text``. Pages with and without rules share one layout: a page's open
 questions (website) or help cards (app) are drawn from the same count range whether or not some of
 them state rules, the others being help text with no values.
@@ -32,13 +35,21 @@ page's last-updated time and the capture time (``plan.end``).
 
 from __future__ import annotations
 
+import base64
+import ctypes
 import datetime as dt
 import io
+import json
+import os
+import select
 import shutil
+import signal
 import struct
 import subprocess
+import sys
 import tempfile
 from collections.abc import Mapping
+from multiprocessing import util
 from pathlib import Path
 from typing import Annotated, ClassVar
 
@@ -170,24 +181,171 @@ def screenshot(html: str, width: int, height: int, scale: int = 1) -> bytes:
     """Render ``html`` in headless Chromium at ``width``×``height`` CSS pixels and return normalised PNG
     bytes (see the module docstring).
 
+    The page is shot by this process's browser (:class:`_Browser`, started on first use and kept for the
+    next pages): a fresh browser per page cost about two seconds of CPU, most of it starting Chromium.
+    A browser that fails is closed and the page is shot once more by a fresh one.
+
     Raises:
         RuntimeError: Chromium is missing, fails, or writes no image.
     """
-    browser = chromium_executable()
-    with tempfile.TemporaryDirectory(prefix="screenshot-") as folder:
-        page, image = Path(folder) / "page.html", Path(folder) / "shot.png"
-        page.write_text(html, encoding="utf-8")
-        command = [browser, *CHROMIUM_FLAGS, f"--user-data-dir={Path(folder) / 'profile'}",
-                   f"--window-size={width},{height}", f"--force-device-scale-factor={scale}",
-                   f"--screenshot={image}", page.as_uri()]
+    global _BROWSER
+    executable = chromium_executable()
+    for attempt in (1, 2):
+        browser = _BROWSER
+        if browser is None or browser.pid != os.getpid() or browser.executable != executable:
+            browser = _BROWSER = _Browser(executable)  # a forked worker starts its own: pipes are not shared
         try:
-            done = subprocess.run(command, capture_output=True, timeout=120, check=False)
-        except subprocess.TimeoutExpired as exc:
-            raise RuntimeError(f"chromium timed out rendering a screenshot: {exc}") from None
-        if done.returncode != 0 or not image.is_file():
-            tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
-            raise RuntimeError(f"chromium failed to render a screenshot (exit {done.returncode}): {' '.join(tail)}")
-        return normalise_png(image.read_bytes())
+            return normalise_png(browser.shot(html, width, height, scale))
+        except RuntimeError:
+            browser.close()
+            _BROWSER = None
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+class _Browser:
+    """A headless Chromium driven over the Chrome DevTools Protocol on a pipe (``--remote-debugging-pipe``:
+    the browser reads NUL-terminated JSON commands on file descriptor 3 and writes replies and events on
+    descriptor 4; https://chromedevtools.github.io/devtools-protocol/). One page (tab) shoots every
+    screenshot: the viewport is set with ``Emulation.setDeviceMetricsOverride`` (the CSS size and the
+    device scale factor the command-line ``--window-size`` and ``--force-device-scale-factor`` set), the
+    page is loaded from a file, and once its load event has fired and its fonts are ready
+    ``Page.captureScreenshot`` takes the viewport. The browser dies with the process that started it
+    (``PR_SET_PDEATHSIG`` on Linux) and is closed, its profile folder removed, when that process exits.
+    """
+
+    def __init__(self, executable: str) -> None:
+        self.executable = executable
+        self.pid = os.getpid()
+        self.folder = tempfile.mkdtemp(prefix="screenshot-browser-")
+        self.count = 0
+        self.next_id = 0
+        self.buffer = b""
+        self.process: subprocess.Popen | None = None
+        commands_read, commands_write = os.pipe()
+        replies_read, replies_write = os.pipe()
+
+        def in_child() -> None:  # runs in the forked child before exec: the pipe ends on fds 3 and 4
+            os.dup2(commands_read, 3)
+            os.dup2(replies_write, 4)
+            _die_with_parent()
+
+        command = [executable, *CHROMIUM_FLAGS, f"--user-data-dir={Path(self.folder) / 'profile'}",
+                   "--remote-debugging-pipe", "about:blank"]
+        try:
+            self.process = subprocess.Popen(command, preexec_fn=in_child, pass_fds=(3, 4), stdin=subprocess.DEVNULL,
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError as exc:
+            for fd in (commands_read, commands_write, replies_read, replies_write):
+                os.close(fd)
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise RuntimeError(f"chromium could not be started: {exc}") from None
+        os.close(commands_read)
+        os.close(replies_write)
+        self.commands, self.replies = commands_write, replies_read
+        util.Finalize(self, _Browser._shutdown, args=(self.process, self.commands, self.replies, self.folder,
+                                                      self.pid), exitpriority=10)
+        try:
+            target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+            self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+            self.call("Page.enable", session=self.session)
+        except RuntimeError:
+            self.close()
+            raise
+
+    def shot(self, html: str, width: int, height: int, scale: int) -> bytes:
+        """The PNG of ``html`` at ``width``×``height`` CSS pixels and device scale factor ``scale``."""
+        self.count += 1
+        page = Path(self.folder) / f"page-{self.count}.html"  # a new address per page: never a reload
+        page.write_text(html, encoding="utf-8")
+        try:
+            self.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": height,
+                                                             "deviceScaleFactor": scale, "mobile": False},
+                      session=self.session)
+            self.call("Page.navigate", {"url": page.as_uri()}, session=self.session, event="Page.loadEventFired")
+            ready = "document.fonts.ready.then(() => location.href + ' ' + document.readyState)"
+            state = self.call("Runtime.evaluate", {"expression": ready, "awaitPromise": True, "returnByValue": True},
+                              session=self.session)
+            if state.get("result", {}).get("value") != f"{page.as_uri()} complete":
+                raise RuntimeError(f"chromium did not finish loading the page: {state}")
+            data = self.call("Page.captureScreenshot", {"format": "png"}, session=self.session)["data"]
+        finally:
+            page.unlink(missing_ok=True)
+        return base64.b64decode(data)
+
+    def call(self, method: str, params: dict | None = None, session: str | None = None,
+             event: str | None = None) -> dict:
+        """Send one command and return its result, reading until the reply (and ``event``, when named,
+        from the same session) has come; events in between are dropped."""
+        self.next_id += 1
+        message: dict = {"id": self.next_id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        try:
+            os.write(self.commands, json.dumps(message).encode() + b"\0")
+        except OSError as exc:
+            raise RuntimeError(f"chromium stopped taking commands: {exc}") from None
+        result, seen = None, event is None
+        while result is None or not seen:
+            reply = self._read()
+            if reply.get("id") == self.next_id:
+                if "error" in reply:
+                    raise RuntimeError(f"chromium refused {method}: {reply['error']}")
+                result = reply.get("result", {})
+            elif event and reply.get("method") == event and reply.get("sessionId") == session:
+                seen = True
+        return result
+
+    def _read(self) -> dict:
+        while b"\0" not in self.buffer:
+            ready, _, _ = select.select([self.replies], [], [], _TIMEOUT)
+            if not ready:
+                raise RuntimeError(f"chromium did not answer within {_TIMEOUT} s")
+            chunk = os.read(self.replies, 1 << 20)
+            if not chunk:
+                raise RuntimeError(f"chromium closed its pipe (exit {self.process.poll() if self.process else None})")
+            self.buffer += chunk
+        message, self.buffer = self.buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def close(self) -> None:
+        """Stop the browser and remove its profile folder (only in the process that started it)."""
+        if self.process is not None:
+            _Browser._shutdown(self.process, self.commands, self.replies, self.folder, self.pid)
+            self.process = None
+
+    @staticmethod
+    def _shutdown(process: subprocess.Popen, commands: int, replies: int, folder: str, pid: int) -> None:
+        if os.getpid() != pid or process.returncode is not None:
+            return
+        for fd in (commands, replies):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+_BROWSER: _Browser | None = None
+"""This process's browser (a forked worker sees its parent's here and starts its own)."""
+_TIMEOUT = 120
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to kill this (child) process when the process that started it dies, so that a worker
+    killed by its pool never leaves a browser behind; elsewhere nothing."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
 
 
 def normalise_png(data: bytes) -> bytes:
