@@ -109,3 +109,21 @@ def test_one_browser_shoots_every_page_as_a_fresh_one_would():
     web_screenshot._BROWSER.close()
     web_screenshot._BROWSER = None
     assert not os.path.exists(folder)
+
+
+@pytest.mark.parametrize("variant", ["website", "mobile_app"])
+def test_a_page_without_rules_asks_about_other_subjects_of_its_topic_without_values(context, variant):
+    """A filler page gives the places of rules to subjects of its topic (as many as ``rule_slots``), asked
+    about as rules are, answered with no value of any fact; so a page's subjects do not say whether it
+    states rules, and a carrier's subject words are not on its page alone."""
+    genre = get_genre(GENRE)
+    rendering = dataclasses.replace(context, facts=dict(FACTS))
+    plan = dataclasses.replace(make_plan(4, filler=True, variant=variant), rule_slots=2)
+    artifact = genre.render(plan, rendering)
+    text = text_of(artifact).lower()
+    subjects = {fact.subject.lower() for fact in FACTS.values()}
+    named = {subject for subject in subjects if subject in text}
+    assert len(named) == 2, named
+    for fact in FACTS.values():
+        assert find_surface_form(fact.value, text_of(artifact)) is None, fact.id
+    assert genre.validate(artifact) == [] and artifact.renditions == []

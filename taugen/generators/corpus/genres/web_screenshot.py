@@ -25,7 +25,10 @@ metadata), so the delivered bytes depend only on the page, Chromium and the inst
 (``fonts-liberation``), not on which pages the browser showed before. The delivered file is the PNG only; the
 HTML is kept as ``author_text``. Pages with and without rules share one layout: a page's open
 questions (website) or help cards (app) are drawn from the same count range whether or not some of
-them state rules, the others being help text with no values.
+them state rules, the others being help text with no values. A page without rules gives the places of
+rules to other subjects of its topic (as many as the plan's ``rule_slots``), asked about as rules are
+and answered without a value (where the terms are, whom to ask); a page with rules names one such
+subject half of the time.
 
 A superseded rendition is framed as history (an italic "earlier" line) only when
 :func:`~taugen.generators.corpus.genre.shown_as_history` holds on the page's last-updated date;
@@ -66,6 +69,7 @@ from taugen.generators.corpus.genre import (
     register_genre,
     shown_as_history,
 )
+from taugen.generators.corpus.genres.benchmarks import other_subjects, subject_run
 from taugen.generators.corpus.genres.workplace import (
     item_label,
     long_day,
@@ -102,6 +106,16 @@ _CLOSED = ("How do I update my contact details?", "Can I manage this in the mobi
            "What if I disagree with a decision?", "Do I need to visit a {site}?")  # {site}: CommonWords
 _LEDES = ("Answers to common questions about {T}.", "Everything you need to know about {T}.",
           "Help with {T}, in plain language.")
+# Answers about a subject of the page's topic that state no value ({S} subject, {site}: CommonWords): the
+# places a page without rules gives to the subjects its carriers' rules are about. No digits, no number words.
+_SUBJECT_ANSWERS = ("The terms for {S} are set out in the account agreement, and notice is given before they change.",
+                    "{US} depends on the account; the terms for each account are listed under Documents in online banking.",
+                    "Staff in chat, by phone or at any {site} can explain {S} for a particular account.",
+                    "{US} is explained in the account terms and shown on the statement when it applies.",
+                    "The current terms for {S} are in the terms and conditions of the account.")
+_SUBJECT_CARDS = ("The terms for this are listed under Documents.", "Chat with the team to check what applies to an account.",
+                  "This depends on the account: the terms are under Documents.",
+                  "Shown on the statement when it applies; the terms are under Documents.")
 _APP_NOTES = ("Changes take effect straight away.", "Questions? Tap Help to chat with us.",
               "Manage your alerts in Settings.")
 
@@ -161,6 +175,13 @@ NEUTRAL_WORDS = WebScreenshotWords(
     footer_notice="All rights reserved.",
 )
 register_vocabulary("web_screenshot", WebScreenshotWords, NEUTRAL_WORDS)
+
+
+def subject_of(fact) -> str:
+    """A fact's subject as a page writes it mid-sentence: lower-case first letter unless it starts with an
+    acronym (``ATM``), no final full stop."""
+    subject = (fact.subject or "").strip().rstrip(".")
+    return subject if len(subject) > 1 and subject[:2].isupper() else subject[:1].lower() + subject[1:]
 
 
 def chromium_executable() -> str:
@@ -438,12 +459,29 @@ class WebScreenshotGenre(Genre):
             groups.append([rendition])
         return groups
 
+    @staticmethod
+    def _subjects(rng, context: RenderContext, plan: ArtifactPlan, rules: int) -> list:
+        """Subjects of the page's topic that it names without a value (:func:`other_subjects`, a
+        :func:`subject_run` of them): on a page without rules as many as the plan's ``rule_slots`` (the
+        rule count of a page with rules; one to three unplanned), on a page with rules one half of the
+        time, so that the subjects a page names do not tell whether it states rules."""
+        subjects = subject_run(rng, other_subjects(context, plan))
+        wanted = rng.choice((0, 1, 1, 2)) if rules else plan.rule_slots or rng.choice((1, 2, 3))
+        return subjects[:wanted]
+
     def _website(self, rng, plan: ArtifactPlan, context: RenderContext, ordered: list[Rendition], day: dt.date,
                  topic: str, accent: str, tint: str) -> str:
         entries = []
         for group in self._groups(plan, ordered, day):
             question = rng.choice(_QUESTIONS).format(S=subject_phrase(plan, group[0]))
             entries.append({"question": upper_first(question), "answers": self._answers(rng, plan, group, day)})
+        terms = context.vocabulary.common.terms()
+        for fact in self._subjects(rng, context, plan, len(entries)):
+            subject = subject_of(fact)
+            entries.insert(rng.randint(0, len(entries)), {
+                "question": upper_first(rng.choice(_QUESTIONS).format(S=subject)),
+                "answers": [{"text": rng.choice(_SUBJECT_ANSWERS).format(S=subject, US=upper_first(subject), **terms),
+                             "earlier": False}]})
         domain_words: WebScreenshotWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
         fillers = list(domain_words.help_questions)
         rng.shuffle(fillers)
@@ -452,7 +490,7 @@ class WebScreenshotGenre(Genre):
             entries.insert(rng.randint(0, len(entries)), {"question": question.format(T=topic),
                                                           "answers": [{"text": answer, "earlier": False}]})
         closed = rng.sample(_CLOSED, k=rng.randint(1, 3))
-        entries += [{"question": q.format(**context.vocabulary.common.terms()), "answers": []} for q in closed]
+        entries += [{"question": q.format(**terms), "answers": []} for q in closed]
         section = plan.topic_title or "Help"
         heading = f"{section}: frequently asked questions" if rng.random() < 0.5 else f"Help with {topic}"
         return context.templates.get_template("web_screenshot/website.html.j2").render(
@@ -468,6 +506,10 @@ class WebScreenshotGenre(Genre):
         for group in self._groups(plan, ordered, day):
             cards.append({"title": item_label(plan, group[0]), "paragraphs": self._answers(rng, plan, group, day),
                           "rows": []})
+        for fact in self._subjects(rng, context, plan, len(cards)):
+            cards.insert(rng.randint(0, len(cards)), {"title": upper_first(subject_of(fact)), "rows": [],
+                                                      "paragraphs": [{"text": rng.choice(_SUBJECT_CARDS),
+                                                                      "earlier": False}]})
         domain_words: WebScreenshotWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
         helps = list(domain_words.app_help)
         rng.shuffle(helps)
