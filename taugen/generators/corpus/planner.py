@@ -80,7 +80,7 @@ from taugen.generators.tiers import MODALITIES, Surface, TierPreset
 POLICY_DOCUMENT = "policy_document"
 
 # Media of the built-in genres (a genre may declare ``medium`` and ``substitute`` itself).
-_MEDIA = {"call_recording": "audio", "flowchart": "image", "web_screenshots": "image", "web_screenshot": "image"}
+_MEDIA = {"call_recording": "audio", "flowchart": "image", "web_screenshot": "image"}
 _SUBSTITUTES = {"call_recording": ("support_transcript", "phone"), "flowchart": ("pdf_document", "handbook"),
                 "web_screenshot": ("knowledge_base_archive", "")}
 # Long-form ranges in words of running text, by (genre, variant); '' = any variant. A genre may declare
