@@ -127,3 +127,11 @@ def test_a_page_without_rules_asks_about_other_subjects_of_its_topic_without_val
     for fact in FACTS.values():
         assert find_surface_form(fact.value, text_of(artifact)) is None, fact.id
     assert genre.validate(artifact) == [] and artifact.renditions == []
+
+
+def test_a_subject_keeps_its_capitals_except_an_opening_article():
+    assert web_screenshot.subject_of(FACTS["atm_daily_cap"]) == "the daily ATM withdrawal limit"
+    saturday = FACTS["atm_daily_cap"].model_copy(update={"subject": "Saturday hours at the Elm Street branch."})
+    assert web_screenshot.subject_of(saturday) == "Saturday hours at the Elm Street branch"
+    article = FACTS["atm_daily_cap"].model_copy(update={"subject": "The ATM fee"})
+    assert web_screenshot.subject_of(article) == "the ATM fee"

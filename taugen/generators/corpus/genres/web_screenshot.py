@@ -178,10 +178,11 @@ register_vocabulary("web_screenshot", WebScreenshotWords, NEUTRAL_WORDS)
 
 
 def subject_of(fact) -> str:
-    """A fact's subject as a page writes it mid-sentence: lower-case first letter unless it starts with an
-    acronym (``ATM``), no final full stop."""
+    """A fact's subject as a page writes it mid-sentence, without a final full stop: an article that opens
+    it in lower case, any other first word as the pack writes it ("Saturday hours at ...", "ATM ...")."""
     subject = (fact.subject or "").strip().rstrip(".")
-    return subject if len(subject) > 1 and subject[:2].isupper() else subject[:1].lower() + subject[1:]
+    first = subject.split(" ", 1)[0]
+    return subject[:1].lower() + subject[1:] if first in ("The", "A", "An") else subject
 
 
 def chromium_executable() -> str:
@@ -478,7 +479,9 @@ class WebScreenshotGenre(Genre):
                  topic: str, accent: str, tint: str) -> str:
         entries = []
         for group in self._groups(plan, ordered, day):
-            question = rng.choice(_QUESTIONS).format(S=subject_phrase(plan, group[0]))
+            fact = plan.facts.get(group[0].fact_id)
+            said = subject_of(fact) if fact is not None and fact.subject else subject_phrase(plan, group[0])
+            question = rng.choice(_QUESTIONS).format(S=said)
             entries.append({"question": upper_first(question), "answers": self._answers(rng, plan, group, day)})
         terms = context.vocabulary.common.terms()
         for fact in self._subjects(rng, context, plan, len(entries)):
