@@ -291,7 +291,8 @@ class _Browser:
                               session=self.session)
             if state.get("result", {}).get("value") != f"{page.as_uri()} complete":
                 raise RuntimeError(f"chromium did not finish loading the page: {state}")
-            data = self.call("Page.captureScreenshot", {"format": "png"}, session=self.session)["data"]
+            data = self.call("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True},
+                             session=self.session)["data"]
         finally:
             page.unlink(missing_ok=True)
         return base64.b64decode(data)
