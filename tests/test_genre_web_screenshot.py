@@ -135,3 +135,20 @@ def test_a_subject_keeps_its_capitals_except_an_opening_article():
     assert web_screenshot.subject_of(saturday) == "Saturday hours at the Elm Street branch"
     article = FACTS["atm_daily_cap"].model_copy(update={"subject": "The ATM fee"})
     assert web_screenshot.subject_of(article) == "the ATM fee"
+
+
+@pytest.mark.parametrize("variant,low,high", [("website", 130, 330), ("mobile_app", 70, 160)])
+def test_a_planned_length_sets_the_amount_of_help_text(context, variant, low, high):
+    """The planner spreads lengths over the pages (``spread_words``) so that the genre's lengths pass the
+    length gate at any count; a page grows or shrinks its help text, never its rules, towards its length."""
+    from taugen.generators.corpus.genres.workplace import token_count
+
+    genre = get_genre(GENRE)
+    plan = make_plan(5, variant=variant)
+    short, long = (genre.render(dataclasses.replace(plan, length_words=words), context) for words in (low, high))
+    counts = [token_count(text_of(artifact)) for artifact in (short, long)]
+    assert counts[1] - counts[0] >= (high - low) // 2, counts
+    for artifact in (short, long):
+        check_placed(artifact)
+        assert artifact.renditions == plan.renditions
+    assert genre.spread_words[variant][0] <= low + 10 and high <= genre.spread_words[variant][1] + 40

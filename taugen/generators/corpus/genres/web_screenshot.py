@@ -28,7 +28,12 @@ questions (website) or help cards (app) are drawn from the same count range whet
 them state rules, the others being help text with no values. A page without rules gives the places of
 rules to other subjects of its topic (as many as the plan's ``rule_slots``), asked about as rules are
 and answered without a value (where the terms are, whom to ask); a page with rules names one such
-subject half of the time.
+subject now and then (none to two).
+
+With a planned length (``plan.length_words``, tokens of visible text; the planner spreads them over each
+variant's ``spread_words`` range), the page takes the amount of help text (generic questions, closed
+questions and side cards; app help cards and toggles) that brings it closest to that length; the rules
+and subjects it names are the same whatever the length, and only the chosen page is shot.
 
 A superseded rendition is framed as history (an italic "earlier" line) only when
 :func:`~taugen.generators.corpus.genre.shown_as_history` holds on the page's last-updated date;
@@ -76,6 +81,7 @@ from taugen.generators.corpus.genres.workplace import (
     office_time,
     plan_frame,
     subject_phrase,
+    token_count,
     upper_first,
     visible_text,
     window,
@@ -103,7 +109,10 @@ _ACCENTS = (("#1f5f3f", "#eef6f1"), ("#1f4e79", "#eef4fa"), ("#7a2e2e", "#f8efef
 _QUESTIONS = ("What should I know about {S}?", "What are the rules for {S}?", "What applies to {S}?",
               "Where can I read the terms for {S}?")
 _CLOSED = ("How do I update my contact details?", "Can I manage this in the mobile app?",
-           "What if I disagree with a decision?", "Do I need to visit a {site}?")  # {site}: CommonWords
+           "What if I disagree with a decision?", "Do I need to visit a {site}?",  # {site}: CommonWords
+           "How do I reset my password?", "How do I switch to paperless statements?",
+           "Can someone else manage my account for me?", "How do I report a scam?",
+           "Where can I find my account documents?", "How do I give feedback about this page?")
 _LEDES = ("Answers to common questions about {T}.", "Everything you need to know about {T}.",
           "Help with {T}, in plain language.")
 # Answers about a subject of the page's topic that state no value ({S} subject, {site}: CommonWords): the
@@ -116,6 +125,10 @@ _SUBJECT_ANSWERS = ("The terms for {S} are set out in the account agreement, and
 _SUBJECT_CARDS = ("The terms for this are listed under Documents.", "Chat with the team to check what applies to an account.",
                   "This depends on the account: the terms are under Documents.",
                   "Shown on the statement when it applies; the terms are under Documents.")
+_SHAPES = {"website": [(open_, closed, cards) for open_ in range(2, 10) for closed, cards in ((1, 2), (4, 3), (9, 4))],
+           "mobile_app": [(cards, toggles) for cards in range(1, 8) for toggles in (0, 6)]}
+"""The page shapes a planned length chooses from: (open questions, closed questions, side cards) on the
+website, (cards, toggles) in the app; help text only, never a rule or a subject more or less."""
 _APP_NOTES = ("Changes take effect straight away.", "Questions? Tap Help to chat with us.",
               "Manage your alerts in Settings.")
 
@@ -400,12 +413,16 @@ class WebScreenshotGenre(Genre):
     max_facts = 4
     variants = ("website", "mobile_app")
     affinity = (("money", "website", 4), ("percent", "website", 3), ("duration", "website", 3),
-                ("duration", "mobile_app", 1), ("text", "website", 2), ("text", "mobile_app", 1),
+                ("duration", "mobile_app", 1), ("text", "website", 4),
                 ("cap", "mobile_app", 3), ("count", "mobile_app", 2), ("boolean", "mobile_app", 1),
                 ("enum", "website", 1))
     """A bank's own fee, rate, limit and help pages state many of its rules; only in the canonical
     register (the genre is not ``voiced``), so the facts drawn to be voiced go to a genre where people
-    talk. Weighted so that screenshots are about 6 % of a hard banking corpus (issue 10)."""
+    talk. Weighted so that screenshots are 6-7 % of a hard banking corpus (issue 10, item 7); free-text
+    rules go to the website (the app screens take limits, counts, yes/no rules and some durations)."""
+    spread_words = {"website": (120, 350), "mobile_app": (65, 165)}
+    """Planned lengths (tokens of visible text) per variant: the planner spreads them over the pages so that
+    their lengths cover the ranges at any count (the length gate measures the genre from twelve pages)."""
     binary = True
     medium = "image"
     substitute = ("knowledge_base_archive", "")
@@ -420,20 +437,14 @@ class WebScreenshotGenre(Genre):
         """
         if len(plan.renditions) > self.max_facts:
             raise ValueError(f"{plan.artifact_id}: web_screenshot holds at most {self.max_facts} facts")
-        rng = plan.rng("screenshot")
         tz = zone(context)
         start, end = window(plan, tz)
         variant = plan.variant if plan.variant in self.variants else self.variants[0]
-        dated = [r.date for r in plan.renditions] or [end.date()]
-        updated = office_time(rng, min(max(max(dated), start.date()), end.date()), start, end)
-        accent, tint = rng.choice(_ACCENTS)
-        topic = subject_phrase(plan)
-        ordered = sorted(plan.renditions, key=lambda r: (r.status == "superseded" and plan.successor(r.fact_id)
-                                                         is not None, r.date, r.fact_id))
-        if variant == "website":
-            html = self._website(rng, plan, context, ordered, updated.date(), topic, accent, tint)
+        if plan.length_words:  # the page whose visible text is closest to the planned length (earliest of equals)
+            pages = [self._page(plan, context, variant, start, end, shape) for shape in _SHAPES[variant]]
+            html, updated = min(pages, key=lambda page: abs(token_count(visible_text(page[0])) - plan.length_words))
         else:
-            html = self._app(rng, plan, context, ordered, updated.date(), topic, accent, end)
+            html, updated = self._page(plan, context, variant, start, end, None)
         width, height, scale = VIEWPORTS[variant]
         data = screenshot(html, width, height, scale)
         size = png_size(data)
@@ -443,6 +454,21 @@ class WebScreenshotGenre(Genre):
                                 renditions=list(plan.renditions),
                                 timestamps=[plan_frame(updated, plan, tz), plan_frame(end, plan, tz)],
                                 metadata=metadata)
+
+    def _page(self, plan: ArtifactPlan, context: RenderContext, variant: str, start: dt.datetime, end: dt.datetime,
+              shape: tuple[int, ...] | None) -> tuple[str, dt.datetime]:
+        """The page's HTML and its last-updated time. ``shape`` fixes how much help text surrounds the rules
+        (website: open questions, closed questions; app: cards, toggles); None draws it."""
+        rng = plan.rng("screenshot")
+        dated = [r.date for r in plan.renditions] or [end.date()]
+        updated = office_time(rng, min(max(max(dated), start.date()), end.date()), start, end)
+        accent, tint = rng.choice(_ACCENTS)
+        topic = subject_phrase(plan)
+        ordered = sorted(plan.renditions, key=lambda r: (r.status == "superseded" and plan.successor(r.fact_id)
+                                                         is not None, r.date, r.fact_id))
+        if variant == "website":
+            return self._website(rng, plan, context, ordered, updated.date(), topic, accent, tint, shape), updated
+        return self._app(rng, plan, context, ordered, updated.date(), topic, accent, end, shape), updated
 
     @staticmethod
     def _answers(rng, plan: ArtifactPlan, group: list[Rendition], day: dt.date) -> list[dict]:
@@ -477,7 +503,7 @@ class WebScreenshotGenre(Genre):
         return subjects[:wanted]
 
     def _website(self, rng, plan: ArtifactPlan, context: RenderContext, ordered: list[Rendition], day: dt.date,
-                 topic: str, accent: str, tint: str) -> str:
+                 topic: str, accent: str, tint: str, shape: tuple[int, ...] | None = None) -> str:
         entries = []
         for group in self._groups(plan, ordered, day):
             fact = plan.facts.get(group[0].fact_id)
@@ -494,11 +520,11 @@ class WebScreenshotGenre(Genre):
         domain_words: WebScreenshotWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
         fillers = list(domain_words.help_questions)
         rng.shuffle(fillers)
-        wanted = rng.randint(2, 6)  # open questions on the page, with or without rules
+        wanted = rng.randint(2, 6) if shape is None else shape[0]  # open questions, with or without rules
         for question, answer in fillers[:max(wanted - len(entries), 0)]:
             entries.insert(rng.randint(0, len(entries)), {"question": question.format(T=topic),
                                                           "answers": [{"text": answer, "earlier": False}]})
-        closed = rng.sample(_CLOSED, k=rng.randint(1, 3))
+        closed = rng.sample(_CLOSED, k=rng.randint(1, 3) if shape is None else shape[1])
         entries += [{"question": q.format(**terms), "answers": []} for q in closed]
         section = plan.topic_title or "Help"
         heading = f"{section}: frequently asked questions" if rng.random() < 0.5 else f"Help with {topic}"
@@ -506,11 +532,13 @@ class WebScreenshotGenre(Genre):
             viewport_height=VIEWPORTS["website"][1], brand=context.config.brand, accent=accent, tint=tint,
             section=section, heading=upper_first(heading),
             lede=rng.choice(_LEDES).format(T=topic), entries=entries,
-            cards=[{"title": title, "body": body} for title, body in rng.sample(domain_words.website_cards, k=2)],
+            cards=[{"title": title, "body": body} for title, body in
+                   rng.sample(domain_words.website_cards, k=2 if shape is None else min(shape[2],
+                                                                                          len(domain_words.website_cards)))],
             footer_notice=domain_words.footer_notice, updated=long_day(day))
 
     def _app(self, rng, plan: ArtifactPlan, context: RenderContext, ordered: list[Rendition], day: dt.date,
-             topic: str, accent: str, captured: dt.datetime) -> str:
+             topic: str, accent: str, captured: dt.datetime, shape: tuple[int, ...] | None = None) -> str:
         cards = []
         for group in self._groups(plan, ordered, day):
             cards.append({"title": item_label(plan, group[0]), "paragraphs": self._answers(rng, plan, group, day),
@@ -522,12 +550,13 @@ class WebScreenshotGenre(Genre):
         domain_words: WebScreenshotWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
         helps = list(domain_words.app_help)
         rng.shuffle(helps)
-        wanted = rng.randint(2, 4)  # cards on the screen, with or without rules
+        wanted = rng.randint(2, 4) if shape is None else shape[0]  # cards on the screen, with or without rules
         for title, text in helps[:max(wanted - len(cards), 0)]:
             cards.insert(rng.randint(0, len(cards)), {"title": title, "paragraphs": [{"text": text, "earlier": False}],
                                                       "rows": []})
-        if rng.random() < 0.35:
-            toggles = rng.sample(domain_words.app_controls, k=rng.randint(2, 4))
+        if (rng.random() < 0.35) if shape is None else shape[1]:
+            toggles = rng.sample(domain_words.app_controls, k=min(len(domain_words.app_controls),
+                                                                  rng.randint(2, 4) if shape is None else shape[1]))
             cards.append({"title": domain_words.app_controls_title, "paragraphs": [],
                           "rows": [{"label": label, "on": rng.random() < 0.5} for label in toggles]})
         heading, back, active = upper_first(plan.topic_title or "Help"), "Help", "Help"
