@@ -35,6 +35,16 @@ N_RUNS = 2
 globals().update(contract(GENRE, SUFFIX, IDS, N_RUNS))
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _close_the_browser():
+    """Stop this process's browser after the module: a pytest-xdist worker may end without running exit
+    handlers, which would leave the browser's profile folder behind."""
+    yield
+    if web_screenshot._BROWSER is not None:
+        web_screenshot._BROWSER.close()
+        web_screenshot._BROWSER = None
+
+
 # ------------------------------------------------------------------------------------------------
 # Screenshot specifics
 # ------------------------------------------------------------------------------------------------
