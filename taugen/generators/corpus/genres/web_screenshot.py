@@ -56,6 +56,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Mapping
 from multiprocessing import util
 from pathlib import Path
@@ -118,7 +119,7 @@ _LEDES = ("Answers to common questions about {T}.", "Everything you need to know
 # Answers about a subject of the page's topic that state no value ({S} subject, {site}: CommonWords): the
 # places a page without rules gives to the subjects its carriers' rules are about. No digits, no number words.
 _SUBJECT_ANSWERS = ("The terms for {S} are set out in the account agreement, and notice is given before they change.",
-                    "{US} depends on the account; the terms for each account are listed under Documents in online banking.",
+                    "{US} depends on the account; the terms for each account are listed under Documents in {online}.",
                     "Staff in chat, by phone or at any {site} can explain {S} for a particular account.",
                     "{US} is explained in the account terms and shown on the statement when it applies.",
                     "The current terms for {S} are in the terms and conditions of the account.")
@@ -270,7 +271,8 @@ class _Browser:
                    "--remote-debugging-pipe", "about:blank"]
         try:
             self.process = subprocess.Popen(command, preexec_fn=in_child, pass_fds=(3, 4), stdin=subprocess.DEVNULL,
-                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                            start_new_session=True)  # its helpers share its process group
         except OSError as exc:
             for fd in (commands_read, commands_write, replies_read, replies_write):
                 os.close(fd)
@@ -360,13 +362,21 @@ class _Browser:
                 os.close(fd)
             except OSError:
                 pass
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        shutil.rmtree(folder, ignore_errors=True)
+        for signal_number in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(process.pid, signal_number)  # the browser and its helper processes (its own group)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                process.wait(timeout=10)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        for _ in range(20):  # a helper may still be writing into the profile for a moment
+            shutil.rmtree(folder, ignore_errors=True)
+            if not os.path.exists(folder):
+                break
+            time.sleep(0.05)
 
 
 _BROWSER: _Browser | None = None
