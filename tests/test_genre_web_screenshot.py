@@ -6,6 +6,7 @@ Chromium screenshots: deterministic PNG bytes, visible page text, validation.
 from __future__ import annotations
 
 import dataclasses
+import os
 import datetime as dt
 import re
 import shutil
@@ -32,6 +33,16 @@ IDS = ("wire_fee_domestic", "atm_daily_cap", "police_report_stolen")
 N_RUNS = 2
 
 globals().update(contract(GENRE, SUFFIX, IDS, N_RUNS))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _close_the_browser():
+    """Stop this process's browser after the module: a pytest-xdist worker may end without running exit
+    handlers, which would leave the browser's profile folder behind."""
+    yield
+    if web_screenshot._BROWSER is not None:
+        web_screenshot._BROWSER.close()
+        web_screenshot._BROWSER = None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -77,3 +88,77 @@ def test_validate_flags_broken_images(context):
     assert "png_size_mismatch" in codes(with_data(artifact, data, png_size=[10, 10]))
     tiny = data[:16] + (40).to_bytes(4, "big") + (30).to_bytes(4, "big") + data[24:]
     assert "png_size" in codes(dataclasses.replace(with_data(artifact, tiny), metadata={}))
+
+
+def test_one_browser_shoots_every_page_as_a_fresh_one_would():
+    """The process keeps its browser between pages: a page's bytes do not depend on what it showed before,
+    nor on whether the browser is fresh, and a forked process starts its own (pipes are never shared)."""
+    page = "<!DOCTYPE html><html><body><h1>Fees</h1><p>A wire costs $25.00.</p></body></html>"
+    other = "<!DOCTYPE html><html><body style='background:#eef4fa'><h2>Limits</h2></body></html>"
+    web_screenshot.screenshot(other, 390, 844, 2)
+    reused = web_screenshot.screenshot(page, 1280, 1000, 1)
+    browser = web_screenshot._BROWSER
+    assert browser is not None and browser.pid == os.getpid()
+    browser.close()
+    web_screenshot._BROWSER = None
+    assert web_screenshot.screenshot(page, 1280, 1000, 1) == reused
+    assert png_size(web_screenshot.screenshot(other, 390, 844, 2)) == (780, 1688)
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - runs in the child
+        same = web_screenshot.screenshot(page, 1280, 1000, 1) == reused
+        own = web_screenshot._BROWSER.pid == os.getpid()
+        web_screenshot._BROWSER.close()
+        os.write(write, b"ok" if same and own else b"no")
+        os._exit(0)
+    os.close(write)
+    os.waitpid(child, 0)
+    assert os.read(read, 2) == b"ok"
+    os.close(read)
+    folder = web_screenshot._BROWSER.folder
+    web_screenshot._BROWSER.close()
+    web_screenshot._BROWSER = None
+    assert not os.path.exists(folder)
+
+
+@pytest.mark.parametrize("variant", ["website", "mobile_app"])
+def test_a_page_without_rules_asks_about_other_subjects_of_its_topic_without_values(context, variant):
+    """A filler page gives the places of rules to subjects of its topic (as many as ``rule_slots``), asked
+    about as rules are, answered with no value of any fact; so a page's subjects do not say whether it
+    states rules, and a carrier's subject words are not on its page alone."""
+    genre = get_genre(GENRE)
+    rendering = dataclasses.replace(context, facts=dict(FACTS))
+    plan = dataclasses.replace(make_plan(4, filler=True, variant=variant), rule_slots=2)
+    artifact = genre.render(plan, rendering)
+    text = text_of(artifact).lower()
+    subjects = {fact.subject.lower() for fact in FACTS.values()}
+    named = {subject for subject in subjects if subject in text}
+    assert len(named) == 2, named
+    for fact in FACTS.values():
+        assert find_surface_form(fact.value, text_of(artifact)) is None, fact.id
+    assert genre.validate(artifact) == [] and artifact.renditions == []
+
+
+def test_a_subject_keeps_its_capitals_except_an_opening_article():
+    assert web_screenshot.subject_of(FACTS["atm_daily_cap"]) == "the daily ATM withdrawal limit"
+    saturday = FACTS["atm_daily_cap"].model_copy(update={"subject": "Saturday hours at the Elm Street branch."})
+    assert web_screenshot.subject_of(saturday) == "Saturday hours at the Elm Street branch"
+    article = FACTS["atm_daily_cap"].model_copy(update={"subject": "The ATM fee"})
+    assert web_screenshot.subject_of(article) == "the ATM fee"
+
+
+@pytest.mark.parametrize("variant,low,high", [("website", 130, 330), ("mobile_app", 70, 160)])
+def test_a_planned_length_sets_the_amount_of_help_text(context, variant, low, high):
+    """The planner spreads lengths over the pages (``spread_words``) so that the genre's lengths pass the
+    length gate at any count; a page grows or shrinks its help text, never its rules, towards its length."""
+    from taugen.generators.corpus.genres.workplace import token_count
+
+    genre = get_genre(GENRE)
+    plan = make_plan(5, variant=variant)
+    short, long = (genre.render(dataclasses.replace(plan, length_words=words), context) for words in (low, high))
+    counts = [token_count(text_of(artifact)) for artifact in (short, long)]
+    assert counts[1] - counts[0] >= (high - low) // 2, counts
+    for artifact in (short, long):
+        check_placed(artifact)
+        assert artifact.renditions == plan.renditions
+    assert genre.spread_words[variant][0] <= low + 10 and high <= genre.spread_words[variant][1] + 40

@@ -34,8 +34,8 @@ The plan is the manifest before rendering. Rules:
 * long documents (``long_documents``): each artifact of a long-form genre gets a ``target_words``
   drawn log-uniformly from the genre's range, carriers and fillers alike;
 * spread lengths: a genre that declares ``spread_words`` (``(low, high)``, or per variant; call recordings,
-  slide decks, support transcripts, knowledge-base exports: genres with a dozen or two records that the
-  length gate measures) gets ``length_words`` stratified over its artifacts that share a range (one
+  slide decks, support transcripts, knowledge-base exports, web and app screenshots: genres with a dozen
+  or two records that the length gate measures) gets ``length_words`` stratified over its artifacts that share a range (one
   stratum each, dealt in a seeded order), so its lengths cover the range at every seed instead of
   bunching by chance; the genre's renderer grows or trims its own content to that length.
 

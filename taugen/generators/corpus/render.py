@@ -112,6 +112,8 @@ def render_corpus(plan: CorpusPlan, context: RenderContext, available: dict[str,
                 rendered.append(artifact)
                 if on_artifact is not None:
                     on_artifact(artifact)
+            pool.close()  # let the workers exit on their own, so they stop what they started (a browser)
+            pool.join()
     finally:
         _JOB = None
     return rendered

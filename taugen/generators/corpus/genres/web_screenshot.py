@@ -11,18 +11,29 @@ Variants:
 
 The HTML page (all text escaped, inline CSS, no external resources; a small inline script scales the
 page down when it would overflow the viewport so that every line is in the picture) is rendered by
-headless Chromium (the Debian ``chromium`` package)::
+headless Chromium (the Debian ``chromium`` package), started once per process and kept for the next
+pages::
 
     chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
              --disable-background-networking --disable-component-update --disable-sync --hide-scrollbars
-             --user-data-dir=<tmp> --window-size=W,H --force-device-scale-factor=S --screenshot=<png> file://<html>
+             --user-data-dir=<tmp> --remote-debugging-pipe about:blank
 
-and the PNG is normalised with Pillow (decoded, converted to RGB, re-encoded with fixed settings and
-no ancillary chunks: no text, time or gamma metadata), so the delivered bytes depend only on the page,
-Chromium and the installed fonts (``fonts-liberation``). The delivered file is the PNG only; the
+which sets the viewport (CSS size and device scale factor), loads the page from a file and captures it
+over the DevTools protocol (see :class:`_Browser`), and the PNG is normalised with Pillow (decoded,
+converted to RGB, re-encoded with fixed settings and no ancillary chunks: no text, time or gamma
+metadata), so the delivered bytes depend only on the page, Chromium and the installed fonts
+(``fonts-liberation``), not on which pages the browser showed before. The delivered file is the PNG only; the
 HTML is kept as ``author_text``. Pages with and without rules share one layout: a page's open
 questions (website) or help cards (app) are drawn from the same count range whether or not some of
-them state rules, the others being help text with no values.
+them state rules, the others being help text with no values. A page without rules gives the places of
+rules to other subjects of its topic (as many as the plan's ``rule_slots``), asked about as rules are
+and answered without a value (where the terms are, whom to ask); a page with rules names one such
+subject now and then (none to two).
+
+With a planned length (``plan.length_words``, tokens of visible text; the planner spreads them over each
+variant's ``spread_words`` range), the page takes the amount of help text (generic questions, closed
+questions and side cards; app help cards and toggles) that brings it closest to that length; the rules
+and subjects it names are the same whatever the length, and only the chosen page is shot.
 
 A superseded rendition is framed as history (an italic "earlier" line) only when
 :func:`~taugen.generators.corpus.genre.shown_as_history` holds on the page's last-updated date;
@@ -32,13 +43,22 @@ page's last-updated time and the capture time (``plan.end``).
 
 from __future__ import annotations
 
+import base64
+import ctypes
 import datetime as dt
 import io
+import json
+import os
+import select
 import shutil
+import signal
 import struct
 import subprocess
+import sys
 import tempfile
+import time
 from collections.abc import Mapping
+from multiprocessing import util
 from pathlib import Path
 from typing import Annotated, ClassVar
 
@@ -55,12 +75,14 @@ from taugen.generators.corpus.genre import (
     register_genre,
     shown_as_history,
 )
+from taugen.generators.corpus.genres.benchmarks import other_subjects, subject_run
 from taugen.generators.corpus.genres.workplace import (
     item_label,
     long_day,
     office_time,
     plan_frame,
     subject_phrase,
+    token_count,
     upper_first,
     visible_text,
     window,
@@ -88,9 +110,26 @@ _ACCENTS = (("#1f5f3f", "#eef6f1"), ("#1f4e79", "#eef4fa"), ("#7a2e2e", "#f8efef
 _QUESTIONS = ("What should I know about {S}?", "What are the rules for {S}?", "What applies to {S}?",
               "Where can I read the terms for {S}?")
 _CLOSED = ("How do I update my contact details?", "Can I manage this in the mobile app?",
-           "What if I disagree with a decision?", "Do I need to visit a {site}?")  # {site}: CommonWords
+           "What if I disagree with a decision?", "Do I need to visit a {site}?",  # {site}: CommonWords
+           "How do I reset my password?", "How do I switch to paperless statements?",
+           "Can someone else manage my account for me?", "How do I report a scam?",
+           "Where can I find my account documents?", "How do I give feedback about this page?")
 _LEDES = ("Answers to common questions about {T}.", "Everything you need to know about {T}.",
           "Help with {T}, in plain language.")
+# Answers about a subject of the page's topic that state no value ({S} subject, {site}: CommonWords): the
+# places a page without rules gives to the subjects its carriers' rules are about. No digits, no number words.
+_SUBJECT_ANSWERS = ("The terms for {S} are set out in the account agreement, and notice is given before they change.",
+                    "{US} depends on the account; the terms for each account are listed under Documents in {online}.",
+                    "Staff in chat, by phone or at any {site} can explain {S} for a particular account.",
+                    "{US} is explained in the account terms and shown on the statement when it applies.",
+                    "The current terms for {S} are in the terms and conditions of the account.")
+_SUBJECT_CARDS = ("The terms for this are listed under Documents.", "Chat with the team to check what applies to an account.",
+                  "This depends on the account: the terms are under Documents.",
+                  "Shown on the statement when it applies; the terms are under Documents.")
+_SHAPES = {"website": [(open_, closed, cards) for open_ in range(2, 10) for closed, cards in ((1, 2), (4, 3), (9, 4))],
+           "mobile_app": [(cards, toggles) for cards in range(1, 8) for toggles in (0, 6)]}
+"""The page shapes a planned length chooses from: (open questions, closed questions, side cards) on the
+website, (cards, toggles) in the app; help text only, never a rule or a subject more or less."""
 _APP_NOTES = ("Changes take effect straight away.", "Questions? Tap Help to chat with us.",
               "Manage your alerts in Settings.")
 
@@ -152,6 +191,14 @@ NEUTRAL_WORDS = WebScreenshotWords(
 register_vocabulary("web_screenshot", WebScreenshotWords, NEUTRAL_WORDS)
 
 
+def subject_of(fact) -> str:
+    """A fact's subject as a page writes it mid-sentence, without a final full stop: an article that opens
+    it in lower case, any other first word as the pack writes it ("Saturday hours at ...", "ATM ...")."""
+    subject = (fact.subject or "").strip().rstrip(".")
+    first = subject.split(" ", 1)[0]
+    return subject[:1].lower() + subject[1:] if first in ("The", "A", "An") else subject
+
+
 def chromium_executable() -> str:
     """Path of the headless Chromium browser.
 
@@ -170,24 +217,181 @@ def screenshot(html: str, width: int, height: int, scale: int = 1) -> bytes:
     """Render ``html`` in headless Chromium at ``width``×``height`` CSS pixels and return normalised PNG
     bytes (see the module docstring).
 
+    The page is shot by this process's browser (:class:`_Browser`, started on first use and kept for the
+    next pages): a fresh browser per page cost about two seconds of CPU, most of it starting Chromium.
+    A browser that fails is closed and the page is shot once more by a fresh one.
+
     Raises:
         RuntimeError: Chromium is missing, fails, or writes no image.
     """
-    browser = chromium_executable()
-    with tempfile.TemporaryDirectory(prefix="screenshot-") as folder:
-        page, image = Path(folder) / "page.html", Path(folder) / "shot.png"
-        page.write_text(html, encoding="utf-8")
-        command = [browser, *CHROMIUM_FLAGS, f"--user-data-dir={Path(folder) / 'profile'}",
-                   f"--window-size={width},{height}", f"--force-device-scale-factor={scale}",
-                   f"--screenshot={image}", page.as_uri()]
+    global _BROWSER
+    executable = chromium_executable()
+    for attempt in (1, 2):
+        browser = _BROWSER
+        if browser is None or browser.pid != os.getpid() or browser.executable != executable:
+            browser = _BROWSER = _Browser(executable)  # a forked worker starts its own: pipes are not shared
         try:
-            done = subprocess.run(command, capture_output=True, timeout=120, check=False)
-        except subprocess.TimeoutExpired as exc:
-            raise RuntimeError(f"chromium timed out rendering a screenshot: {exc}") from None
-        if done.returncode != 0 or not image.is_file():
-            tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
-            raise RuntimeError(f"chromium failed to render a screenshot (exit {done.returncode}): {' '.join(tail)}")
-        return normalise_png(image.read_bytes())
+            return normalise_png(browser.shot(html, width, height, scale))
+        except RuntimeError:
+            browser.close()
+            _BROWSER = None
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+class _Browser:
+    """A headless Chromium driven over the Chrome DevTools Protocol on a pipe (``--remote-debugging-pipe``:
+    the browser reads NUL-terminated JSON commands on file descriptor 3 and writes replies and events on
+    descriptor 4; https://chromedevtools.github.io/devtools-protocol/). One page (tab) shoots every
+    screenshot: the viewport is set with ``Emulation.setDeviceMetricsOverride`` (the CSS size and the
+    device scale factor the command-line ``--window-size`` and ``--force-device-scale-factor`` set), the
+    page is loaded from a file, and once its load event has fired and its fonts are ready
+    ``Page.captureScreenshot`` takes the viewport. The browser dies with the process that started it
+    (``PR_SET_PDEATHSIG`` on Linux) and is closed, its profile folder removed, when that process exits.
+    """
+
+    def __init__(self, executable: str) -> None:
+        self.executable = executable
+        self.pid = os.getpid()
+        self.folder = tempfile.mkdtemp(prefix="screenshot-browser-")
+        self.count = 0
+        self.next_id = 0
+        self.buffer = b""
+        self.process: subprocess.Popen | None = None
+        commands_read, commands_write = os.pipe()
+        replies_read, replies_write = os.pipe()
+
+        def in_child() -> None:  # runs in the forked child before exec: the pipe ends on fds 3 and 4
+            os.dup2(commands_read, 3)
+            os.dup2(replies_write, 4)
+            _die_with_parent()
+
+        command = [executable, *CHROMIUM_FLAGS, f"--user-data-dir={Path(self.folder) / 'profile'}",
+                   "--remote-debugging-pipe", "about:blank"]
+        try:
+            self.process = subprocess.Popen(command, preexec_fn=in_child, pass_fds=(3, 4), stdin=subprocess.DEVNULL,
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                            start_new_session=True)  # its helpers share its process group
+        except OSError as exc:
+            for fd in (commands_read, commands_write, replies_read, replies_write):
+                os.close(fd)
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise RuntimeError(f"chromium could not be started: {exc}") from None
+        os.close(commands_read)
+        os.close(replies_write)
+        self.commands, self.replies = commands_write, replies_read
+        util.Finalize(self, _Browser._shutdown, args=(self.process, self.commands, self.replies, self.folder,
+                                                      self.pid), exitpriority=10)
+        try:
+            target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+            self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+            self.call("Page.enable", session=self.session)
+        except RuntimeError:
+            self.close()
+            raise
+
+    def shot(self, html: str, width: int, height: int, scale: int) -> bytes:
+        """The PNG of ``html`` at ``width``×``height`` CSS pixels and device scale factor ``scale``."""
+        self.count += 1
+        page = Path(self.folder) / f"page-{self.count}.html"  # a new address per page: never a reload
+        page.write_text(html, encoding="utf-8")
+        try:
+            self.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": height,
+                                                             "deviceScaleFactor": scale, "mobile": False},
+                      session=self.session)
+            self.call("Page.navigate", {"url": page.as_uri()}, session=self.session, event="Page.loadEventFired")
+            ready = "document.fonts.ready.then(() => location.href + ' ' + document.readyState)"
+            state = self.call("Runtime.evaluate", {"expression": ready, "awaitPromise": True, "returnByValue": True},
+                              session=self.session)
+            if state.get("result", {}).get("value") != f"{page.as_uri()} complete":
+                raise RuntimeError(f"chromium did not finish loading the page: {state}")
+            data = self.call("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True},
+                             session=self.session)["data"]
+        finally:
+            page.unlink(missing_ok=True)
+        return base64.b64decode(data)
+
+    def call(self, method: str, params: dict | None = None, session: str | None = None,
+             event: str | None = None) -> dict:
+        """Send one command and return its result, reading until the reply (and ``event``, when named,
+        from the same session) has come; events in between are dropped."""
+        self.next_id += 1
+        message: dict = {"id": self.next_id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        try:
+            os.write(self.commands, json.dumps(message).encode() + b"\0")
+        except OSError as exc:
+            raise RuntimeError(f"chromium stopped taking commands: {exc}") from None
+        result, seen = None, event is None
+        while result is None or not seen:
+            reply = self._read()
+            if reply.get("id") == self.next_id:
+                if "error" in reply:
+                    raise RuntimeError(f"chromium refused {method}: {reply['error']}")
+                result = reply.get("result", {})
+            elif event and reply.get("method") == event and reply.get("sessionId") == session:
+                seen = True
+        return result
+
+    def _read(self) -> dict:
+        while b"\0" not in self.buffer:
+            ready, _, _ = select.select([self.replies], [], [], _TIMEOUT)
+            if not ready:
+                raise RuntimeError(f"chromium did not answer within {_TIMEOUT} s")
+            chunk = os.read(self.replies, 1 << 20)
+            if not chunk:
+                raise RuntimeError(f"chromium closed its pipe (exit {self.process.poll() if self.process else None})")
+            self.buffer += chunk
+        message, self.buffer = self.buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def close(self) -> None:
+        """Stop the browser and remove its profile folder (only in the process that started it)."""
+        if self.process is not None:
+            _Browser._shutdown(self.process, self.commands, self.replies, self.folder, self.pid)
+            self.process = None
+
+    @staticmethod
+    def _shutdown(process: subprocess.Popen, commands: int, replies: int, folder: str, pid: int) -> None:
+        if os.getpid() != pid or process.returncode is not None:
+            return
+        for fd in (commands, replies):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        for signal_number in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(process.pid, signal_number)  # the browser and its helper processes (its own group)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                process.wait(timeout=10)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        for _ in range(20):  # a helper may still be writing into the profile for a moment
+            shutil.rmtree(folder, ignore_errors=True)
+            if not os.path.exists(folder):
+                break
+            time.sleep(0.05)
+
+
+_BROWSER: _Browser | None = None
+"""This process's browser (a forked worker sees its parent's here and starts its own)."""
+_TIMEOUT = 120
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to kill this (child) process when the process that started it dies, so that a worker
+    killed by its pool never leaves a browser behind; elsewhere nothing."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
 
 
 def normalise_png(data: bytes) -> bytes:
@@ -218,8 +422,17 @@ class WebScreenshotGenre(Genre):
     label = "Website / app screenshot (PNG)"
     max_facts = 4
     variants = ("website", "mobile_app")
-    affinity = (("percent", "website", 1), ("cap", "mobile_app", 1))
-    """Low on purpose: each screenshot costs a Chromium start (about a second)."""
+    affinity = (("money", "website", 4), ("percent", "website", 3), ("duration", "website", 3),
+                ("duration", "mobile_app", 1), ("text", "website", 4),
+                ("cap", "mobile_app", 3), ("count", "mobile_app", 2), ("boolean", "mobile_app", 1),
+                ("enum", "website", 1))
+    """A bank's own fee, rate, limit and help pages state many of its rules; only in the canonical
+    register (the genre is not ``voiced``), so the facts drawn to be voiced go to a genre where people
+    talk. Weighted so that screenshots are 6-7 % of a hard banking corpus (issue 10, item 7); free-text
+    rules go to the website (the app screens take limits, counts, yes/no rules and some durations)."""
+    spread_words = {"website": (120, 350), "mobile_app": (65, 165)}
+    """Planned lengths (tokens of visible text) per variant: the planner spreads them over the pages so that
+    their lengths cover the ranges at any count (the length gate measures the genre from twelve pages)."""
     binary = True
     medium = "image"
     substitute = ("knowledge_base_archive", "")
@@ -234,20 +447,14 @@ class WebScreenshotGenre(Genre):
         """
         if len(plan.renditions) > self.max_facts:
             raise ValueError(f"{plan.artifact_id}: web_screenshot holds at most {self.max_facts} facts")
-        rng = plan.rng("screenshot")
         tz = zone(context)
         start, end = window(plan, tz)
         variant = plan.variant if plan.variant in self.variants else self.variants[0]
-        dated = [r.date for r in plan.renditions] or [end.date()]
-        updated = office_time(rng, min(max(max(dated), start.date()), end.date()), start, end)
-        accent, tint = rng.choice(_ACCENTS)
-        topic = subject_phrase(plan)
-        ordered = sorted(plan.renditions, key=lambda r: (r.status == "superseded" and plan.successor(r.fact_id)
-                                                         is not None, r.date, r.fact_id))
-        if variant == "website":
-            html = self._website(rng, plan, context, ordered, updated.date(), topic, accent, tint)
+        if plan.length_words:  # the page whose visible text is closest to the planned length (earliest of equals)
+            pages = [self._page(plan, context, variant, start, end, shape) for shape in _SHAPES[variant]]
+            html, updated = min(pages, key=lambda page: abs(token_count(visible_text(page[0])) - plan.length_words))
         else:
-            html = self._app(rng, plan, context, ordered, updated.date(), topic, accent, end)
+            html, updated = self._page(plan, context, variant, start, end, None)
         width, height, scale = VIEWPORTS[variant]
         data = screenshot(html, width, height, scale)
         size = png_size(data)
@@ -257,6 +464,21 @@ class WebScreenshotGenre(Genre):
                                 renditions=list(plan.renditions),
                                 timestamps=[plan_frame(updated, plan, tz), plan_frame(end, plan, tz)],
                                 metadata=metadata)
+
+    def _page(self, plan: ArtifactPlan, context: RenderContext, variant: str, start: dt.datetime, end: dt.datetime,
+              shape: tuple[int, ...] | None) -> tuple[str, dt.datetime]:
+        """The page's HTML and its last-updated time. ``shape`` fixes how much help text surrounds the rules
+        (website: open questions, closed questions; app: cards, toggles); None draws it."""
+        rng = plan.rng("screenshot")
+        dated = [r.date for r in plan.renditions] or [end.date()]
+        updated = office_time(rng, min(max(max(dated), start.date()), end.date()), start, end)
+        accent, tint = rng.choice(_ACCENTS)
+        topic = subject_phrase(plan)
+        ordered = sorted(plan.renditions, key=lambda r: (r.status == "superseded" and plan.successor(r.fact_id)
+                                                         is not None, r.date, r.fact_id))
+        if variant == "website":
+            return self._website(rng, plan, context, ordered, updated.date(), topic, accent, tint, shape), updated
+        return self._app(rng, plan, context, ordered, updated.date(), topic, accent, end, shape), updated
 
     @staticmethod
     def _answers(rng, plan: ArtifactPlan, group: list[Rendition], day: dt.date) -> list[dict]:
@@ -280,45 +502,71 @@ class WebScreenshotGenre(Genre):
             groups.append([rendition])
         return groups
 
+    @staticmethod
+    def _subjects(rng, context: RenderContext, plan: ArtifactPlan, rules: int) -> list:
+        """Subjects of the page's topic that it names without a value (:func:`other_subjects`, a
+        :func:`subject_run` of them): on a page without rules as many as the plan's ``rule_slots`` (the
+        rule count of a page with rules; one to three unplanned), on a page with rules one half of the
+        time, so that the subjects a page names do not tell whether it states rules."""
+        subjects = subject_run(rng, other_subjects(context, plan))
+        wanted = rng.choice((0, 1, 1, 2)) if rules else plan.rule_slots or rng.choice((1, 2, 3))
+        return subjects[:wanted]
+
     def _website(self, rng, plan: ArtifactPlan, context: RenderContext, ordered: list[Rendition], day: dt.date,
-                 topic: str, accent: str, tint: str) -> str:
+                 topic: str, accent: str, tint: str, shape: tuple[int, ...] | None = None) -> str:
         entries = []
         for group in self._groups(plan, ordered, day):
-            question = rng.choice(_QUESTIONS).format(S=subject_phrase(plan, group[0]))
+            fact = plan.facts.get(group[0].fact_id)
+            said = subject_of(fact) if fact is not None and fact.subject else subject_phrase(plan, group[0])
+            question = rng.choice(_QUESTIONS).format(S=said)
             entries.append({"question": upper_first(question), "answers": self._answers(rng, plan, group, day)})
+        terms = context.vocabulary.common.terms()
+        for fact in self._subjects(rng, context, plan, len(entries)):
+            subject = subject_of(fact)
+            entries.insert(rng.randint(0, len(entries)), {
+                "question": upper_first(rng.choice(_QUESTIONS).format(S=subject)),
+                "answers": [{"text": rng.choice(_SUBJECT_ANSWERS).format(S=subject, US=upper_first(subject), **terms),
+                             "earlier": False}]})
         domain_words: WebScreenshotWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
         fillers = list(domain_words.help_questions)
         rng.shuffle(fillers)
-        wanted = rng.randint(2, 6)  # open questions on the page, with or without rules
+        wanted = rng.randint(2, 6) if shape is None else shape[0]  # open questions, with or without rules
         for question, answer in fillers[:max(wanted - len(entries), 0)]:
             entries.insert(rng.randint(0, len(entries)), {"question": question.format(T=topic),
                                                           "answers": [{"text": answer, "earlier": False}]})
-        closed = rng.sample(_CLOSED, k=rng.randint(1, 3))
-        entries += [{"question": q.format(**context.vocabulary.common.terms()), "answers": []} for q in closed]
+        closed = rng.sample(_CLOSED, k=rng.randint(1, 3) if shape is None else shape[1])
+        entries += [{"question": q.format(**terms), "answers": []} for q in closed]
         section = plan.topic_title or "Help"
         heading = f"{section}: frequently asked questions" if rng.random() < 0.5 else f"Help with {topic}"
         return context.templates.get_template("web_screenshot/website.html.j2").render(
             viewport_height=VIEWPORTS["website"][1], brand=context.config.brand, accent=accent, tint=tint,
             section=section, heading=upper_first(heading),
             lede=rng.choice(_LEDES).format(T=topic), entries=entries,
-            cards=[{"title": title, "body": body} for title, body in rng.sample(domain_words.website_cards, k=2)],
+            cards=[{"title": title, "body": body} for title, body in
+                   rng.sample(domain_words.website_cards, k=2 if shape is None else min(shape[2],
+                                                                                          len(domain_words.website_cards)))],
             footer_notice=domain_words.footer_notice, updated=long_day(day))
 
     def _app(self, rng, plan: ArtifactPlan, context: RenderContext, ordered: list[Rendition], day: dt.date,
-             topic: str, accent: str, captured: dt.datetime) -> str:
+             topic: str, accent: str, captured: dt.datetime, shape: tuple[int, ...] | None = None) -> str:
         cards = []
         for group in self._groups(plan, ordered, day):
             cards.append({"title": item_label(plan, group[0]), "paragraphs": self._answers(rng, plan, group, day),
                           "rows": []})
+        for fact in self._subjects(rng, context, plan, len(cards)):
+            cards.insert(rng.randint(0, len(cards)), {"title": upper_first(subject_of(fact)), "rows": [],
+                                                      "paragraphs": [{"text": rng.choice(_SUBJECT_CARDS),
+                                                                      "earlier": False}]})
         domain_words: WebScreenshotWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
         helps = list(domain_words.app_help)
         rng.shuffle(helps)
-        wanted = rng.randint(2, 4)  # cards on the screen, with or without rules
+        wanted = rng.randint(2, 4) if shape is None else shape[0]  # cards on the screen, with or without rules
         for title, text in helps[:max(wanted - len(cards), 0)]:
             cards.insert(rng.randint(0, len(cards)), {"title": title, "paragraphs": [{"text": text, "earlier": False}],
                                                       "rows": []})
-        if rng.random() < 0.35:
-            toggles = rng.sample(domain_words.app_controls, k=rng.randint(2, 4))
+        if (rng.random() < 0.35) if shape is None else shape[1]:
+            toggles = rng.sample(domain_words.app_controls, k=min(len(domain_words.app_controls),
+                                                                  rng.randint(2, 4) if shape is None else shape[1]))
             cards.append({"title": domain_words.app_controls_title, "paragraphs": [],
                           "rows": [{"label": label, "on": rng.random() < 0.5} for label in toggles]})
         heading, back, active = upper_first(plan.topic_title or "Help"), "Help", "Help"

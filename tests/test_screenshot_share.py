@@ -1,0 +1,45 @@
+"""Issue 10, item 7 (a bank's genre mix): web and app screenshots are at least 5 % of the hard banking
+corpus at seeds 0, 1 and 2, and the screenshots that carry rules carry them in the bank's own words.
+
+Measured on the plan (a few seconds per seed), which is what the build renders: the build adds the
+policy document (counted in the total) and re-draws the plan only when a realism gate fails."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from taugen.authoring.pack import load_pack
+from taugen.build.pipeline import resolve_pack
+from taugen.generators.corpus.genre import genres
+from taugen.generators.corpus.planner import plan_corpus
+from taugen.generators.corpus.vocabulary import load_vocabulary
+from taugen.generators.tiers import tier
+
+
+@pytest.fixture(scope="module")
+def banking():
+    pack = load_pack(resolve_pack("banking"))
+    return pack, load_vocabulary(pack.directory, [section.id for section in pack.config.sections])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_hard_banking_plan_is_at_least_five_percent_screenshots(banking, seed):
+    pack, vocabulary = banking
+    available = genres()
+    plan = plan_corpus(pack, tier("hard"), seed, available, vocabulary=vocabulary)
+    shots = [a for a in plan.artifacts if a.genre == "web_screenshot"]
+    total = len(plan.artifacts) + 1  # and the policy document
+    assert len(shots) / total >= 0.05, (len(shots), total)
+    carriers = [a for a in shots if any(r.status in ("current", "superseded") for r in a.renditions)]
+    fillers = [a for a in shots if a not in carriers]
+    assert len(carriers) >= 20 and len(fillers) >= len(carriers)  # fillers follow the carriers' mix
+    assert Counter(a.variant for a in shots).keys() == {"website", "mobile_app"}
+    for artifact in carriers:
+        assert 1 <= len(artifact.renditions) <= available["web_screenshot"].max_facts
+        for rendition in artifact.renditions:
+            fact = artifact.facts[rendition.fact_id]
+            assert rendition.register == "canonical" and rendition.text == fact.statement  # the bank's words
+            assert fact.section == artifact.topic
+    assert not [move for move in plan.modality_substitutions if move["from_genre"] == "web_screenshot"]
