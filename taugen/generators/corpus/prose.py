@@ -110,6 +110,23 @@ class Section:
         return len(self.heading.split()) + sum(len(text.split()) for _kind, text in self.blocks)
 
 
+_BUSINESS_SUFFIXES = frozenset({"Branch", "Center", "Centers", "Club", "Mall", "Mission", "Plaza", "Station",
+                                "Union", "Unions"})
+"""Faker's US street suffixes that also name a place of business: "the Tonya Branch entrance" reads as a
+bank branch, "Tonya Station" as a shop."""
+
+
+def street_names(fake: Faker, count: int) -> list[str]:
+    """``count`` street names from ``fake`` (its own seeded order), skipping the ones whose suffix names a
+    place of business (:data:`_BUSINESS_SUFFIXES`), so a street never reads as one of a domain's sites."""
+    streets: list[str] = []
+    while len(streets) < count:
+        street = fake.street_name()
+        if street.rsplit(" ", 1)[-1] not in _BUSINESS_SUFFIXES:
+            streets.append(street)
+    return streets
+
+
 class _Slots:
     """Slot fillers for one document: a cast of people and places drawn from faker."""
 
@@ -121,7 +138,7 @@ class _Slots:
         self.firsts = [name.split()[0] for name in self.people]
         self.towns = [fake.city() for _ in range(12)]
         self.merchants = [fake.company().replace(",", "").replace(".", "") for _ in range(12)]
-        self.streets = [fake.street_name() for _ in range(10)]
+        self.streets = street_names(fake, 10)
         self.topic = topic
 
     def pick(self, pool):
