@@ -239,7 +239,12 @@ class Genre(ABC):
         voiced: True when the genre carries people talking or writing informally (emails, chats,
             calls, meetings): the planner puts voiced renditions only there.
         mention_audience: who the genre's people name rules in passing to: ``staff`` (colleagues, the
-            default) or ``customer`` (a support conversation), which picks the mention lines that fit.
+            default), ``customer`` (a support conversation) or ``reader`` (a published page), which picks
+            the mention lines that fit.
+        mention_host: True for a genre that is not cue-capable (no running text people write) whose
+            records still name rules of their topic in passing, without a value (a help page's questions
+            about other subjects): the planner's mention passes give it mentions, never pointers,
+            caveats, route pointers or decoys.
         spoken_mentions: True when the genre's people name a rule in passing as they say it (the pack's
             spoken wordings, as often as the tier voices rules), not in the expert's words (the default).
         medium: ``text``, ``image`` or ``audio``: what a reader of the delivered files needs (a tier whose
@@ -268,6 +273,7 @@ class Genre(ABC):
     affinity: tuple[tuple[str, str, int], ...] = ()
     voiced: bool = False
     mention_audience: str = "staff"
+    mention_host: bool = False
     spoken_mentions: bool = False
     medium: str = "text"
     substitute: tuple[str, str] | None = None

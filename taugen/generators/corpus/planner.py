@@ -541,12 +541,13 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
 
 
 class _Hosts:
-    """Existing artifacts that can take one more cue (never a new artifact)."""
+    """Existing artifacts that can take one more cue (never a new artifact): records of cue-capable genres,
+    and for mentions only, of genres that declare ``mention_host``."""
 
     def __init__(self, drafts: list[_Draft], genres: dict[str, Genre], spoken: SpokenWords | None = None,
                  voiced_share: float = 0.0, wording: random.Random | None = None) -> None:
         self.genres = genres
-        self.drafts = [d for d in drafts if cue_capable(genres[d.genre])]
+        self.drafts = [d for d in drafts if cue_capable(genres[d.genre]) or genres[d.genre].mention_host]
         self.by_id = {id(d): d for d in drafts}
         self.spoken = spoken
         self.voiced_share = voiced_share
@@ -606,7 +607,8 @@ class _Hosts:
 
 def _plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: _Hosts,
                    owner_of: dict[str, _Draft], excluded: set[str], seed: int = 0) -> None:
-    """Give records in cue-capable genres *mentions*: rules of their topic named in passing (subject only).
+    """Give records in cue-capable genres (and ``mention_host`` ones) *mentions*: rules of their topic named in
+    passing (subject only).
 
     A filler (with probability ``preset.filler_mentions``) names as many rules as a carrier of its genre
     owns (a seeded draw from that genre's carriers); a carrier with room names one more with half that

@@ -118,8 +118,13 @@ _MENTIONS_AMONG_STAFF = (
     "The customer's question about {subject} is answered and closed.",
     "Following up on {subject} from yesterday's handover.",
 )
-MENTION_AUDIENCES = ("customer", "staff")
-"""Who a record's mentions are said to: the customer (support conversations, calls) or colleagues."""
+MENTION_QUESTIONS = ("What should I know about {subject}?", "What are the rules for {subject}?",
+                     "What applies to {subject}?", "Where can I read the terms for {subject}?")
+"""The questions a bank's help page asks about a subject: the heading of a rule's answer, and of a rule
+named in passing (a ``reader`` mention), so the question never tells which of the two follows."""
+MENTION_AUDIENCES = ("customer", "staff", "reader")
+"""Who a record's mentions are said to: the customer (support conversations, calls), colleagues, or the
+readers of a published page (a help page's questions about other subjects, :data:`MENTION_QUESTIONS`)."""
 _WORD = re.compile(r"[a-z0-9$%']+")
 
 
@@ -288,7 +293,8 @@ def cue_text(fact: Fact, kind: str, rng: random.Random, anchor: tuple[str, str] 
 def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff", said: str | None = None) -> list[str]:
     """Every mention of ``fact`` (its subject named in passing, no value) said to ``audience`` (one of
     :data:`MENTION_AUDIENCES`: ``customer`` uses the lines that fit a conversation with the customer,
-    ``staff`` those and the lines colleagues say to each other), in a seeded order; empty when the fact
+    ``staff`` those and the lines colleagues say to each other, ``reader`` a help page's questions), in a
+    seeded order; empty when the fact
     has no subject that can be named without its value. The subject is used as the expert wrote it unless
     ``said`` words it (as people say it, :func:`spoken_subject`; a line where that wording would write a
     word twice uses the subject as written): a mention owns nothing, so sharing the statement's words is
@@ -299,7 +305,10 @@ def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff", said:
     subject = (fact.subject or "").strip().rstrip(".")
     if not subject or (fact.value is not None and find_surface_form(fact.value, subject) is not None):
         return []
-    frames = list(_MENTIONS_TO_CUSTOMER) + (list(_MENTIONS_AMONG_STAFF) if audience == "staff" else [])
+    if audience == "reader":
+        frames = list(MENTION_QUESTIONS)
+    else:
+        frames = list(_MENTIONS_TO_CUSTOMER) + (list(_MENTIONS_AMONG_STAFF) if audience == "staff" else [])
     rng.shuffle(frames)
     texts = []
     for frame in frames:

@@ -76,6 +76,7 @@ from taugen.generators.corpus.genre import (
     shown_as_history,
 )
 from taugen.generators.corpus.genres.benchmarks import other_subjects, subject_run
+from taugen.generators.corpus.renditions import MENTION_QUESTIONS
 from taugen.generators.corpus.genres.workplace import (
     item_label,
     long_day,
@@ -107,8 +108,6 @@ CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
 _ACCENTS = (("#1f5f3f", "#eef6f1"), ("#1f4e79", "#eef4fa"), ("#7a2e2e", "#f8efef"), ("#3b3f8c", "#f0f0f9"))
 
 # No digits and no number words: only renditions carry values. {S} subject, {T} topic.
-_QUESTIONS = ("What should I know about {S}?", "What are the rules for {S}?", "What applies to {S}?",
-              "Where can I read the terms for {S}?")
 _CLOSED = ("How do I update my contact details?", "Can I manage this in the mobile app?",
            "What if I disagree with a decision?", "Do I need to visit a {site}?",  # {site}: CommonWords
            "How do I reset my password?", "How do I switch to paperless statements?",
@@ -420,6 +419,10 @@ class WebScreenshotGenre(Genre):
 
     name = "web_screenshot"
     label = "Website / app screenshot (PNG)"
+    mention_audience = "reader"
+    mention_host = True
+    """A help page asks about other subjects of its topic without a value; the planner plans some of those
+    questions as mentions (talk about a rule beyond its owner), the page adds others itself."""
     max_facts = 4
     variants = ("website", "mobile_app")
     affinity = (("money", "website", 4), ("percent", "website", 3), ("duration", "website", 3),
@@ -490,9 +493,12 @@ class WebScreenshotGenre(Genre):
         return answers
 
     def _groups(self, plan: ArtifactPlan, ordered: list[Rendition], day: dt.date) -> list[list[Rendition]]:
-        """One group per rule in force; a rule shown as history joins its successor's group."""
+        """One group per rule in force; a rule shown as history joins its successor's group (mentions are
+        :meth:`_subjects`'s)."""
         groups: list[list[Rendition]] = []
         for rendition in ordered:
+            if rendition.status == "mention":
+                continue
             if shown_as_history(plan, rendition, day):
                 newer = plan.successor(rendition.fact_id)
                 home = next((g for g in groups if newer is not None and g[0].fact_id == newer.id), None)
@@ -503,14 +509,18 @@ class WebScreenshotGenre(Genre):
         return groups
 
     @staticmethod
-    def _subjects(rng, context: RenderContext, plan: ArtifactPlan, rules: int) -> list:
-        """Subjects of the page's topic that it names without a value (:func:`other_subjects`, a
-        :func:`subject_run` of them): on a page without rules as many as the plan's ``rule_slots`` (the
-        rule count of a page with rules; one to three unplanned), on a page with rules one half of the
-        time, so that the subjects a page names do not tell whether it states rules."""
+    def _subjects(rng, context: RenderContext, plan: ArtifactPlan, rules: int) -> list[tuple[object, str]]:
+        """``(fact, question)`` for each subject of the page's topic that it names without a value: first
+        the planned mentions (the question is the rendition's text), then other subjects
+        (:func:`other_subjects`, a :func:`subject_run` of them; question ``''``, drawn by the caller) up to
+        the number wanted: on a page without rules as many as the plan's ``rule_slots`` (the rule count of
+        a page with rules; one to three unplanned), on a page with rules none to two, so that the
+        subjects a page names do not tell whether it states rules."""
+        mentioned = [(plan.facts[r.fact_id], r.text) for r in plan.renditions
+                     if r.status == "mention" and r.fact_id in plan.facts]
         subjects = subject_run(rng, other_subjects(context, plan))
         wanted = rng.choice((0, 1, 1, 2)) if rules else plan.rule_slots or rng.choice((1, 2, 3))
-        return subjects[:wanted]
+        return mentioned + [(fact, "") for fact in subjects[:max(wanted - len(mentioned), 0)]]
 
     def _website(self, rng, plan: ArtifactPlan, context: RenderContext, ordered: list[Rendition], day: dt.date,
                  topic: str, accent: str, tint: str, shape: tuple[int, ...] | None = None) -> str:
@@ -518,13 +528,13 @@ class WebScreenshotGenre(Genre):
         for group in self._groups(plan, ordered, day):
             fact = plan.facts.get(group[0].fact_id)
             said = subject_of(fact) if fact is not None and fact.subject else subject_phrase(plan, group[0])
-            question = rng.choice(_QUESTIONS).format(S=said)
+            question = rng.choice(MENTION_QUESTIONS).format(subject=said)
             entries.append({"question": upper_first(question), "answers": self._answers(rng, plan, group, day)})
         terms = context.vocabulary.common.terms()
-        for fact in self._subjects(rng, context, plan, len(entries)):
+        for fact, question in self._subjects(rng, context, plan, len(entries)):
             subject = subject_of(fact)
             entries.insert(rng.randint(0, len(entries)), {
-                "question": upper_first(rng.choice(_QUESTIONS).format(S=subject)),
+                "question": upper_first(question or rng.choice(MENTION_QUESTIONS).format(subject=subject)),
                 "answers": [{"text": rng.choice(_SUBJECT_ANSWERS).format(S=subject, US=upper_first(subject), **terms),
                              "earlier": False}]})
         domain_words: WebScreenshotWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
@@ -553,8 +563,9 @@ class WebScreenshotGenre(Genre):
         for group in self._groups(plan, ordered, day):
             cards.append({"title": item_label(plan, group[0]), "paragraphs": self._answers(rng, plan, group, day),
                           "rows": []})
-        for fact in self._subjects(rng, context, plan, len(cards)):
-            cards.insert(rng.randint(0, len(cards)), {"title": upper_first(subject_of(fact)), "rows": [],
+        for fact, question in self._subjects(rng, context, plan, len(cards)):
+            title = question or rng.choice(MENTION_QUESTIONS).format(subject=subject_of(fact))
+            cards.insert(rng.randint(0, len(cards)), {"title": upper_first(title), "rows": [],
                                                       "paragraphs": [{"text": rng.choice(_SUBJECT_CARDS),
                                                                       "earlier": False}]})
         domain_words: WebScreenshotWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
