@@ -665,6 +665,9 @@ def evaluate(
     user: str = typer.Option("scripted", "--user", help="scripted (offline) or llm:<model>."),
     deployment: Optional[str] = typer.Option(None, "--deployment", help="Client API deployment."),
     save_to: Optional[Path] = typer.Option(None, "--save-to", help="Write the score JSON here."),
+    agent_llm_args: Optional[str] = typer.Option(None, "--agent-llm-args", help="JSON litellm arguments added to "
+                                                 "every completion the agent asks for (e.g. an api_base, or "
+                                                 "litellm's offline mock_response)."),
 ) -> None:
     """Score a built agent on the bundle's sealed test split (tau2 orchestrator, metered credits)."""
     from taugen.build.tau2_runtime import silence_tau2_logs
@@ -672,7 +675,9 @@ def evaluate(
 
     silence_tau2_logs()
     try:
-        result = run_evaluation(bundle, workspace, trials=trials, user=user, deployment=deployment)
+        llm_args = _json_option(agent_llm_args, "--agent-llm-args") if agent_llm_args else None
+        result = run_evaluation(bundle, workspace, trials=trials, user=user, deployment=deployment,
+                                llm_args=llm_args)
     except InputError as error:
         _fail_input(error)
         return
@@ -686,6 +691,8 @@ def local_test(
     scenario: Path = typer.Option(..., "--scenario", help="A scenario file (framework/scenario_contract.md)."),
     user: str = typer.Option("scripted", "--user", help="scripted (offline) or llm:<model>."),
     save_to: Optional[Path] = typer.Option(None, "--save-to", help="Write the score JSON here."),
+    agent_llm_args: Optional[str] = typer.Option(None, "--agent-llm-args", help="JSON litellm arguments added to "
+                                                 "every completion the agent asks for."),
 ) -> None:
     """Run one developer-authored scenario against a workspace on the development seed."""
     from taugen.build.tau2_runtime import silence_tau2_logs
@@ -693,7 +700,8 @@ def local_test(
 
     silence_tau2_logs()
     try:
-        result = run_local_test(bundle, workspace, scenario, user=user)
+        llm_args = _json_option(agent_llm_args, "--agent-llm-args") if agent_llm_args else None
+        result = run_local_test(bundle, workspace, scenario, user=user, llm_args=llm_args)
     except InputError as error:
         _fail_input(error)
         return

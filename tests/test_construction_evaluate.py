@@ -157,6 +157,30 @@ def test_local_test_runs_one_sample_scenario(hard):
     assert empty["mean_reward"] == 0.0 and "NotImplementedError" in empty["tasks"][0]["error"]
 
 
+def test_the_seeded_agent_runs_its_model_path_offline_through_litellm_mock_responses(hard, tmp_path):
+    """The seeded start's agent (an LLM agent over its planted tools) runs through the evaluator with the
+    evaluator's litellm arguments (``--agent-llm-args``): litellm's own mock answers every completion, so no
+    provider is reached, the meter counts each call at the manifest's rates, and a reply that never acts
+    scores 0. A real score of the seeded agent needs a model; the path to it is this one."""
+    import json
+    import subprocess
+    import sys
+
+    from taugen.build.tau2_runtime import silence_tau2_logs
+
+    silence_tau2_logs()
+    mock = {"mock_response": "Thanks for your patience; let me look into that for you."}
+    result = evaluate(hard, "seeded", limit=2, llm_args=mock)
+    assert result["workspace"].endswith("seeded_workspace") and result["conversations"] == 2
+    assert result["mean_reward"] == 0.0
+    assert all(task["credits"] > 0 and not task.get("error") for task in result["tasks"]), result["tasks"]
+    assert result["mean_budget_fraction"] > 0
+    # without the evaluator's arguments the agent's own options stand: a bad JSON object is one line, exit 2
+    run = subprocess.run([sys.executable, "-m", "taugen", "evaluate", str(hard), "--workspace", "seeded",
+                          "--agent-llm-args", "[1]"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "--agent-llm-args must be a JSON object" in run.stderr, run.stderr
+
+
 # ------------------------------------------------------------------------ a served state the gold was not recorded on
 def _money(amount: float) -> str:
     return f"${amount:,.2f}"

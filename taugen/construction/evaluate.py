@@ -99,14 +99,18 @@ class AgentContext:
     Args:
         policy: the kit's policy text; kit_dir: the kit folder.
         rates: model → (input, output) credits per million tokens (the deployment manifest's menu).
+        llm_args: litellm arguments the evaluator adds to every completion the agent asks for (its own
+            options win), e.g. ``{"mock_response": "..."}`` (litellm's offline mock) or an ``api_base``.
     """
 
-    def __init__(self, policy: str, kit_dir: Path, rates: dict[str, tuple[float, float]]) -> None:
+    def __init__(self, policy: str, kit_dir: Path, rates: dict[str, tuple[float, float]],
+                 llm_args: dict[str, Any] | None = None) -> None:
         self.policy = policy
         self.kit_dir = kit_dir
         self.rates = rates
         self.models = list(rates)
         self.meter = Meter()
+        self.llm_args = dict(llm_args or {})
 
     def complete(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
                  **options: Any) -> Reply:
@@ -120,7 +124,8 @@ class AgentContext:
         import litellm
         from tau2.data_model.message import AssistantMessage, ToolCall
 
-        response = litellm.completion(model=model, messages=messages, tools=tools or None, **options)
+        response = litellm.completion(model=model, messages=messages, tools=tools or None,
+                                      **{**self.llm_args, **options})
         usage = getattr(response, "usage", None)
         prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion = int(getattr(usage, "completion_tokens", 0) or 0)
@@ -331,8 +336,9 @@ def expected_hash(bundle: ConstructionBundle, task: dict[str, Any], database) ->
 
 def run_conversation(bundle: ConstructionBundle, service: ApiService, base_url: str, workspace: Workspace,
                      task: dict[str, Any], key: str, user: str, rates: dict[str, tuple[float, float]],
-                     database=None, max_steps: int = 200) -> dict[str, Any]:
-    """One conversation of ``workspace`` on ``task``; returns reward, credits, latencies, termination."""
+                     database=None, max_steps: int = 200, llm_args: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One conversation of ``workspace`` on ``task``; returns reward, credits, latencies, termination.
+    ``llm_args`` go to every completion the agent asks for (:class:`AgentContext`)."""
     from tau2.data_model.tasks import Task
     from tau2.orchestrator.orchestrator import Orchestrator
 
@@ -340,7 +346,7 @@ def run_conversation(bundle: ConstructionBundle, service: ApiService, base_url: 
     service.open_session(key, database)
     gold = expected_hash(bundle, task, database)
     policy = (bundle.path / "kit" / "policy.md").read_text(encoding="utf-8")
-    context = AgentContext(policy, bundle.path / "kit", rates)
+    context = AgentContext(policy, bundle.path / "kit", rates, llm_args)
     latencies: list[float] = []
     client = ClientApi(base_url, key)
     result: dict[str, Any] = {"task_id": task["id"], "session": key}
@@ -458,7 +464,8 @@ def _rates(bundle: ConstructionBundle) -> tuple[dict[str, tuple[float, float]], 
 
 
 def evaluate(bundle_dir: str | Path, workspace: str | Path, split: str = "test", trials: int = 1,
-             user: str = "scripted", deployment: str | None = None, limit: int | None = None) -> dict[str, Any]:
+             user: str = "scripted", deployment: str | None = None, limit: int | None = None,
+             llm_args: dict[str, Any] | None = None) -> dict[str, Any]:
     """Score ``workspace`` on the bundle's sealed split (see the module docstring).
 
     Args:
@@ -468,6 +475,7 @@ def evaluate(bundle_dir: str | Path, workspace: str | Path, split: str = "test",
         user: ``scripted`` or ``llm:<model>``.
         deployment: client API deployment (default: the kit's).
         limit: score only the first ``limit`` tasks of the split (sorted ids).
+        llm_args: litellm arguments added to every completion the agent asks for (``--agent-llm-args``).
 
     Raises:
         InputError: not a construction bundle, unknown split, deployment or workspace.
@@ -483,7 +491,7 @@ def evaluate(bundle_dir: str | Path, workspace: str | Path, split: str = "test",
             for trial in range(trials):
                 key = hashlib.sha256(f"{task_id}#{trial}".encode()).hexdigest()[:24]  # headers stay short
                 results.append(run_conversation(bundle, service, url, loaded, bundle.tasks[task_id], key, user,
-                                                rates))
+                                                rates, llm_args=llm_args))
     report = score(results, budget, latency_limits, trials)
     decided = agent_reports(results)
     if decided is not None:
@@ -494,8 +502,10 @@ def evaluate(bundle_dir: str | Path, workspace: str | Path, split: str = "test",
 
 
 def local_test(bundle_dir: str | Path, workspace: str | Path, scenario_file: str | Path,
-               user: str = "scripted", deployment: str | None = None) -> dict[str, Any]:
-    """Run one developer-authored scenario (``framework/scenario_contract.md``) against ``workspace``.
+               user: str = "scripted", deployment: str | None = None,
+               llm_args: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Run one developer-authored scenario (``framework/scenario_contract.md``) against ``workspace``
+    (``llm_args`` as in :func:`evaluate`).
 
     Raises:
         InputError: the scenario file is unreadable.
@@ -517,7 +527,7 @@ def local_test(bundle_dir: str | Path, workspace: str | Path, scenario_file: str
             "evaluation_criteria": scenario.get("evaluation_criteria")}
     with running_server(service) as url:
         result = run_conversation(bundle, service, url, loaded, task, "local-" + hashlib.sha256(str(task["id"]).encode()).hexdigest()[:16], user, rates,
-                                  database=database)
+                                  database=database, llm_args=llm_args)
     report = score([result], budget, latency_limits, 1)
     report.update({"scenario": str(path), "workspace": loaded.label})
     return report
