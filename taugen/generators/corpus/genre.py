@@ -245,6 +245,9 @@ class Genre(ABC):
             records still name rules of their topic in passing, without a value (a help page's questions
             about other subjects): the planner's mention passes give it mentions, never pointers,
             caveats, route pointers or decoys.
+        max_mentions: at most this many planned mentions in one record (None: as ``max_facts`` allows);
+            a genre whose records take planned lengths keeps its mentions within what a record of it
+            names anyway.
         spoken_mentions: True when the genre's people name a rule in passing as they say it (the pack's
             spoken wordings, as often as the tier voices rules), not in the expert's words (the default).
         medium: ``text``, ``image`` or ``audio``: what a reader of the delivered files needs (a tier whose
@@ -274,6 +277,7 @@ class Genre(ABC):
     voiced: bool = False
     mention_audience: str = "staff"
     mention_host: bool = False
+    max_mentions: int | None = None
     spoken_mentions: bool = False
     medium: str = "text"
     substitute: tuple[str, str] | None = None

@@ -565,6 +565,15 @@ class _Hosts:
     def room(self, draft: _Draft) -> bool:
         return len(draft.renditions) < self.genres[draft.genre].max_facts
 
+    def mention_room(self, draft: _Draft) -> int:
+        """How many more mentions ``draft`` may take: its room under ``max_facts``, and under the genre's
+        ``max_mentions`` when it declares one."""
+        genre = self.genres[draft.genre]
+        room = genre.max_facts - len(draft.renditions)
+        if genre.max_mentions is not None:
+            room = min(room, genre.max_mentions - sum(1 for r in draft.renditions if r.status == "mention"))
+        return max(room, 0)
+
     def pick(self, rng: random.Random, fact: Fact, after: dt.date, prefer: _Draft | None = None,
              exclude: list[_Draft] | None = None, avoid_values: list | None = None,
              before: dt.date | None = None) -> _Draft | None:
@@ -652,7 +661,7 @@ def _plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: _H
             wanted = 1 if rng.random() < preset.filler_mentions / 2 else 0
         else:
             wanted = rng.choice(owned_counts.get(draft.genre) or [1]) if rng.random() < preset.filler_mentions else 0
-        wanted = min(wanted, hosts.genres[draft.genre].max_facts - len(draft.renditions))
+        wanted = min(wanted, hosts.mention_room(draft))
         pool = [f for f in by_topic.get(draft.topic, []) if f.effective_from <= draft.day and owner_of[f.id] is not draft]
         rng.shuffle(pool)
         pool.sort(key=lambda f: times.get(f.id, 0))
@@ -774,7 +783,7 @@ def _top_up_mentions(target: int, rng: random.Random, hosts: _Hosts, owner_of: d
             if times.get(fact.id, 0) >= level:
                 continue
             pool = [d for d in by_section.get(fact.section, []) if d is not owner_of[fact.id]
-                    and d.day >= fact.effective_from and hosts.room(d) and not related(fact, d)
+                    and d.day >= fact.effective_from and hosts.mention_room(d) > 0 and not related(fact, d)
                     and not any(r.fact_id == fact.id for r in d.renditions)]
             rng.shuffle(pool)
             pool.sort(key=lambda d: (len(d.renditions), mentions[id(d)]))
