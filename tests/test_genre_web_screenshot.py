@@ -139,6 +139,26 @@ def test_a_page_without_rules_asks_about_other_subjects_of_its_topic_without_val
     assert genre.validate(artifact) == [] and artifact.renditions == []
 
 
+def test_a_subject_answered_without_its_value_keeps_the_rules_own_sentence():
+    """A help page that names a rule it does not state answers with the rule's own sentence and the figure
+    deferred to where the business publishes it (the pack's ``published_in``), so the words of a rule are
+    on pages without it too; only where the sentence reads right and then holds no number at all."""
+    published = {"money": "set out in the fee schedule", "percent": "shown on the rates page",
+                 "cap": "set out in the account terms"}
+    wire = FACTS["wire_fee_domestic"]
+    assert web_screenshot.deferred_statement(wire, published) == \
+        "An outgoing domestic wire costs the amount set out in the fee schedule."
+    rent = wire.model_copy(update={"statement": "Annual rent for a small box is $25.00 per year."})
+    assert web_screenshot.deferred_statement(rent, published) == \
+        "Annual rent for a small box is set out in the fee schedule per year."
+    # another number left in the sentence, a figure not after "is"/"costs", a type with no published place
+    two = wire.model_copy(update={"statement": "A wire over $10,000 costs $25.00."})
+    capped = FACTS["atm_daily_cap"]  # "... are limited to $1,250.00 per day."
+    for fact in (two, capped, FACTS["intl_wire_hold"], FACTS["police_report_stolen"]):
+        assert web_screenshot.deferred_statement(fact, published) == "", fact.statement
+    assert web_screenshot.deferred_statement(wire, {"percent": "on the rates page"}) == ""
+
+
 def test_a_subject_keeps_its_capitals_except_an_opening_article():
     assert web_screenshot.subject_of(FACTS["atm_daily_cap"]) == "the daily ATM withdrawal limit"
     saturday = FACTS["atm_daily_cap"].model_copy(update={"subject": "Saturday hours at the Elm Street branch."})

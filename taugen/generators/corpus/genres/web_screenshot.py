@@ -44,6 +44,7 @@ page's last-updated time and the capture time (``plan.end``).
 from __future__ import annotations
 
 import base64
+import re
 import ctypes
 import datetime as dt
 import io
@@ -60,11 +61,12 @@ import time
 from collections.abc import Mapping
 from multiprocessing import util
 from pathlib import Path
-from typing import Annotated, ClassVar
+from typing import Annotated, ClassVar, Literal
 
 from PIL import Image
 from pydantic import Field, field_validator
 
+from taugen.authoring.values import find_surface_form
 from taugen.generators.corpus.genre import (
     ArtifactPlan,
     Genre,
@@ -146,6 +148,9 @@ class WebScreenshotWords(GenreVocabulary):
         app_tabs: the app's bottom tabs, in order; one of them is ``Help`` (the screen shown).
         footer_notice: the legal line after the brand in the website's footer ("Member FDIC. Equal Housing
             Lender."); empty for none.
+        published_in: by value type (``money``, ``percent``, ``cap``), where the business publishes such
+            figures, as a page writes it after "is" ("set out in the fee schedule"): a page answering about a
+            subject without its rule's value gives the rule's own sentence with the figure deferred there.
     """
 
     placeholders: ClassVar[Mapping[str, frozenset[str]]] = {"help_questions": frozenset({"T"})}
@@ -157,6 +162,8 @@ class WebScreenshotWords(GenreVocabulary):
     app_controls: Annotated[Pool, Field(min_length=4)]
     app_tabs: Pool
     footer_notice: str
+    published_in: dict[Literal["money", "percent", "cap"], str] = Field(default_factory=lambda: {
+        "money": "set out in the price list", "percent": "shown on the rates page", "cap": "set out in the terms"})
 
     @field_validator("app_tabs")
     @classmethod
@@ -188,6 +195,32 @@ NEUTRAL_WORDS = WebScreenshotWords(
     footer_notice="All rights reserved.",
 )
 register_vocabulary("web_screenshot", WebScreenshotWords, NEUTRAL_WORDS)
+
+
+_COPULA = re.compile(r"\b(is|are|costs?)\s+$", re.IGNORECASE)
+_NUMBERS = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
+                      r"thirty|forty|fifty|sixty|ninety|hundred|thousand|million|half|once|twice)\b", re.IGNORECASE)
+
+
+def deferred_statement(fact, published_in: Mapping[str, str]) -> str:
+    """``fact``'s own statement with its figure deferred to where the business publishes such figures
+    ("Annual rent for a small box is $50.00." → "Annual rent for a small box is set out in the fee
+    schedule."): what a help page answers about a subject without giving the value. Only where the figure
+    follows "is", "are" or "costs" and the sentence then holds no other number (digit or number word);
+    ``""`` otherwise (other value types, other shapes)."""
+    if fact.value is None or fact.value.type not in published_in:
+        return ""
+    statement = (fact.statement or "").strip()
+    form = find_surface_form(fact.value, statement)
+    match = re.search(re.escape(form), statement, re.IGNORECASE) if form else None
+    copula = _COPULA.search(statement[:match.start()]) if match else None
+    if copula is None:
+        return ""
+    verb = copula.group(1)
+    if verb.lower() in ("costs", "cost"):  # "costs $12.00 per day" → "costs the amount set out in ... per day"
+        verb += " the amount"
+    text = f"{statement[:copula.start()]}{verb} {published_in[fact.value.type]}{statement[match.end():]}"
+    return "" if _NUMBERS.search(text) else text
 
 
 def subject_of(fact) -> str:
@@ -534,13 +567,14 @@ class WebScreenshotGenre(Genre):
             question = rng.choice(MENTION_QUESTIONS).format(subject=said)
             entries.append({"question": upper_first(question), "answers": self._answers(rng, plan, group, day)})
         terms = context.vocabulary.common.terms()
+        domain_words: WebScreenshotWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
         for fact, question in self._subjects(rng, context, plan, len(entries)):
             subject = subject_of(fact)
+            answer = rng.choice(_SUBJECT_ANSWERS).format(S=subject, US=upper_first(subject), **terms)
             entries.insert(rng.randint(0, len(entries)), {
                 "question": upper_first(question or rng.choice(MENTION_QUESTIONS).format(subject=subject)),
-                "answers": [{"text": rng.choice(_SUBJECT_ANSWERS).format(S=subject, US=upper_first(subject), **terms),
+                "answers": [{"text": deferred_statement(fact, domain_words.published_in) or answer,
                              "earlier": False}]})
-        domain_words: WebScreenshotWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
         fillers = list(domain_words.help_questions)
         rng.shuffle(fillers)
         wanted = rng.randint(2, 6) if shape is None else shape[0]  # open questions, with or without rules
@@ -566,12 +600,12 @@ class WebScreenshotGenre(Genre):
         for group in self._groups(plan, ordered, day):
             cards.append({"title": item_label(plan, group[0]), "paragraphs": self._answers(rng, plan, group, day),
                           "rows": []})
+        domain_words: WebScreenshotWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
         for fact, question in self._subjects(rng, context, plan, len(cards)):
             title = question or rng.choice(MENTION_QUESTIONS).format(subject=subject_of(fact))
-            cards.insert(rng.randint(0, len(cards)), {"title": upper_first(title), "rows": [],
-                                                      "paragraphs": [{"text": rng.choice(_SUBJECT_CARDS),
-                                                                      "earlier": False}]})
-        domain_words: WebScreenshotWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
+            text = rng.choice(_SUBJECT_CARDS)
+            cards.insert(rng.randint(0, len(cards)), {"title": upper_first(title), "rows": [], "paragraphs": [
+                {"text": deferred_statement(fact, domain_words.published_in) or text, "earlier": False}]})
         helps = list(domain_words.app_help)
         rng.shuffle(helps)
         wanted = rng.randint(2, 4) if shape is None else shape[0]  # cards on the screen, with or without rules
