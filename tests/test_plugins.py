@@ -127,4 +127,7 @@ def test_a_domains_own_mutation_operators_come_with_its_bundles_only():
     assert banking["K1-provisional_credit_too_early"].domain == "taugen.domains.banking"
     assert "K1-provisional_credit_too_early" not in telecom
     generic = {mutant_id for mutant_id, op in banking.items() if op.domain is None}
-    assert generic == set(telecom) and len(generic) >= 60
+    assert generic == set(telecom) and len(generic) >= 20
+    own = [op for op in banking.values() if op.domain is not None]
+    assert len(own) >= 60 and {op.function.__module__.rpartition(".")[0] for op in own} == {
+        "taugen.domains.banking.mutations"}  # a domain's operators live in its folder, split by defect kind

@@ -11,9 +11,10 @@ It is not a fair agent, and it says so. What it **knows** (author side, read whe
 * the pack the bundle was built from (fact values, problem functions, the domain's ``policy.RULES``),
   checked against the pack digests in ``bundle.json``, and the bundle manifest's facts (the rules' fact source).
 
-What it **decides** at run time, in the conversation, through tools over the true client API: it finds the
-caller by the phone they give and verifies them, reads the bank's clock, the customer's profile, every
-account with its transactions, fee refunds and disputes, the cards and the service catalogue, and rebuilds
+What it **decides** at run time, in the conversation, through tools over the true client API: it makes the reads
+the domain's readers name (``readers.read_records``; banking's find the caller by the phone they give and verify
+them, read the bank's clock, the customer's profile, every account with its transactions, fee refunds and
+disputes, the cards and the service catalogue), and rebuilds
 each problem's ``state`` from those records (``taugen/domains/<d>/readers.py``: which account, fee,
 charge, card, claim; fees from the policy's fee functions). It then calls the problem's own ``solve()`` on
 that state and screens every write through the policy rules (``evaluate`` before each write on the state
@@ -28,12 +29,12 @@ Defect workarounds (generic: the deployment is not consulted): a list read takes
 cursors, stopping on a repeated page (a lost cursor), then re-reads in pages of the size the first page had
 (a page silently cut to a cap is whole at that size) and keeps the union; after a write, the first read of
 each operation is made twice and the second answer kept (a stale read lags one read); a write that answers
-504 is not retried (it committed); a 200 with an error body is an error. It never calls ``get_dispute`` (it
-reads claims with ``list_disputes``) nor ``find_customer_by_name`` (it finds the caller by phone). Money a
+504 is not retried (it committed); a 200 with an error body is an error. It makes no read the domain's readers
+do not name (banking's never fetch one claim by id, nor search for a caller by name). Money a
 deployment may round to whole dollars is taken from a second source where the API has one: an account's balance
-(only ``get_account`` returns it) is checked against the account's ledger, and a whole-dollar balance within 50
+(only the account read returns it) is checked against the account's ledger, and a whole-dollar balance within 50
 cents of the ledger's sum is the sum (the domain's readers, banking's ``readers.exact_balances``), so an account
-overdrawn by cents is not read as in good standing. The clock (``get_current_time``) gives the date the rules
+overdrawn by cents is not read as in good standing. The clock the API reports gives the date the rules
 use; a deployment may report it an hour off with the offset unchanged, and the API has no second source of the
 time, so within an hour of midnight the task is decided on each date the clock allows and the decision stands
 only when they agree (:func:`decide_on_clock`); when the date decides, the task falls back (see below) rather
@@ -390,10 +391,9 @@ def decide(knowledge: Knowledge, reading: Any,
 
     readers = knowledge.readers
     toolkit = knowledge.domain.toolkit(clone(reading.db), reading.now)
-    caller = reading.db.customers[reading.customer_id]
-    verify = {"customer_id": caller.customer_id, "date_of_birth": caller.date_of_birth, "ssn_last4": caller.ssn_last4}
-    toolkit.call("verify_identity", **verify)  # done in the conversation before anything was read
-    done: list[tuple[str, dict[str, Any]]] = [("verify_identity", verify)]
+    verify, arguments = readers.verification(reading)
+    toolkit.call(verify, **arguments)  # done in the conversation before anything was read
+    done: list[tuple[str, dict[str, Any]]] = [(verify, arguments)]
     decisions: list[Decision] = []
     said: dict[str, int] = {}
     for name in problems:
@@ -493,31 +493,11 @@ class Oracle:
         try:
             if readers is None:
                 raise _Failed(f"the domain {knowledge.bundle.domain} has no readers module")
-            caller = readers.identity(words)
-            found = yield ("find_customer_by_phone", {"phone": caller["phone"]})
-            customer_id = found["customer_id"]
-            yield ("verify_identity", {"customer_id": customer_id, "date_of_birth": caller["dob"],
-                                       "ssn_last4": caller["ssn"]})
-            clock = yield ("get_current_time", {})
-            customer = yield ("get_customer", {"customer_id": customer_id})
-            accounts, transactions, refunds, disputes = [], [], [], []
-            for account_id in customer.get("account_ids") or []:
-                accounts.append((yield ("get_account", {"account_id": account_id})))
-                transactions += (yield ("list_transactions", {"account_id": account_id}))
-                refunds += (yield ("list_fee_refunds", {"account_id": account_id}))
-                disputes += (yield ("list_disputes", {"account_id": account_id}))
-            cards = yield ("list_cards", {"customer_id": customer_id})
-            topics: dict[str, Any] = {}
-            for query in knowledge.topic_queries(problems):
-                for topic in (yield ("find_service_topics", {"query": query})):
-                    topics[topic["topic_id"]] = topic
-            now = dt.datetime.fromisoformat(str(clock.get("message") if isinstance(clock, dict) else clock))
-            db = readers.mirror(customer, caller, accounts, transactions, refunds, disputes, cards,
-                                list(topics.values()))
-            reading = readers.Reading(db=db, customer_id=customer_id, words=words, facts=knowledge.facts, now=now)
+            reading = yield from readers.read_records(words, knowledge.facts, knowledge.topic_queries(problems))
+            customer_id = reading.customer_id
             decisions, plan = decide_on_clock(knowledge, reading, problems[1:])
             self.record["decisions"] = [{"problem": problems[0], "chosen": problems[0],
-                                         "calls": [["verify_identity", {"customer_id": customer_id}]]}] + \
+                                         "calls": [[readers.VERIFY, {"customer_id": customer_id}]]}] + \
                 [d.as_dict() for d in decisions]
             undecided = [d for d in decisions if d.reason]
             if undecided:

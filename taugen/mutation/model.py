@@ -251,9 +251,10 @@ def mutation(kind: str, name: str, description: str) -> Callable[[Operator], Ope
         raise ValueError(f"unknown defect kind {kind!r}; expected one of K1..K20")
 
     def register(function: Operator) -> Operator:
-        module = function.__module__
-        # a domain's operators live in its package's ``mutations`` module
-        domain = module.rpartition(".")[0] if module.endswith(".mutations") else None
+        # a domain's operators live in its package's ``mutations`` module, or in the modules of a
+        # ``mutations`` package (``taugen.domains.banking.mutations.policy``)
+        parts = function.__module__.split(".")
+        domain = ".".join(parts[:parts.index("mutations")]) if "mutations" in parts[1:] else None
         operator = MutationOperator(kind, name, description, function, domain)
         plugins.register("mutation_operator", operator.mutant_id, operator,
                          origin_of=lambda operator: plugins.origin(operator.function))
@@ -265,8 +266,8 @@ def mutation(kind: str, name: str, description: str) -> Callable[[Operator], Ope
 def operators(environment: str | None = None) -> list[MutationOperator]:
     """Registered operators, ordered by kind number then name: the generic built-ins, those of
     ``taugen.plugins`` modules and, with ``environment`` (a domain's module, as ``domain.yaml`` names it),
-    that domain's own operators (its ``mutations`` module, imported here) and no other domain's. Without
-    ``environment``: every operator registered so far.
+    that domain's own operators (its ``mutations`` module or package, imported here) and no other
+    domain's. Without ``environment``: every operator registered so far.
 
     Raises:
         ImportError: the domain's ``mutations`` module exists but fails to import.

@@ -1,7 +1,7 @@
 """Sufficiency: the scenario gives every actor what the gold path needs (defect kinds K6, K14, K16).
 
 * K16 (``named_tool``): every tool named in user-facing text exists for the actor who reads it. A
-  tool is *named* when it appears in backticks, with call parentheses (``toggle_data()``) or before
+  tool is *named* when it appears in backticks, with call parentheses (``reset_password()``) or before
   the word "tool", and looks like an identifier. The user reads ``reason_for_call``, ``known_info``,
   ``unknown_info`` and ``task_instructions`` (or the plain instructions string): names there must be
   user tools. The ticket is read by the agent in solo mode, which has both tool sets.

@@ -17,8 +17,8 @@ operation whose ``operationId`` is the tool name:
 
 Parameter schemas are the tool's own (``ToolSpec.as_openai_function()``, so descriptions and enums
 added to the tool specs flow through); response schemas come from the database model's JSON Schema
-(descriptions, enums) when a tool's name names a record (``get_account`` → ``Account``,
-``list_fee_refunds`` → ``FeeRefund``), narrowed to the keys the tool actually returns on the world's
+(descriptions, enums) when a tool's name names a record (``get_order`` → ``Order``,
+``list_line_items`` → ``LineItem``), narrowed to the keys the tool actually returns on the world's
 database. Extensions ``x-api-mutation``, ``x-api-retry-safe``, ``x-api-pagination`` and
 ``x-api-consistency`` state what OpenAPI cannot. The document describes the *intended* behaviour; a
 deployment may deviate (:mod:`taugen.build.construction.defects`).
@@ -80,7 +80,7 @@ def _camel(snake: str) -> str:
 
 
 def record_model_name(tool_name: str, model_names: set[str]) -> str | None:
-    """The database record a tool's name names, or None (``list_fee_refunds`` → ``FeeRefund``)."""
+    """The database record a tool's name names, or None (``list_line_items`` → ``LineItem``)."""
     match = re.match(r"^(?:get|list)_(.+)$", tool_name)
     if not match:
         return None

@@ -23,7 +23,7 @@ import calendar
 import datetime as dt
 import re
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Generator
 
 from taugen.domains.banking.db import Account, BankDB, Transaction, statement_cycle_close
 from taugen.generators.policy import FactSource, PolicyContext, fact_in_force, money
@@ -436,3 +436,55 @@ def mirror(customer: dict[str, Any], caller: dict[str, str], accounts: list[dict
         "disputes": {d["dispute_id"]: d for d in disputes},
         "cards": {c["card_id"]: c for c in cards},
         "service_topics": {t["topic_id"]: t for t in topics}})
+
+
+VERIFY = "verify_identity"
+"""The tool that verifies the caller: the opening problem's one call."""
+
+
+def verification(reading: Reading) -> tuple[str, dict[str, Any]]:
+    """The verification call for the caller of ``reading``, with the identity fields of their profile
+    (``(tool, arguments)``; the oracle's decision starts from it as the conversation did).
+
+    Raises:
+        KeyError: the reading holds no profile for its customer.
+    """
+    caller = reading.db.customers[reading.customer_id]
+    return VERIFY, {"customer_id": caller.customer_id, "date_of_birth": caller.date_of_birth,
+                    "ssn_last4": caller.ssn_last4}
+
+
+def read_records(words: str, facts: FactSource, topic_queries: list[str]
+                 ) -> Generator[tuple[str, dict[str, Any]], Any, Reading]:
+    """The reads the reference oracle makes in a conversation, in order: find the caller by the phone they
+    give (:func:`identity`), verify them, read the bank's clock, the profile, every account with its
+    transactions, fee refunds and disputes, the cards, and the service topics of ``topic_queries``.
+
+    A generator: it yields each call ``(tool, arguments)`` and is sent the call's parsed answer; it returns
+    the :class:`Reading` of what was read (:func:`mirror`).
+
+    Raises:
+        Undecidable: the caller's words lack the phone, date of birth or SSN digits.
+        KeyError, TypeError, ValueError: an answer lacks what the next read needs, or a clock that is no
+            ISO date-time.
+    """
+    caller = identity(words)
+    found = yield ("find_customer_by_phone", {"phone": caller["phone"]})
+    customer_id = found["customer_id"]
+    yield (VERIFY, {"customer_id": customer_id, "date_of_birth": caller["dob"], "ssn_last4": caller["ssn"]})
+    clock = yield ("get_current_time", {})
+    customer = yield ("get_customer", {"customer_id": customer_id})
+    accounts, transactions, refunds, disputes = [], [], [], []
+    for account_id in customer.get("account_ids") or []:
+        accounts.append((yield ("get_account", {"account_id": account_id})))
+        transactions += (yield ("list_transactions", {"account_id": account_id}))
+        refunds += (yield ("list_fee_refunds", {"account_id": account_id}))
+        disputes += (yield ("list_disputes", {"account_id": account_id}))
+    cards = yield ("list_cards", {"customer_id": customer_id})
+    topics: dict[str, Any] = {}
+    for query in topic_queries:
+        for topic in (yield ("find_service_topics", {"query": query})):
+            topics[topic["topic_id"]] = topic
+    now = dt.datetime.fromisoformat(str(clock.get("message") if isinstance(clock, dict) else clock))
+    db = mirror(customer, caller, accounts, transactions, refunds, disputes, cards, list(topics.values()))
+    return Reading(db=db, customer_id=customer_id, words=words, facts=facts, now=now)

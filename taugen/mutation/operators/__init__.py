@@ -1,11 +1,12 @@
-"""Built-in mutation operators, one module per group of defect kinds (importing registers them).
+"""Built-in generic mutation operators: they name no domain's problems, tools, tables or facts, so they
+apply to every domain (importing registers them). A domain's own operators live in its folder
+(``taugen/domains/<domain>/mutations``) and come with its bundles only (:func:`taugen.mutation.model.operators`).
 
-* :mod:`.policy` — K1 policy violations, K3 arithmetic, K9 several compliant end states, K17 opposite gold;
-* :mod:`.grounding` — K2 tool preconditions, K4 assertions, K5 DB contradictions, K14 executability,
-  K15 superlatives;
-* :mod:`.scenario` — K6 missing information, K7 ambiguity, K8 contradictions, K10 no fallback,
-  K11 omitted writes, K16 unknown tool or field names;
+* :mod:`.policy` — problem-family edits: K1 policy violations (a declined request submitted, a window's
+  edge crossed, steps out of order, the wrong team) and K3 arithmetic (another fee row, a quote one unit off);
 * :mod:`.records` — K12 grader, K13 document contradictions, K18 leaks, K19 duplicates, K20 chronology.
+
+The edits the operators (generic and a domain's) share are in :mod:`taugen.mutation.edits`.
 """
 
-from taugen.mutation.operators import grounding, policy, records, scenario  # noqa: F401
+from taugen.mutation.operators import policy, records  # noqa: F401

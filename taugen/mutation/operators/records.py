@@ -1,10 +1,15 @@
-"""Mutation operators (see :mod:`taugen.mutation.model` for the contract)."""
+"""Generic mutation operators on records and grading (K12, K13, K18, K19, K20; see
+:mod:`taugen.mutation.model` for the contract): they edit what every bundle has (tasks, the manifest's
+facts, arcs and artifacts, the delivered policy, email, transcript and issue files) and name no domain's
+problems, tools or tables. A domain's own operators of these kinds are in its ``mutations`` package.
+"""
 
 from __future__ import annotations
 
 import re
 
-from taugen.mutation.model import MutableBundle, gold, instructions, mutation  # noqa: F401
+from taugen.mutation.edits import first_artifact
+from taugen.mutation.model import MutableBundle, mutation
 
 
 @mutation("K19", "task_copied_under_new_id", "a task is copied verbatim under a new id")
@@ -27,25 +32,6 @@ def reward_basis_emptied(bundle: MutableBundle) -> str | None:
 
 
 # ------------------------------------------------------------------------------------------ shared helpers
-
-
-def _by_id(tasks: list[dict]) -> list[dict]:
-    return sorted(tasks, key=lambda task: task["id"])
-
-
-def _add_twin(bundle: MutableBundle, original: dict, twin: dict) -> str:
-    """Append ``twin`` to the tasks and to every split that lists ``original``."""
-    bundle.tasks.append(twin)
-    for members in bundle.splits.values():
-        if original["id"] in members:
-            members.append(twin["id"])
-    return twin["id"]
-
-
-def _other_persona(task_id: str, persona: str) -> str:
-    """The id with its ``[PERSONA:..]`` part replaced (a copy filed under another persona)."""
-    return re.sub(r"\[PERSONA:[^\]]*\]", f"[PERSONA:{persona}]", task_id) if "[PERSONA:" in task_id \
-        else f"{task_id}[PERSONA:{persona}]"
 
 
 _FEE_SENTENCE = re.compile(r"^(The .+?) is \$(\d+\.\d\d)\b(.*)$")
@@ -75,69 +61,7 @@ def _append_to_policy(bundle: MutableBundle, text: str) -> None:
         bundle.set_text(path, bundle.text(path).rstrip("\n") + "\n\n" + text.strip("\n") + "\n")
 
 
-def _first_artifact(bundle: MutableBundle, genre: str, suffix: str) -> tuple[str, dict, str] | None:
-    """(artifact id, manifest entry, main file path) of the first artifact of ``genre`` by id."""
-    for artifact_id, entry in sorted(bundle.manifest["artifacts"].items()):
-        if entry["genre"] == genre:
-            main = next((f["path"] for f in entry["files"] if f["path"].endswith(suffix)), None)
-            if main:
-                return artifact_id, entry, main
-    return None
-
-
 # ------------------------------------------------------------------------------------------ K12
-
-
-@mutation("K12", "wire_amount_communicated_with_comma",
-          "the wire amount to tell the customer is written '3,675.50' and graded (tau2 strips commas from replies)")
-def wire_amount_communicated_with_comma(bundle: MutableBundle) -> str | None:
-    task = bundle.task("domestic_wire")
-    wire = next((a for a in gold(task) if a["name"] == "send_wire"), None) if task else None
-    if wire is None or float(wire["arguments"]["amount"]) < 1000:
-        return None
-    data = task["evaluation_criteria"]
-    data["communicate_info"] = [f"{float(wire['arguments']['amount']):,.2f}"]
-    data["reward_basis"] = sorted(set(data["reward_basis"]) | {"COMMUNICATE"})
-    return task["id"]
-
-
-@mutation("K12", "rebate_count_communicated_bare",
-          "the number of ATM fees rebated ('2') is graded as communicate_info: any reply with a 2 in it passes")
-def rebate_count_communicated_bare(bundle: MutableBundle) -> str | None:
-    task = bundle.task("atm_fee_rebate")
-    if task is None:
-        return None
-    rebates = [a for a in gold(task) if a["name"] == "refund_fee" and a["arguments"].get("reason") == "atm_rebate"]
-    if not rebates:
-        return None
-    data = task["evaluation_criteria"]
-    data["communicate_info"] = [str(len(rebates))]
-    data["reward_basis"] = sorted(set(data["reward_basis"]) | {"COMMUNICATE"})
-    return task["id"]
-
-
-@mutation("K12", "refusal_reason_never_graded",
-          "a refusal task lists what the agent must tell the customer, but COMMUNICATE is not in reward_basis")
-def refusal_reason_never_graded(bundle: MutableBundle) -> str | None:
-    task = bundle.task("wire_over_limit")
-    if task is None or "COMMUNICATE" in task["evaluation_criteria"]["reward_basis"]:
-        return None
-    task["evaluation_criteria"]["communicate_info"] = ["daily wire limit"]
-    return task["id"]
-
-
-@mutation("K12", "gold_keeps_only_lookups",
-          "the gold of a task keeps only its lookups (every write dropped), so a do-nothing run scores 1")
-def gold_keeps_only_lookups(bundle: MutableBundle) -> str | None:
-    task = bundle.task("late_reg_e_claim")
-    if task is None:
-        return None
-    names = {tool["function"]["name"] for tool in bundle.json("kit/tools.json")}
-    lookups = [a for a in gold(task) if a["name"].startswith(("find_", "get_", "list_")) and a["name"] in names]
-    if len(lookups) == len(gold(task)) or not lookups:
-        return None
-    task["evaluation_criteria"]["actions"] = lookups
-    return task["id"]
 
 
 def _declared(bundle: MutableBundle) -> dict:
@@ -216,7 +140,7 @@ def policy_fee_table_contradicts_rule(bundle: MutableBundle) -> str | None:
           "a knowledge-base article gets a paragraph stating a current fee with an amount no version ever had")
 def knowledge_base_states_fee_with_other_amount(bundle: MutableBundle) -> str | None:
     facts = _fee_facts(bundle)
-    found = _first_artifact(bundle, "knowledge_base_archive", ".html")
+    found = first_artifact(bundle, "knowledge_base_archive", ".html")
     if len(facts) < 3 or found is None:
         return None
     fact_id, fact, match = facts[2]
@@ -233,27 +157,10 @@ def knowledge_base_states_fee_with_other_amount(bundle: MutableBundle) -> str | 
 # ------------------------------------------------------------------------------------------ K18
 
 
-@mutation("K18", "fee_transaction_note_says_refund",
-          "the description of the fee a task is about tells the agent to refund it")
-def fee_transaction_note_says_refund(bundle: MutableBundle) -> str | None:
-    task = bundle.task("courtesy_overdraft_refund")
-    refund = next((a for a in gold(task) if a["name"] == "refund_fee"), None) if task else None
-    if refund is None:
-        return None
-    identifier = refund["arguments"]["transaction_id"]
-    patch = ((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data") or {}
-    record = (patch.get("transactions") or {}).get(identifier) or bundle.db["transactions"].get(identifier)
-    if record is None or "description" not in record or "amount" not in record:
-        return None
-    record["description"] = (f"{record['description']} - courtesy: refund the ${abs(float(record['amount'])):.2f} "
-                             "fee if the customer asks")
-    return task["id"]
-
-
 @mutation("K18", "record_file_named_answer_key",
           "a reference-table record is delivered as kit/uploaded_materials/answer_key.csv")
 def record_file_named_answer_key(bundle: MutableBundle) -> str | None:
-    found = _first_artifact(bundle, "reference_table", ".csv")
+    found = first_artifact(bundle, "reference_table", ".csv")
     if found is None:
         return None
     artifact_id, entry, path = found
@@ -263,59 +170,6 @@ def record_file_named_answer_key(bundle: MutableBundle) -> str | None:
         if item["path"] == path:
             item["path"] = new
     return artifact_id
-
-
-@mutation("K18", "transcript_keeps_expected_outcome",
-          "a support transcript keeps the task author's note of the expected outcome")
-def transcript_keeps_expected_outcome(bundle: MutableBundle) -> str | None:
-    found = _first_artifact(bundle, "support_transcript", ".txt")
-    task = bundle.task("address_change_card_hold")
-    if found is None or task is None:
-        return None
-    artifact_id, entry, path = found
-    bundle.set_text(path, bundle.text(path).rstrip("\n") + "\n\nExpected outcome: a replacement card after a recent "
-                    "address change goes to the fraud team (transfer_to_human_agents, department fraud).\n")
-    return artifact_id
-
-
-# ------------------------------------------------------------------------------------------ K19
-
-
-@mutation("K19", "task_copied_with_reformatted_text",
-          "a task is copied under another persona with its user text re-cased and re-spaced, gold unchanged")
-def task_copied_with_reformatted_text(bundle: MutableBundle) -> str | None:
-    import copy
-
-    original = bundle.task("stop_payment")
-    if original is None:
-        return None
-    twin = copy.deepcopy(original)
-    twin["id"] = _other_persona(original["id"], "Hurried")
-    text = instructions(twin)
-    text["reason_for_call"] = "  ".join(text["reason_for_call"].lower().split())
-    text["task_instructions"] = text["task_instructions"].replace(". ", ".\n")
-    return _add_twin(bundle, original, twin)
-
-
-@mutation("K19", "task_copied_with_reads_reordered",
-          "a task is copied with its gold lookups in another order and renumbered, the writes unchanged")
-def task_copied_with_reads_reordered(bundle: MutableBundle) -> str | None:
-    import copy
-
-    original = bundle.task("courtesy_overdraft_refund")
-    if original is None:
-        return None
-    twin = copy.deepcopy(original)
-    twin["id"] = _other_persona(original["id"], "Second")
-    steps = gold(twin)
-    reads = [i for i, a in enumerate(steps) if a["name"].startswith(("list_", "get_"))]
-    if len(reads) < 2:
-        return None
-    first, second = reads[-2], reads[-1]
-    steps[first], steps[second] = steps[second], steps[first]
-    for position, action in enumerate(steps):
-        action["action_id"] = f"{position}_{action['name']}"
-    return _add_twin(bundle, original, twin)
 
 
 # ------------------------------------------------------------------------------------------ K20
@@ -368,21 +222,10 @@ def email_reply_dated_before_its_parent(bundle: MutableBundle) -> str | None:
     return None
 
 
-@mutation("K20", "transaction_posted_in_the_future",
-          "a transaction in the database is posted in the year after the world's now (a year typo)")
-def transaction_posted_in_the_future(bundle: MutableBundle) -> str | None:
-    now = bundle.manifest["now"][:10]
-    for identifier, record in sorted(bundle.db.get("transactions", {}).items()):
-        if record.get("posted_on"):
-            record["posted_on"] = str(int(now[:4]) + 1) + record["posted_on"][4:]
-            return identifier
-    return None
-
-
 @mutation("K20", "decision_register_updated_after_snapshot",
           "a decision register says it was last updated in the year after the snapshot")
 def decision_register_updated_after_snapshot(bundle: MutableBundle) -> str | None:
-    found = _first_artifact(bundle, "decision_register", ".md")
+    found = first_artifact(bundle, "decision_register", ".md")
     if found is None:
         return None
     artifact_id, entry, path = found

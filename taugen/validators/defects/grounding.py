@@ -13,10 +13,10 @@ and is not judged otherwise.
 
 K5: every id argument of a gold action (``*_id``, ``*_ids``) resolves in the initial database (with the
 task's initialization data), or was created by an earlier gold step; a near miss of an existing id is
-named. A record given as or inside the arguments (verify_identity's customer, date of birth and SSN
+named. A record given as or inside the arguments (an identity check's customer, date of birth and SSN
 digits; a passenger, an address) that matches a database record on two identifying values must agree
 with it on the others. The arguments themselves are compared only with the record they name by its own
-id (``customer_id`` of verify_identity): a search's origin, destination and date are a query, and a write
+id (the ``customer_id`` of an identity check): a search's origin, destination and date are a query, and a write
 that creates a record (a new booking's cabin) describes a record that does not exist yet, so neither is
 compared with records that merely share two values. A record inside the arguments (a passenger) is
 resolved among the records of the person the task acts for first (their profile, saved passengers,
@@ -426,7 +426,7 @@ def _nested_records(value: Any, path: str = "") -> list[tuple[str, dict[str, Any
 def _attribute_conflict(record: dict[str, Any], index: MultiIndex) -> str | None:
     """The top-level arguments of a gold action against the database record they name by its own id:
     that record shares two identifying strings with ``record`` (one of them its id) but disagrees on
-    another of its fields (verify_identity's date of birth against the customer's profile).
+    another of its fields (an identity check's date of birth against the customer's profile).
 
     A record that shares two values without being named by its id is not referenced: a search's
     origin, destination and date are a query, and a creating write (``book_reservation``'s cabin)

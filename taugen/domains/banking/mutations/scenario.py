@@ -1,31 +1,15 @@
-"""Mutation operators (see :mod:`taugen.mutation.model` for the contract)."""
+"""Banking's own scenario operators (see :mod:`taugen.mutation.model` for the contract): K6 missing
+information, K7 ambiguity, K8 contradictions, K10 no fallback, K11 omitted writes and K16 unknown tool or
+field names, each on the first task (by id) of a banking problem.
+"""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from taugen.mutation.edits import append_instruction, drop_gold, known_info, replace_known, without_transfer
 from taugen.mutation.model import MutableBundle, agent_patch, gold, instructions, mutation
-
-
-def _known(task: dict[str, Any]) -> str:
-    return instructions(task).get("known_info") or ""
-
-
-def _replace_known(task: dict[str, Any], pattern: str, replacement: str) -> bool:
-    """Apply one regex substitution to the task's known_info; False when the pattern is absent."""
-    text = _known(task)
-    edited, count = re.subn(pattern, replacement, text, count=1)
-    if not count or edited == text:
-        return False
-    instructions(task)["known_info"] = edited
-    return True
-
-
-def _without_transfer(bundle: MutableBundle, problem: str) -> dict[str, Any] | None:
-    """The first task (by id) composing ``problem`` whose gold hands nothing to a human team."""
-    return next((task for task in bundle.tasks_of(problem)
-                 if not any("transfer" in action["name"] for action in gold(task))), None)
 
 
 def _gold_target(bundle: MutableBundle, task: dict[str, Any], tool: str, key: str) -> tuple[str, dict[str, Any]] | None:
@@ -46,7 +30,7 @@ def _gold_target(bundle: MutableBundle, task: dict[str, Any], tool: str, key: st
           "the wire task's known_info no longer gives the beneficiary's account number the gold wires to")
 def wire_beneficiary_account_dropped(bundle: MutableBundle) -> str | None:
     task = bundle.task("domestic_wire")
-    if task is None or not _replace_known(task, r",? account number \d+", ""):
+    if task is None or not replace_known(task, r",? account number \d+", ""):
         return None
     return task["id"]
 
@@ -55,7 +39,7 @@ def wire_beneficiary_account_dropped(bundle: MutableBundle) -> str | None:
           "the stop-payment task says 'you wrote a check' without the check number the gold stops")
 def check_number_dropped(bundle: MutableBundle) -> str | None:
     task = bundle.task("stop_payment")
-    if task is None or not _replace_known(task, r"\bcheck number \d+", "a check"):
+    if task is None or not replace_known(task, r"\bcheck number \d+", "a check"):
         return None
     return task["id"]
 
@@ -64,7 +48,7 @@ def check_number_dropped(bundle: MutableBundle) -> str | None:
           "the caller's date of birth is left out of known_info, though the gold verifies identity with it")
 def date_of_birth_dropped(bundle: MutableBundle) -> str | None:
     task = bundle.task("courtesy_overdraft_refund")
-    if task is None or not _replace_known(task, r"Your date of birth is [\d-]+\.\s*", ""):
+    if task is None or not replace_known(task, r"Your date of birth is [\d-]+\.\s*", ""):
         return None
     return task["id"]
 
@@ -76,7 +60,7 @@ def date_of_birth_dropped(bundle: MutableBundle) -> str | None:
           "the billing dispute no longer says the later of the two identical charges is the duplicate")
 def duplicate_charge_order_dropped(bundle: MutableBundle) -> str | None:
     task = bundle.task("credit_card_billing_dispute")
-    if task is None or not _replace_known(task, r"\s*The later charge is the duplicate\.", ""):
+    if task is None or not replace_known(task, r"\s*The later charge is the duplicate\.", ""):
         return None
     steps = instructions(task)
     steps["task_instructions"] = steps["task_instructions"].replace(" (later)", "")
@@ -106,7 +90,7 @@ def second_savings_account_unnamed(bundle: MutableBundle) -> str | None:
         return None
     identifier, record = found
     customer_id = record["customer_id"]
-    if not _replace_known(task, rf"(\baccount) {re.escape(identifier)}\b", r"\1"):
+    if not replace_known(task, rf"(\baccount) {re.escape(identifier)}\b", r"\1"):
         return None
     twin_id = identifier[:-1] + ("0" if identifier[-1] != "0" else "1")
     patch = agent_patch(task)
@@ -128,7 +112,7 @@ def fee_amount_contradicts_db(bundle: MutableBundle) -> str | None:
     if not found:
         return None
     amount = abs(found[1]["amount"])
-    if not _replace_known(task, re.escape(f"${amount:,.2f}"), f"${amount + 10:,.2f}"):
+    if not replace_known(task, re.escape(f"${amount:,.2f}"), f"${amount + 10:,.2f}"):
         return None
     return task["id"]
 
@@ -145,7 +129,7 @@ def charge_date_contradicts_db(bundle: MutableBundle) -> str | None:
     posted = dt.date.fromisoformat(found[1]["posted_on"])
     written = f"{posted:%B} {posted.day}"
     moved = posted + dt.timedelta(days=3)
-    if not _replace_known(task, rf"\b{written}\b", f"{moved:%B} {moved.day}"):
+    if not replace_known(task, rf"\b{written}\b", f"{moved:%B} {moved.day}"):
         return None
     return task["id"]
 
@@ -156,10 +140,10 @@ def caller_name_from_sibling_task(bundle: MutableBundle) -> str | None:
     task = bundle.task("stop_payment")
     if task is None:
         return None
-    mine = re.match(r"You are ([^.]+)\.", _known(task))
-    others = sorted({m.group(1) for t in bundle.tasks for m in [re.match(r"You are ([^.]+)\.", _known(t))]
+    mine = re.match(r"You are ([^.]+)\.", known_info(task))
+    others = sorted({m.group(1) for t in bundle.tasks for m in [re.match(r"You are ([^.]+)\.", known_info(t))]
                      if m and mine and m.group(1) != mine.group(1)})
-    if not mine or not others or not _replace_known(task, rf"You are {re.escape(mine.group(1))}\.",
+    if not mine or not others or not replace_known(task, rf"You are {re.escape(mine.group(1))}\.",
                                                     f"You are {others[0]}."):
         return None
     return task["id"]
@@ -186,7 +170,7 @@ _COURTESY_REACTION = r"If the agent explains that policy allows no further court
 
 
 def _edit_reaction(bundle: MutableBundle, replacement: str) -> str | None:
-    task = _without_transfer(bundle, "courtesy_refund_already_used")
+    task = without_transfer(bundle, "courtesy_refund_already_used")
     if task is None:
         return None
     steps = instructions(task)
@@ -220,47 +204,31 @@ def refusal_reaction_from_sibling_problem(bundle: MutableBundle) -> str | None:
 # ------------------------------------------------------------------------------------------ K11
 
 
-def _drop_gold(bundle: MutableBundle, problem: str, tool: str, last: bool = False) -> str | None:
-    """Remove the first (or last) ``tool`` call from the gold of the first task (by id) composing
-    ``problem`` that makes the call and hands nothing to a human team."""
-    for task in bundle.tasks_of(problem):
-        calls = [index for index, action in enumerate(gold(task)) if action["name"] == tool]
-        if calls and not any("transfer" in action["name"] for action in gold(task)):
-            del gold(task)[calls[-1] if last else calls[0]]
-            return task["id"]
-    return None
-
-
 @mutation("K11", "second_atm_rebate_dropped",
           "the user asks for both ATM fees to be rebated but the gold rebates only the first")
 def second_atm_rebate_dropped(bundle: MutableBundle) -> str | None:
-    return _drop_gold(bundle, "atm_fee_rebate", "refund_fee", last=True)
+    return drop_gold(bundle, "atm_fee_rebate", "refund_fee", last=True)
 
 
 @mutation("K11", "wire_send_dropped",
           "the wire task's gold looks the account up but never sends the wire the user asks for")
 def wire_send_dropped(bundle: MutableBundle) -> str | None:
-    return _drop_gold(bundle, "domestic_wire", "send_wire")
+    return drop_gold(bundle, "domestic_wire", "send_wire")
 
 
 @mutation("K11", "statement_switch_dropped",
           "the user agrees to switch to online statements, but the gold only refunds the paper fees")
 def statement_switch_dropped(bundle: MutableBundle) -> str | None:
-    return _drop_gold(bundle, "paper_statement_switch", "set_statement_delivery")
+    return drop_gold(bundle, "paper_statement_switch", "set_statement_delivery")
 
 
 @mutation("K11", "provisional_credit_dropped",
           "the unauthorized-charge gold opens the claim but leaves out the provisional credit the user accepts")
 def provisional_credit_dropped(bundle: MutableBundle) -> str | None:
-    return _drop_gold(bundle, "unauthorized_debit_dispute", "issue_provisional_credit")
+    return drop_gold(bundle, "unauthorized_debit_dispute", "issue_provisional_credit")
 
 
 # ------------------------------------------------------------------------------------------ K16
-
-
-def _append_instruction(task: dict[str, Any], sentence: str) -> None:
-    steps = instructions(task)
-    steps["task_instructions"] = f"{steps.get('task_instructions') or ''} {sentence}".strip()
 
 
 @mutation("K16", "old_tool_name_in_instructions",
@@ -269,7 +237,7 @@ def old_tool_name_in_instructions(bundle: MutableBundle) -> str | None:
     task = bundle.task("courtesy_overdraft_refund")
     if task is None:
         return None
-    _append_instruction(task, "If the agent cannot find the fee, suggest it look with `get_transactions`.")
+    append_instruction(task, "If the agent cannot find the fee, suggest it look with `get_transactions`.")
     return task["id"]
 
 
