@@ -48,12 +48,15 @@ from taugen.generators.corpus.genres.support_transcript import (
     build_conversation,
     check_turns,
     conversation_metadata,
+    customer_opening,
     fit_to_window,
     in_plan_frame,
     local_zone,
     parse_turns,
     render_transcript,
+    transcript_dates,
 )
+from taugen.generators.corpus.stamps import Chain
 from taugen.findings import Finding, error, warning
 
 SUFFIX = ".wav"
@@ -605,6 +608,15 @@ class CallRecordingGenre(Genre):
         stands in for what a listener hears (every turn of it is spoken in the WAV).
         """
         return author_text
+
+    def delivered_dates(self, files: list[RenderedFile], author_text: str, zone: dt.tzinfo) -> list[Chain]:
+        """The chain :func:`~taugen.generators.corpus.genres.support_transcript.transcript_dates` reads from
+        the transcript that stands in for the audio (:meth:`extract_text`)."""
+        return transcript_dates(self.extract_text(files, author_text), zone)
+
+    def customer_opening(self, text: str) -> str | None:
+        """The caller's first turn (:func:`~taugen.generators.corpus.genres.support_transcript.customer_opening`)."""
+        return customer_opening(text)
 
     def validate(self, artifact: RenderedArtifact) -> list[Finding]:
         """Structure checks of the WAV and its transcript.

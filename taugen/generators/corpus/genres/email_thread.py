@@ -63,6 +63,7 @@ from taugen.generators.corpus.genres.benchmarks import (
     plan_peers,
 )
 from taugen.generators.corpus.genres.workplace import said_subject
+from taugen.generators.corpus.stamps import MONTH_NUMBER, Chain, Stamp, aware
 from taugen.generators.corpus.vocabulary import (
     GenreVocabulary,
     Pool,
@@ -1107,6 +1108,37 @@ class EmailThreadGenre(Genre):
             parts.append(f"Subject: {mail['Subject']}\nFrom: {mail['From']}\nDate: {mail['Date']}\n\n{body}")
         return "\n".join(parts)
 
+    def delivered_dates(self, files: list[RenderedFile], author_text: str, zone: dt.tzinfo) -> list[Chain]:
+        """One chain per ``.eml``, in thread order: the quoted messages from the deepest (oldest) quote up
+        to the one right under the top message (each its quote header's date, to the minute), then the top
+        message's ``Date`` header (to the second). The page shows the newest message first, so reading the
+        quote headers bottom-up must never go back in time, and the header is not before what it quotes.
+        Quote lines carry no offset and take the header's (else ``zone``). The body is read with the same
+        parser as :meth:`extract_text`."""
+        chains = []
+        for file in files:
+            if file.suffix != SUFFIX:
+                continue
+            mail = BytesParser(policy=policy.default).parsebytes(file.data)
+            try:
+                header = aware(parsedate_to_datetime(str(mail["Date"])), None) if mail["Date"] is not None else None
+            except (TypeError, ValueError):
+                header = None
+            local = header.tzinfo if header is not None else zone
+            part = mail.get_body(preferencelist=("plain",))
+            body = part.get_content() if part is not None else ""
+            quoted = []
+            for match in _QUOTE_HEADER.finditer(body):
+                moment = client_date(match.group("on") or match.group("sent") or match.group("date"), local)
+                if moment is not None:
+                    line = match.group(0).lstrip("> \t").strip()
+                    quoted.append(Stamp(f"quoted message {len(quoted) + 1} ({line[:70]})", moment, 60))
+            chain = quoted[::-1]
+            if header is not None:
+                chain.append(Stamp(f"the Date header ({mail['Date']})", header, 0))
+            chains.append(chain)
+        return chains
+
     def validate(self, artifact: RenderedArtifact) -> list[Finding]:
         """Structure checks of the delivered message against ``metadata['messages']``.
 
@@ -1194,4 +1226,33 @@ class EmailThreadGenre(Genre):
 
 
 _MSG_ID = re.compile(r"<[^<>@\s]+@[^<>@\s]+>")
-__all__ = ["EmailThreadGenre", "Person", "ThreadMessage", "schedule"]
+
+
+# --------------------------------------------------------------------------------------------------
+# Dates as mail clients write them above a quoted message
+# --------------------------------------------------------------------------------------------------
+
+_QUOTE_HEADER = re.compile(r"^(?:>[ \t]?)*(?:On (?P<on>.+) wrote:|Sent: (?P<sent>.+)|Date: (?P<date>.+))[ \t]*$",
+                           re.MULTILINE)
+"""Quote headers mail clients write above a quoted message (any depth of ``>``): Gmail and Apple Mail
+``On <date> <sender> wrote:``, Outlook's ``Sent: <date>``, a forwarded block's ``Date: <date>``."""
+_CLIENT_DATE = re.compile(r"\b(?P<month>[A-Z][a-z]{2,8})\.? (?P<day>\d{1,2}), (?P<year>\d{4}),?(?: at)? "
+                          r"(?P<hour>\d{1,2}):(?P<minute>\d{2})(?::\d{2})? ?(?P<half>[AaPp]\.?[Mm]\.?)?")
+"""A client's date and clock: ``Tue, Mar 10, 2026 at 2:14 PM``, ``Tuesday, March 10, 2026 2:14 PM``,
+``Mar 10, 2026, at 2:14 PM`` (weekday optional, month full or abbreviated, 12- or 24-hour clock)."""
+
+
+def client_date(text: str, zone: dt.tzinfo | None) -> dt.datetime | None:
+    """The first date-and-clock a mail client wrote in ``text`` (see :data:`_CLIENT_DATE`), in ``zone``."""
+    for match in _CLIENT_DATE.finditer(text):
+        month = MONTH_NUMBER.get(match.group("month")[:3].lower())
+        hour, half = int(match.group("hour")), (match.group("half") or "").lower().replace(".", "")
+        if half:
+            hour = hour % 12 + (12 if half == "pm" else 0)
+        try:
+            return dt.datetime(int(match.group("year")), month or 0, int(match.group("day")), hour,
+                               int(match.group("minute")), tzinfo=zone)
+        except (TypeError, ValueError):
+            continue
+    return None
+__all__ = ["EmailThreadGenre", "Person", "ThreadMessage", "client_date", "schedule"]

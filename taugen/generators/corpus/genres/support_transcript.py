@@ -53,6 +53,7 @@ from taugen.generators.corpus.genre import (
     shown_as_history,
 )
 from taugen.generators.corpus.renditions import spoken_subject
+from taugen.generators.corpus.stamps import DAY, Chain, Stamp, dates_in_text, utc_offset
 from taugen.generators.corpus.vocabulary import (
     GenreVocabulary,
     PairPool,
@@ -1192,6 +1193,53 @@ def check_turns(text: str, subject: str, speakers: list[str] | None = None, *, m
     return findings
 
 
+_START_CLOCK = re.compile(r"^[A-Z][A-Za-z ]*: (\d{1,2}):(\d{2}) \(UTC([+-])(\d{2}):(\d{2})\)[ \t]*$", re.MULTILINE)
+"""A header line giving a start clock with its offset: ``Started: 17:49 (UTC-05:00)``, ``Call start: ...``."""
+
+
+def transcript_dates(text: str, zone: dt.tzinfo) -> list[Chain]:
+    """The dated chain of a transcript's ``text``: the header's start (``Date:`` day plus the ``HH:MM
+    (UTC±hh:mm)`` start clock, or the day alone), then every timed turn (``[NN] Speaker (HH:MM): ...``,
+    read with :func:`parse_turns`) on that day, to the minute. A clock without a stated offset takes
+    ``zone``. A conversation does not cross midnight: a clock going back is an error. No chain when the
+    header has no date."""
+    head = text.split("\n\n", 1)[0]
+    day_line = re.search(r"^Date: (.+)$", head, re.MULTILINE)
+    days = dates_in_text(day_line.group(1)) if day_line else []
+    if not days:
+        return []
+    clock = _START_CLOCK.search(head)
+    local = utc_offset(*clock.group(3, 4, 5)) if clock else zone
+    if clock:
+        chain = [Stamp("the start time", dt.datetime.combine(days[0], dt.time(int(clock.group(1)), int(clock.group(2))),
+                                                              local), 60)]
+    else:
+        chain = [Stamp("the date", dt.datetime.combine(days[0], dt.time(), local), DAY)]
+    turns, _bad = parse_turns(text)
+    for turn in turns:
+        if turn.clock is not None:
+            try:
+                moment = dt.datetime.combine(days[0], dt.time(*turn.clock), local)
+            except ValueError:
+                continue
+            chain.append(Stamp(f"turn {turn.number}", moment, 60))
+    return [chain]
+
+
+def _is_agent(speaker: str) -> bool:
+    lowered = speaker.lower()
+    return "agent" in lowered or lowered.startswith(("advisor", "representative", "bank"))
+
+
+def customer_opening(text: str) -> str | None:
+    """The first turn of a chat or phone transcript not spoken by the agent, or None."""
+    turns, _bad = parse_turns(text)
+    for turn in turns:
+        if not _is_agent(turn.speaker):
+            return turn.text
+    return None
+
+
 # --------------------------------------------------------------------------------------------------
 # The genre
 # --------------------------------------------------------------------------------------------------
@@ -1283,6 +1331,14 @@ class SupportTranscriptGenre(Genre):
         """The delivered ``.txt`` decoded as UTF-8 (a plain-text transcript is its own reader)."""
         chosen = [f for f in files if f.suffix in (".txt", ".md")] or files
         return "\n".join(f.data.decode("utf-8") for f in chosen)
+
+    def delivered_dates(self, files: list[RenderedFile], author_text: str, zone: dt.tzinfo) -> list[Chain]:
+        """The chain :func:`transcript_dates` reads from the delivered text."""
+        return transcript_dates(self.extract_text(files, author_text), zone)
+
+    def customer_opening(self, text: str) -> str | None:
+        """See :func:`customer_opening`."""
+        return customer_opening(text)
 
     def validate(self, artifact: RenderedArtifact) -> list[Finding]:
         """Structure checks: file decodes as UTF-8, has a header (case reference, date), turns numbered
