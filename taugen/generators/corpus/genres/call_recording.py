@@ -1,7 +1,7 @@
 """The call-recording genre: a recorded phone call between a bank agent and a customer.
 
 The call is written as a phone transcript by the ``support_transcript`` genre's conversation builder
-(:func:`~taugen.generators.corpus.genres.support_transcript.build_conversation`) and grown to the length
+(:func:`~taugen.generators.corpus.genres.support_conversation.build_conversation`) and grown to the length
 the planner gave it (``plan.length_words``, stratified over the calls between :data:`MIN_WORDS` and
 :data:`MAX_WORDS`: about 45 seconds to three minutes) with the ordinary steps of a service call
 (:func:`extend_call`: security questions, the account loading, background, a hold, contact details, a
@@ -42,16 +42,19 @@ from pydub import AudioSegment
 
 from taugen.generators.corpus.genre import ArtifactPlan, Genre, RenderContext, RenderedArtifact, RenderedFile, birth_date, register_genre
 from taugen.hashing import stable_seed
-from taugen.generators.corpus.genres.support_transcript import (
+from taugen.generators.corpus.genres.support_lines import AGENT_ANYTHING, VERIFY
+from taugen.generators.corpus.genres.support_conversation import (
     Conversation,
     Turn,
     build_conversation,
-    check_turns,
     conversation_metadata,
-    customer_opening,
     fit_to_window,
     in_plan_frame,
     local_zone,
+)
+from taugen.generators.corpus.genres.support_transcript import (
+    check_turns,
+    customer_opening,
     parse_turns,
     render_transcript,
     transcript_dates,
@@ -440,8 +443,6 @@ def extend_call(conversation: Conversation, plan: ArtifactPlan, context: RenderC
     speaker that end up next to each other are merged (one speaker's turn on a phone line). The
     conversation's turns are replaced in place; offsets are set later from the audio.
     """
-    from taugen.generators.corpus.genres.support_transcript import _AGENT_ANYTHING, _VERIFY
-
     rng = plan.rng("call steps")
     fake = plan.faker(context.config.locale, "call steps")
     slots = _slots(rng, fake, {"customer": conversation.customer_name, "agent": conversation.agent_name},
@@ -449,7 +450,7 @@ def extend_call(conversation: Conversation, plan: ArtifactPlan, context: RenderC
     slots.update(context.vocabulary.words("support_transcript").call_security_terms())  # type: ignore[attr-defined]
     turns = conversation.turns
     words = sum(len(turn.text.split()) for turn in turns)
-    verified = any(turn.text.startswith(question) for turn in turns for question, _answer in _VERIFY)
+    verified = any(turn.text.startswith(question) for turn in turns for question, _answer in VERIFY)
     # identity first (unless the conversation already checked it), then the account, then the background
     opening_steps = [step for step in _OPENING_STEPS if not (verified and step is _verification)
                      and (step is not _lookup or rng.random() < 0.7)]
@@ -467,7 +468,7 @@ def extend_call(conversation: Conversation, plan: ArtifactPlan, context: RenderC
             continue  # a shorter step later may still fit
         blocks[where] += exchange
         words += added
-    anything = {" ".join(text.split()) for text in _AGENT_ANYTHING}
+    anything = {" ".join(text.split()) for text in AGENT_ANYTHING}
     closing_at = len(turns) - 3 if len(turns) >= 3 and turns[-3].text in anything else len(turns) - 2
     after_greeting = next((i + 1 for i, turn in enumerate(turns[:3]) if turn.role == "customer"), 1)
     late = _bridged(blocks["late"], turns[closing_at - 1] if closing_at > 0 else None,

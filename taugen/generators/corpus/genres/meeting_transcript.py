@@ -48,11 +48,8 @@ from taugen.generators.corpus.genre import (
     register_genre,
     shown_as_history,
 )
-from taugen.generators.corpus.genres.support_transcript import (
-    history_framing,
-    join_statement,
-    offset_label,
-)
+from taugen.generators.corpus.genres.support_lines import history_framing, join_statement
+from taugen.generators.corpus.genres.support_transcript import offset_label
 from taugen.generators.corpus.genres.workplace import (
     Colleague,
     cast,
