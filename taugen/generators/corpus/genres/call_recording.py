@@ -51,6 +51,7 @@ from taugen.generators.corpus.genres.support_conversation import (
     fit_to_window,
     in_plan_frame,
     local_zone,
+    merge_same_speaker,
 )
 from taugen.generators.corpus.genres.support_transcript import (
     check_turns,
@@ -477,13 +478,7 @@ def extend_call(conversation: Conversation, plan: ArtifactPlan, context: RenderC
                        else None, rng)
     turns[closing_at:closing_at] = late
     turns[after_greeting:after_greeting] = opening
-    merged: list[Turn] = []
-    for turn in turns:
-        if merged and merged[-1].role == turn.role:
-            merged[-1] = Turn(turn.role, f"{merged[-1].text} {turn.text}")
-        else:
-            merged.append(turn)
-    conversation.turns[:] = merged
+    conversation.turns[:] = merge_same_speaker(turns)
 
 
 _BRIDGE_IN = ("Okay.", "Right, okay.", "Okay, that makes sense.", "I see.")

@@ -459,7 +459,7 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
         closing = _closing(rng, values, body[-1].role, brief, domain_words.goodbyes)
     turns = body + closing
     if channel == "phone":
-        turns = _merge_same_speaker(turns)
+        turns = merge_same_speaker(turns)
     if len(turns) > max_turns:
         turns = _trim_optional(turns, plan.renditions, max_turns)
 
@@ -492,7 +492,8 @@ def _closing(rng: random.Random, values: dict, last_role: Role, brief: bool, goo
             Turn("agent", bye)]
 
 
-def _merge_same_speaker(turns: list[Turn]) -> list[Turn]:
+def merge_same_speaker(turns: list[Turn]) -> list[Turn]:
+    """``turns`` with each run of turns by one speaker joined into one turn (texts a space apart)."""
     merged: list[Turn] = []
     for turn in turns:
         if merged and merged[-1].role == turn.role:
