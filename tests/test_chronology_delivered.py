@@ -13,12 +13,8 @@ import pytest
 
 from taugen.build.files import read_bundle
 from taugen.validators.bundle_view import BundleView
-from taugen.validators.chronology import (
-    check_chronology,
-    client_date,
-    delivered_chronology,
-    delivered_dates,
-)
+from taugen.generators.corpus.genres.email_thread import client_date
+from taugen.validators.chronology import check_chronology, delivered_chronology, delivered_dates
 from taugen.mutation.model import operators, plant
 
 FILE_ONLY = {

@@ -368,7 +368,7 @@ def test_records_mention_rules_of_their_topic_by_subject_only(view, manifest):
     as carriers do, so a subject-word search or a text classifier cannot tell them apart; a mention never
     states the value, never names a client-held, contested or route fact, never sits in the fact's owner,
     and no mention sentence repeats within a genre."""
-    from taugen.generators.corpus.planner import cue_capable
+    from taugen.generators.corpus.cues import cue_capable
 
     available = genres()
     entries = manifest["artifacts"]

@@ -95,7 +95,7 @@ def test_render_is_deterministic_and_fast(context, facts, rendered):
 
 @pytest.mark.parametrize("filler", [False, True])
 def test_calls_grow_to_the_planned_length_with_the_steps_of_a_service_call(context, facts, filler):
-    from taugen.generators.corpus.genres.support_transcript import build_conversation
+    from taugen.generators.corpus.genres.support_conversation import build_conversation
 
     lengths = []
     for target in (150, 320, 470):

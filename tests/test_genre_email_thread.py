@@ -25,7 +25,7 @@ from taugen.generators.corpus.genre import (
     Rendition,
     get_genre,
 )
-from taugen.generators.corpus.genres.email_thread import schedule
+from taugen.generators.corpus.genres.email_schedule import schedule
 from taugen.generators.corpus.vocabulary import load_vocabulary
 
 DOMAIN = Path(__file__).resolve().parents[1] / "taugen" / "domains" / "banking" / "domain.yaml"

@@ -6,7 +6,8 @@ Every gate measures a distribution, never a list of banned phrases:
   :data:`BUCKET` tokens take at least :data:`MIN_DISTINCT` distinct buckets, and the most common bucket
   holds at most :data:`MAX_MODAL_SHARE` of the artifacts;
 * ``openings``: no two customers open a conversation (chats, phone transcripts, calls) with the same
-  message of :data:`MIN_WORDS` words or more;
+  message of :data:`MIN_WORDS` words or more (each genre of conversations reads its customer's first
+  message, :meth:`~taugen.generators.corpus.genre.Genre.customer_opening`);
 * ``repeated_sentences``: no sentence of :data:`MIN_WORDS` words or more appears in two long documents
   (at least :data:`LONG_TOKENS` tokens) of the same genre;
 * ``doubled_words``: no record writes a word twice in a row ("the the"; a few English doubles such as
@@ -33,15 +34,15 @@ import math
 import re
 from collections import Counter, defaultdict
 from email.parser import BytesHeaderParser
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from taugen.text import count_tokens
+from taugen.generators.corpus.genre import genres
 from taugen.generators.corpus.renditions import SHINGLE, shares_run
 from taugen.bundle_layout import RECORDS_DIR
 from taugen.validators.bundle_view import BundleView
-from taugen import plugins
 from taugen.findings import Finding, error, warning
 from taugen.validators.registry import validator
 
@@ -57,41 +58,6 @@ _HASH_BINS = 48
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
 _WORD = re.compile(r"[a-z0-9']+")
 _CACHE: dict[str, dict[str, Any]] = {}
-
-OpeningReader = Callable[[str], "str | None"]
-
-
-def opening_reader(genre: str) -> Callable[[OpeningReader], OpeningReader]:
-    """Register how to read the customer's first message from a conversational genre's text (kind
-    ``opening_reader`` of :mod:`taugen.plugins`, keyed by genre name).
-
-    Raises:
-        ValueError: the genre already has an opening reader defined elsewhere.
-    """
-
-    def register(function: OpeningReader) -> OpeningReader:
-        return plugins.register("opening_reader", genre, function)
-
-    return register
-
-
-def _is_agent(speaker: str) -> bool:
-    lowered = speaker.lower()
-    return "agent" in lowered or lowered.startswith(("advisor", "representative", "bank"))
-
-
-@opening_reader("support_transcript")
-@opening_reader("call_recording")
-def transcript_opening(text: str) -> str | None:
-    """The first turn not spoken by the agent, in a chat or phone transcript."""
-    from taugen.generators.corpus.genres.support_transcript import parse_turns
-
-    turns, _bad = parse_turns(text)
-    for turn in turns:
-        if not _is_agent(turn.speaker):
-            return turn.text
-    return None
-
 
 def _words(text: str) -> list[str]:
     return _WORD.findall(text.lower().replace("\u2019", "'"))
@@ -223,12 +189,10 @@ def measure(view: BundleView) -> dict[str, Any]:
                           "modal_share": round(max(buckets.values()) / len(members), 3),
                           "min_tokens": min(tokens[a] for a in members), "max_tokens": max(tokens[a] for a in members)}
     openings: dict[str, list[str]] = defaultdict(list)
-    opening_readers = plugins.registered("opening_reader")
+    known = genres()
     for artifact_id in ids:
-        reader = opening_readers.get(manifest["artifacts"][artifact_id]["genre"])
-        if reader is None:
-            continue
-        first = reader(view.text(artifact_id))
+        genre = known.get(manifest["artifacts"][artifact_id]["genre"])
+        first = genre.customer_opening(view.text(artifact_id)) if genre is not None else None
         if first and len(_words(first)) >= MIN_WORDS:
             openings[" ".join(_words(first))].append(artifact_id)
     repeated_openings = {text: owners for text, owners in openings.items() if len(owners) > 1}

@@ -5,6 +5,9 @@ and its seed) into a :class:`RenderedArtifact`: the delivered files (bytes) plus
 source. ``extract_text`` reads the delivered files back (email parser, openpyxl, PDF text, SVG text,
 the audio's author transcript) so that the placement validator checks what a reader of the delivered
 file would see. ``validate`` checks the genre's own structure (headers, reply chains, turn numbers).
+What validators read of a genre's files beyond their text is declared on the genre too:
+``delivered_dates`` (the dates a reader sees, in the order they must go; the chronology validator) and
+``customer_opening`` (a conversation's first customer message; the realism gate on openings).
 
 Genres register themselves with :func:`register_genre`; third-party genres can also be exposed through
 the ``taugen.genres`` entry-point group, so adding one needs no edit to taugen's core.
@@ -30,6 +33,7 @@ from taugen.generators.corpus.vocabulary import NEUTRAL_VOCABULARY, DomainVocabu
 if TYPE_CHECKING:
     from taugen.authoring.models import DomainConfig, Fact
     from taugen.findings import Finding
+    from taugen.generators.corpus.stamps import Chain
 
 Register = Literal["canonical", "voiced"]
 RenditionStatus = Literal["current", "superseded", "pointer", "caveat", "decoy", "route", "mention"]
@@ -312,6 +316,27 @@ class Genre(ABC):
     def validate(self, artifact: RenderedArtifact) -> list["Finding"]:
         """Structural checks of one rendered artifact (default: none)."""
         return []
+
+    def delivered_dates(self, files: list[RenderedFile], author_text: str, zone: dt.tzinfo) -> list["Chain"]:
+        """The dated chains a reader sees in the delivered ``files`` (default: none, nothing to check).
+
+        Each chain lists :class:`~taugen.generators.corpus.stamps.Stamp` s in the order the record
+        relates them (a message before its reply, a turn before the next); the chronology validator
+        checks that each goes forward and that none is after the world's now. Only the files are read
+        (``author_text`` as :meth:`extract_text` takes it, for a genre whose file has no text reader), so
+        a file edited after the build is judged on what it shows.
+
+        Args:
+            zone: the offset a wall clock written without one takes when the file states none either
+                (the world's now's).
+        """
+        return []
+
+    def customer_opening(self, text: str) -> str | None:
+        """The customer's first message in ``text`` (what :meth:`extract_text` returned), for a genre of
+        conversations with customers; None for any other genre (the default). The realism gate checks
+        that no two customers open a conversation with the same words."""
+        return None
 
 
 def register_genre(genre_class: type[Genre]) -> type[Genre]:

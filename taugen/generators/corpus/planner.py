@@ -47,8 +47,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import random
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -63,16 +62,14 @@ from taugen.authoring.values import (
     PercentValue,
     find_surface_form,
 )
-from taugen.generators.corpus.genre import CUE_STATUSES, ArtifactPlan, Genre, RenderContext, Rendition
+from taugen.generators.corpus.genre import ArtifactPlan, Genre, Rendition
 from taugen.hashing import stable_seed
-from taugen.generators.corpus.genres.benchmarks import peer_names, peer_sentences
+from taugen.generators.corpus.cues import Hosts, cue_capable, plan_mentions
 from taugen.generators.corpus.renditions import (
     SpokenWords,
     canonical_text,
     cue_text,
     decoy_text,
-    mention_texts,
-    spoken_subject,
     voiced_text,
 )
 from taugen.generators.corpus.vocabulary import DomainVocabulary, load_vocabulary
@@ -123,7 +120,7 @@ class CorpusPlan:
 
 
 @dataclass
-class _Draft:
+class Draft:
     """An artifact before it has an id (ids are given once substitutions are done)."""
 
     genre: str
@@ -151,12 +148,6 @@ def resolve_surface(preset: TierPreset, pack: Pack) -> Surface:
 def genre_medium(name: str, genre: Genre) -> str:
     """``text``, ``image`` or ``audio``: the medium a genre's delivered files are read in."""
     return genre.medium
-
-
-def cue_capable(genre: Genre) -> bool:
-    """Genres that place any sentence verbatim in running text written by people (emails, chats,
-    calls, meetings): the only ones that carry pointers, caveats, route pointers and decoys."""
-    return genre.voiced and not genre.binary and not genre.tabular
 
 
 def _date_range(pack: Pack, fact: Fact, status: str) -> tuple[dt.date, dt.date]:
@@ -253,8 +244,8 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
             decided[fact_id] = min(day, fact.effective_from)
             floor = fact.effective_from + dt.timedelta(days=1)
 
-    drafts: list[_Draft] = []
-    owner_of: dict[str, _Draft] = {}
+    drafts: list[Draft] = []
+    owner_of: dict[str, Draft] = {}
     if not policy_owns:
         groups: dict[tuple[str, str, str, str], list[tuple[Fact, str]]] = {}
         arc_genres: dict[str, set[str]] = {}
@@ -308,7 +299,7 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
                     day = low + dt.timedelta(days=rng.randint(0, max(0, (high - low).days)))
                     renditions = [_rendition(f, s, day, genres_all[genre], voice_of[f.id], rng, spoken)
                                   for f, s in chunk]
-                    draft = _Draft(genre, variant or genres_all[genre].variants[0], section, day, renditions,
+                    draft = Draft(genre, variant or genres_all[genre].variants[0], section, day, renditions,
                                    {f.id: f for f, _ in chunk})
                     drafts.append(draft)
                     for f, _ in chunk:
@@ -352,15 +343,15 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
             else:
                 topic = rng.choice(section_ids)
                 day = pack.config.history_start + dt.timedelta(days=rng.randint(30, span))
-            drafts.append(_Draft(genre, variant or genres_all[genre].variants[0], topic, min(day, now_day), [], {}))
+            drafts.append(Draft(genre, variant or genres_all[genre].variants[0], topic, min(day, now_day), [], {}))
 
     # ---- modality profile and the call budget: substitute, never add --------------------------------------
     arc_members = {fact_id: arc for arc in arcs for fact_id in arc}
 
-    def arc_siblings(fact_id: str) -> list[_Draft]:
+    def arc_siblings(fact_id: str) -> list[Draft]:
         return [owner_of[f] for f in arc_members.get(fact_id, []) if f in owner_of]
 
-    substitutions: list[tuple[_Draft, str, str, str]] = []
+    substitutions: list[tuple[Draft, str, str, str]] = []
     budget = {"call_recording": (preset.max_calls, max(1, preset.max_calls // 2))}
     used_calls = {True: 0, False: 0}
     for draft in drafts:
@@ -411,7 +402,7 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
     contested: dict[str, dict[str, Any]] = {}
     overlay: list[dict[str, Any]] = []
     cue_rng = random.Random(stable_seed(seed, preset.name, "cues"))
-    hosts = _Hosts(drafts, genres_all, spoken, preset.voiced_share, random.Random(stable_seed(seed, preset.name,
+    hosts = Hosts(drafts, genres_all, spoken, preset.voiced_share, random.Random(stable_seed(seed, preset.name,
                                                                                               "mention wording")))
     if achieved_surface == "hard_client":
         client_held = sorted(f.id for f in pack.facts.values() if f.holder == "client"
@@ -445,7 +436,7 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
             owner = owner_of[fact_id]
             values = _decoy_values(fact, pack, cue_rng)
             decoys = []
-            used: list[_Draft] = [owner]
+            used: list[Draft] = [owner]
             for value in values:
                 host = hosts.pick(cue_rng, fact, after=max(fact.effective_from, owner.day) + dt.timedelta(days=1),
                                   exclude=used, avoid_values=[fact.value, value])
@@ -475,7 +466,7 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
                               excluded=set(client_held) | set(contested))
 
     if preset.filler_mentions > 0 and not policy_owns:
-        _plan_mentions(pack, preset, random.Random(stable_seed(seed, preset.name, "mentions")), hosts,
+        plan_mentions(pack, preset, random.Random(stable_seed(seed, preset.name, "mentions")), hosts,
                        owner_of, excluded=set(client_held) | set(contested)
                        | {route["fact_id"] for route in routes}, seed=seed)
 
@@ -540,267 +531,8 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
                       requested={"surface": preset.surface, "modality": preset.modality})
 
 
-class _Hosts:
-    """Existing artifacts that can take one more cue (never a new artifact): records of cue-capable genres,
-    and for mentions only, of genres that declare ``mention_host``."""
-
-    def __init__(self, drafts: list[_Draft], genres: dict[str, Genre], spoken: SpokenWords | None = None,
-                 voiced_share: float = 0.0, wording: random.Random | None = None) -> None:
-        self.genres = genres
-        self.drafts = [d for d in drafts if cue_capable(genres[d.genre]) or genres[d.genre].mention_host]
-        self.by_id = {id(d): d for d in drafts}
-        self.spoken = spoken
-        self.voiced_share = voiced_share
-        self.wording = wording or random.Random(0)
-
-    def said(self, fact: Fact, draft: _Draft) -> str | None:
-        """How a mention in ``draft`` says ``fact``'s subject: in a genre with ``spoken_mentions``, as often
-        as the tier voices rules, in the pack's spoken wordings (as a voiced rule there says it); else None
-        (the expert's words). Draws from the hosts' own wording generator, only for such genres."""
-        if not fact.subject or not self.genres[draft.genre].spoken_mentions \
-                or self.wording.random() >= self.voiced_share:
-            return None
-        return spoken_subject(fact.subject.strip().rstrip("."), self.spoken, self.wording)
-
-    def room(self, draft: _Draft) -> bool:
-        return len(draft.renditions) < self.genres[draft.genre].max_facts
-
-    def mention_room(self, draft: _Draft) -> int:
-        """How many more mentions ``draft`` may take: its room under ``max_facts``, and under the genre's
-        ``max_mentions`` when it declares one."""
-        genre = self.genres[draft.genre]
-        room = genre.max_facts - len(draft.renditions)
-        if genre.max_mentions is not None:
-            room = min(room, genre.max_mentions - sum(1 for r in draft.renditions if r.status == "mention"))
-        return max(room, 0)
-
-    def pick(self, rng: random.Random, fact: Fact, after: dt.date, prefer: _Draft | None = None,
-             exclude: list[_Draft] | None = None, avoid_values: list | None = None,
-             before: dt.date | None = None) -> _Draft | None:
-        """A cue-capable draft dated in ``[after, before]`` with room, whose renditions state none of
-        ``avoid_values``; ``prefer`` when it qualifies, then one on the fact's topic."""
-        excluded = {id(d) for d in exclude or []}
-
-        def fits(draft: _Draft) -> bool:
-            if id(draft) in excluded or draft.day < after or (before is not None and draft.day > before):
-                return False
-            if not self.room(draft) or not cue_capable(self.genres[draft.genre]):
-                return False
-            if fact.id in draft.facts or any(r.status in CUE_STATUSES for r in draft.renditions):
-                return False  # one cue per record, never about a fact the record states
-            for value in avoid_values or []:
-                if value is not None and any(find_surface_form(value, r.text) for r in draft.renditions):
-                    return False
-            return True
-
-        quiet = {name for name, genre in self.genres.items() if genre.preferred_cue_host}
-        if prefer is not None and prefer.genre in quiet and fits(prefer):
-            return prefer
-        pool: list[_Draft] = []
-        for genres in (quiet, None):  # genres whose generic lines state no values come first
-            candidates = [d for d in self.drafts if (genres is None or d.genre in genres) and fits(d)]
-            pool = [d for d in candidates if d.topic == fact.section] or candidates
-            if pool:
-                break
-        if not pool:
-            return None
-        # prefer records that own nothing yet, so cues spread over conversations and threads
-        light = [d for d in pool if len(d.renditions) < max(1, self.genres[d.genre].max_facts - 1)]
-        return rng.choice(light or pool)
-
-    @staticmethod
-    def add(draft: _Draft, rendition: Rendition, fact: Fact) -> None:
-        draft.renditions.append(rendition)
-        draft.facts.setdefault(fact.id, fact)
-
-
-def _plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: _Hosts,
-                   owner_of: dict[str, _Draft], excluded: set[str], seed: int = 0) -> None:
-    """Give records in cue-capable genres (and ``mention_host`` ones) *mentions*: rules of their topic named in
-    passing (subject only).
-
-    A filler (with probability ``preset.filler_mentions``) names as many rules as a carrier of its genre
-    owns (a seeded draw from that genre's carriers); a carrier with room names one more with half that
-    probability. A genre with ``grounded_fillers`` fills the slots a filler's rules would take with
-    grounded sentences itself, so every record of it, carrier or filler, names one rule with probability
-    ``preset.filler_mentions``: mentions in place of a filler's rules would leave their wording mostly
-    in fillers. A mentioned fact is current, owned by another record, dated on or before the record,
-    not in ``excluded`` (client-held, contested, route facts), not in the same supersession arc as a
-    fact the record holds, and its value is in none of the record's sentences; the mention states no
-    value of a fact the record already names nor of any client-held fact, and a record with a discovery
-    cue (a pointer or caveat about a client-held fact) gets none. Facts
-    mentioned least so far come first, and no sentence is used twice in a genre, so the mentions spread
-    and never repeat.
-    """
-    held_values = [pack.facts[f].value for f in sorted(excluded) if f in pack.facts and pack.facts[f].holder == "client"
-                   and pack.facts[f].value is not None]
-    by_topic: dict[str, list[Fact]] = {}
-    for fact_id in sorted(owner_of):
-        fact = pack.facts[fact_id]
-        if fact_id not in excluded and fact.subject and pack.is_current(fact_id):
-            by_topic.setdefault(fact.section, []).append(fact)
-    owned_counts: dict[str, list[int]] = {}
-    for draft in hosts.drafts:
-        if draft.owned():
-            owned_counts.setdefault(draft.genre, []).append(len(draft.owned()))
-    times: dict[str, int] = {}
-    used: set[tuple[str, str]] = set()
-    figures = _MentionFigures(pack, preset, seed)
-
-    def related(fact: Fact, draft: _Draft) -> bool:
-        return fact.id in draft.facts or fact.supersedes in draft.facts or any(
-            getattr(other, "supersedes", None) == fact.id for other in draft.facts.values())
-
-    for draft in hosts.drafts:
-        if any(r.status in ("pointer", "caveat") for r in draft.renditions):
-            continue  # a record that points to the client names nothing else (its words must not give the held value)
-        carrier = bool(draft.owned())
-        if hosts.genres[draft.genre].grounded_fillers:
-            wanted = 1 if rng.random() < preset.filler_mentions else 0
-        elif carrier:
-            wanted = 1 if rng.random() < preset.filler_mentions / 2 else 0
-        else:
-            wanted = rng.choice(owned_counts.get(draft.genre) or [1]) if rng.random() < preset.filler_mentions else 0
-        wanted = min(wanted, hosts.mention_room(draft))
-        pool = [f for f in by_topic.get(draft.topic, []) if f.effective_from <= draft.day and owner_of[f.id] is not draft]
-        rng.shuffle(pool)
-        pool.sort(key=lambda f: times.get(f.id, 0))
-        for fact in pool:
-            if wanted <= 0:
-                break
-            if related(fact, draft) or any(find_surface_form(fact.value, r.text) for r in draft.renditions
-                                           if fact.value is not None):
-                continue
-            if _mention(fact, draft, rng, hosts, used, held_values, times, figures):
-                wanted -= 1
-
-    if preset.mentions_per_fact > 0:
-        _top_up_mentions(preset.mentions_per_fact, rng, hosts, owner_of, by_topic, times, used, held_values,
-                         related, figures)
-
-
-_FIGURE_LINES = ("For comparison, {P} publishes {V} for this.", "{P}'s published terms give {V} for this.",
-                 "Customers keep quoting {P}'s {V} for this.", "{P} lists {V} for the same thing.")
-"""Peers' figures beside a staff mention (``{P}`` peer, ``{V}`` figure): the subject was just named."""
-
-
-_PIECE = re.compile(r'"|(?<=[.!?])\s+')
-"""Where a figure's sentences split into the pieces a reader counts as sentences (a quote is one)."""
-
-
-class _MentionFigures:
-    """Other organisations' figures that a mention said among staff may carry (``preset.mention_figures``
-    of them, where the subject is one a peer publishes a figure for): the sentences follow the mention
-    in the same cue, so the record states them where it names the rule and the manifest holds them.
-
-    Draws come from a generator of their own (seeded from the build seed and tier), so the mention
-    pass's own generator draws what it drew before (a figure only keeps a later mention of a fact whose
-    value it holds out of that record); the peers are eight names drawn once per build, and no figure
-    sentence, nor any quote inside one, is written twice in a build: a mention is planned, so a record
-    drawn again would still repeat it."""
-
-    def __init__(self, pack: Pack, preset: TierPreset, seed: int) -> None:
-        self.share = preset.mention_figures
-        self.rng = random.Random(stable_seed(seed, preset.name, "mention figures"))
-        self.context = RenderContext(config=pack.config, templates=None, build_seed=seed,  # type: ignore[arg-type]
-                                     tier=preset.name, facts=pack.facts)
-        self.voiced_share = preset.voiced_share
-        self.peers: list[str] = []
-        self.used: set[str] = set()
-        if self.share > 0:
-            from faker import Faker
-
-            fake = Faker(pack.config.locale)
-            fake.seed_instance(stable_seed(seed, preset.name, "mention peers"))
-            self.peers = peer_names(self.rng, fake, self.context, 8)
-
-    def beside(self, fact: Fact, draft: _Draft, text: str, guarded: list) -> str:
-        """``text`` (a staff mention of ``fact``) with a peer's figure for the subject after it, or as it
-        was: when the draw says no, the subject has no peer figure, or the figure would state one of
-        ``guarded`` (values the record must not state)."""
-        if self.share <= 0 or self.rng.random() >= self.share:
-            return text
-        for _ in range(5):  # no figure sentence twice in a build ("Hall Bank lists $25.00 for this." fits many)
-            spoken = self.rng.random() < self.voiced_share
-            peers = self.rng.sample(self.peers, k=2)
-            lines = peer_sentences(self.rng, self.context, fact, fact.subject or "", peers, draft.facts.values(),
-                                   peer_lines=_FIGURE_LINES, written="this", spoken=spoken)
-            if not lines:
-                return text
-            pieces = {" ".join(piece.lower().split()) for line in lines for piece in _PIECE.split(line) if piece.strip()}
-            if pieces & self.used or any(find_surface_form(value, line) for value in guarded for line in lines):
-                continue
-            self.used |= pieces
-            return f"{text} " + " ".join(line[:1].upper() + line[1:] for line in lines)
-        return text
-
-
-def _mention(fact: Fact, draft: _Draft, rng: random.Random, hosts: _Hosts, used: set[tuple[str, str]],
-             held_values: list, times: dict[str, int], figures: _MentionFigures | None = None) -> bool:
-    """Name ``fact`` in passing in ``draft`` with the first mention line (for the genre's audience, in
-    ``rng``'s order) that the genre has not used yet and that states none of ``held_values`` nor any value
-    of a fact the record names; count it in ``used`` and ``times``. A mention said among staff may carry
-    a peer's figure for the subject (``figures``). False when no line qualifies."""
-    guarded = held_values + [f.value for f in draft.facts.values() if f.value is not None]
-    audience = hosts.genres[draft.genre].mention_audience
-    text = next((t for t in mention_texts(fact, rng, audience, hosts.said(fact, draft)) if (draft.genre, t) not in used
-                 and not any(find_surface_form(value, t) for value in guarded)), None)
-    if text is None:
-        return False
-    used.add((draft.genre, text))
-    if figures is not None and audience == "staff":
-        text = figures.beside(fact, draft, text, guarded)
-    hosts.add(draft, Rendition(fact.id, text, "", "voiced", "mention", draft.day), fact)
-    times[fact.id] = times.get(fact.id, 0) + 1
-    return True
-
-
-def _top_up_mentions(target: int, rng: random.Random, hosts: _Hosts, owner_of: dict[str, _Draft],
-                     by_topic: dict[str, list[Fact]], times: dict[str, int], used: set[tuple[str, str]],
-                     held_values: list, related: Callable[[Fact, _Draft], bool],
-                     figures: _MentionFigures | None = None) -> None:
-    """Bring every mentionable fact up to ``target`` mentions where records of its topic have room.
-
-    A rule a business keeps is talked about in more places than the one that states it; a fact named
-    only by its owner is found by searching its subject words. Hosts are records of the fact's topic,
-    dated on or after it took effect, with room, no discovery cue and no rendition of the fact's arc;
-    among them the record with the fewest sentences about rules so far (stated, cued or mentioned) is
-    taken, then the one with fewest mentions (ties drawn from ``rng``): every record fills its slots by
-    one process, a carrier's with its rules first and a filler's with mentions, so both kinds end
-    with as many rule slots and neither is marked by how many names it drops. The same
-    sentence rules as the first pass apply (no value stated, no sentence twice in a genre).
-    """
-    mentions: dict[int, int] = {}
-    for draft in hosts.drafts:
-        mentions[id(draft)] = sum(1 for r in draft.renditions if r.status == "mention")
-    by_section: dict[str, list[_Draft]] = {}
-    for draft in hosts.drafts:
-        if not any(r.status in ("pointer", "caveat") for r in draft.renditions):
-            by_section.setdefault(draft.topic, []).append(draft)
-    facts = [fact for topic in sorted(by_topic) for fact in by_topic[topic]]
-    for level in range(1, target + 1):  # everyone to one mention, then to two, ...: no topic starves
-        for fact in facts:
-            if times.get(fact.id, 0) >= level:
-                continue
-            pool = [d for d in by_section.get(fact.section, []) if d is not owner_of[fact.id]
-                    and d.day >= fact.effective_from and hosts.mention_room(d) > 0 and not related(fact, d)
-                    and not any(r.fact_id == fact.id for r in d.renditions)]
-            rng.shuffle(pool)
-            pool.sort(key=lambda d: (len(d.renditions), mentions[id(d)]))
-            tried = 0
-            for draft in pool:
-                if tried == 8:
-                    break
-                if fact.value is not None and any(find_surface_form(fact.value, r.text) for r in draft.renditions):
-                    continue
-                tried += 1
-                if _mention(fact, draft, rng, hosts, used, held_values, times, figures):
-                    mentions[id(draft)] += 1
-                    break
-
-
 def _choose_contested(pack: Pack, preset: TierPreset, rng: random.Random, held: list[str],
-                      owner_of: dict[str, _Draft], history_facts: list[str]) -> list[str]:
+                      owner_of: dict[str, Draft], history_facts: list[str]) -> list[str]:
     """``holder: both`` facts (then facts tagged ``contested``) with a numeric value, current, owned
     by a record: at most ``preset.contested`` of them."""
     candidates = [f for f in pack.facts.values()
@@ -863,8 +595,8 @@ def _decoy_values(fact: Fact, pack: Pack, rng: random.Random) -> list:
     return found
 
 
-def _plan_routes(pack: Pack, preset: TierPreset, rng: random.Random, drafts: list[_Draft],
-                 owner_of: dict[str, _Draft], hosts: _Hosts, genres: dict[str, Genre],
+def _plan_routes(pack: Pack, preset: TierPreset, rng: random.Random, drafts: list[Draft],
+                 owner_of: dict[str, Draft], hosts: Hosts, genres: dict[str, Genre],
                  excluded: set[str]) -> list[dict[str, Any]]:
     """Pick up to ``preset.evidence_routes`` facts owned by a schedule or handbook whose date names it
     uniquely among records of its kind, and point to it from a later conversation or thread.
@@ -936,7 +668,7 @@ def spread_range(genre: Genre, variant: str) -> tuple[int, int] | None:
     return low, high
 
 
-def _spread_lengths(drafts: list[_Draft], genres_all: dict[str, Genre], seed: int, tier_name: str) -> None:
+def _spread_lengths(drafts: list[Draft], genres_all: dict[str, Genre], seed: int, tier_name: str) -> None:
     """Stratified lengths for genres that declare ``spread_words`` (see :func:`spread_range`).
 
     A genre with few artifacts (call recordings: the call budget keeps them near a dozen; slide decks,
@@ -949,7 +681,7 @@ def _spread_lengths(drafts: list[_Draft], genres_all: dict[str, Genre], seed: in
     from the build seed, the tier, the genre and (when a genre declares several ranges) the range only,
     so adding a fact elsewhere does not move these lengths beyond the change in count.
     """
-    groups: dict[tuple[str, int, int], list[_Draft]] = {}
+    groups: dict[tuple[str, int, int], list[Draft]] = {}
     for draft in drafts:
         bounds = spread_range(genres_all[draft.genre], draft.variant)
         if bounds is not None and not draft.target_words:
@@ -969,7 +701,7 @@ def _voiceable(fact: Fact) -> bool:
     return voiced_text(fact, random.Random(0))[0] != fact.statement
 
 
-def _draw_rule_slots(drafts: list[_Draft], rng: random.Random) -> None:
+def _draw_rule_slots(drafts: list[Draft], rng: random.Random) -> None:
     """Set every draft's ``rule_slots``: a carrier's is the number of rules it owns; a filler's is drawn
     from the owned counts of the carriers of its genre and variant (else of its genre; 1 when it has
     none), so a genre that gives a filler's rule places to other subjects (grounded sentences, subjects
@@ -1008,5 +740,5 @@ def _times(genre: Genre, day: dt.date, rng: random.Random, pack: Pack) -> tuple[
     return end, max(start, floor)
 
 
-__all__ = ["CorpusPlan", "MODALITIES", "POLICY_DOCUMENT", "cue_capable", "genre_medium", "plan_corpus",
+__all__ = ["CorpusPlan", "MODALITIES", "POLICY_DOCUMENT", "genre_medium", "plan_corpus",
            "resolve_surface", "spread_range"]

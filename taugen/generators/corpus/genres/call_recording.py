@@ -1,7 +1,7 @@
 """The call-recording genre: a recorded phone call between a bank agent and a customer.
 
 The call is written as a phone transcript by the ``support_transcript`` genre's conversation builder
-(:func:`~taugen.generators.corpus.genres.support_transcript.build_conversation`) and grown to the length
+(:func:`~taugen.generators.corpus.genres.support_conversation.build_conversation`) and grown to the length
 the planner gave it (``plan.length_words``, stratified over the calls between :data:`MIN_WORDS` and
 :data:`MAX_WORDS`: about 45 seconds to three minutes) with the ordinary steps of a service call
 (:func:`extend_call`: security questions, the account loading, background, a hold, contact details, a
@@ -42,18 +42,25 @@ from pydub import AudioSegment
 
 from taugen.generators.corpus.genre import ArtifactPlan, Genre, RenderContext, RenderedArtifact, RenderedFile, birth_date, register_genre
 from taugen.hashing import stable_seed
-from taugen.generators.corpus.genres.support_transcript import (
+from taugen.generators.corpus.genres.support_lines import AGENT_ANYTHING, VERIFY
+from taugen.generators.corpus.genres.support_conversation import (
     Conversation,
     Turn,
     build_conversation,
-    check_turns,
     conversation_metadata,
     fit_to_window,
     in_plan_frame,
     local_zone,
+    merge_same_speaker,
+)
+from taugen.generators.corpus.genres.support_transcript import (
+    check_turns,
+    customer_opening,
     parse_turns,
     render_transcript,
+    transcript_dates,
 )
+from taugen.generators.corpus.stamps import Chain
 from taugen.findings import Finding, error, warning
 
 SUFFIX = ".wav"
@@ -437,8 +444,6 @@ def extend_call(conversation: Conversation, plan: ArtifactPlan, context: RenderC
     speaker that end up next to each other are merged (one speaker's turn on a phone line). The
     conversation's turns are replaced in place; offsets are set later from the audio.
     """
-    from taugen.generators.corpus.genres.support_transcript import _AGENT_ANYTHING, _VERIFY
-
     rng = plan.rng("call steps")
     fake = plan.faker(context.config.locale, "call steps")
     slots = _slots(rng, fake, {"customer": conversation.customer_name, "agent": conversation.agent_name},
@@ -446,7 +451,7 @@ def extend_call(conversation: Conversation, plan: ArtifactPlan, context: RenderC
     slots.update(context.vocabulary.words("support_transcript").call_security_terms())  # type: ignore[attr-defined]
     turns = conversation.turns
     words = sum(len(turn.text.split()) for turn in turns)
-    verified = any(turn.text.startswith(question) for turn in turns for question, _answer in _VERIFY)
+    verified = any(turn.text.startswith(question) for turn in turns for question, _answer in VERIFY)
     # identity first (unless the conversation already checked it), then the account, then the background
     opening_steps = [step for step in _OPENING_STEPS if not (verified and step is _verification)
                      and (step is not _lookup or rng.random() < 0.7)]
@@ -464,7 +469,7 @@ def extend_call(conversation: Conversation, plan: ArtifactPlan, context: RenderC
             continue  # a shorter step later may still fit
         blocks[where] += exchange
         words += added
-    anything = {" ".join(text.split()) for text in _AGENT_ANYTHING}
+    anything = {" ".join(text.split()) for text in AGENT_ANYTHING}
     closing_at = len(turns) - 3 if len(turns) >= 3 and turns[-3].text in anything else len(turns) - 2
     after_greeting = next((i + 1 for i, turn in enumerate(turns[:3]) if turn.role == "customer"), 1)
     late = _bridged(blocks["late"], turns[closing_at - 1] if closing_at > 0 else None,
@@ -473,13 +478,7 @@ def extend_call(conversation: Conversation, plan: ArtifactPlan, context: RenderC
                        else None, rng)
     turns[closing_at:closing_at] = late
     turns[after_greeting:after_greeting] = opening
-    merged: list[Turn] = []
-    for turn in turns:
-        if merged and merged[-1].role == turn.role:
-            merged[-1] = Turn(turn.role, f"{merged[-1].text} {turn.text}")
-        else:
-            merged.append(turn)
-    conversation.turns[:] = merged
+    conversation.turns[:] = merge_same_speaker(turns)
 
 
 _BRIDGE_IN = ("Okay.", "Right, okay.", "Okay, that makes sense.", "I see.")
@@ -605,6 +604,15 @@ class CallRecordingGenre(Genre):
         stands in for what a listener hears (every turn of it is spoken in the WAV).
         """
         return author_text
+
+    def delivered_dates(self, files: list[RenderedFile], author_text: str, zone: dt.tzinfo) -> list[Chain]:
+        """The chain :func:`~taugen.generators.corpus.genres.support_transcript.transcript_dates` reads from
+        the transcript that stands in for the audio (:meth:`extract_text`)."""
+        return transcript_dates(self.extract_text(files, author_text), zone)
+
+    def customer_opening(self, text: str) -> str | None:
+        """The caller's first turn (:func:`~taugen.generators.corpus.genres.support_transcript.customer_opening`)."""
+        return customer_opening(text)
 
     def validate(self, artifact: RenderedArtifact) -> list[Finding]:
         """Structure checks of the WAV and its transcript.

@@ -77,6 +77,7 @@ from taugen.generators.corpus.genres.workplace import (
 )
 from taugen.generators.corpus.prose import has_doubled_words
 from taugen.findings import Finding, error
+from taugen.generators.corpus.stamps import Chain, epoch_stamp, json_documents
 
 SUFFIX = ".json"
 _TS = re.compile(r"^\d{9,10}\.\d{6}$")
@@ -394,6 +395,35 @@ class ChannelExportGenre(Genre):
                              f"{_slack_unescape(text)}")
             parts.append("\n".join(lines))
         return "\n\n".join(parts)
+
+    def delivered_dates(self, files: list[RenderedFile], author_text: str, zone: dt.tzinfo) -> list[Chain]:
+        """Chains of the export (``ts`` and ``created`` are Unix epoch seconds): the channel's ``created``
+        then every message in file order (the export is in ``ts`` order); the channel's ``created`` then
+        its topic's and purpose's ``last_set``; each reply after the thread parent its ``thread_ts``
+        names; each thread parent before every reply its ``replies`` list and its ``latest_reply``."""
+        chains: list[Chain] = []
+        for document in json_documents(files):
+            channel = document.get("channel") if isinstance(document.get("channel"), dict) else {}
+            created = epoch_stamp(channel.get("created"), "the channel's creation") if "created" in channel else None
+            messages = [m for m in document.get("messages") or [] if isinstance(m, dict)]
+            chains.append([s for s in [created, *(epoch_stamp(m.get("ts"), f"message {m.get('ts')}") for m in messages)]
+                           if s])
+            for part in ("topic", "purpose"):
+                value = channel.get(part)
+                if created is not None and isinstance(value, dict) and "last_set" in value:
+                    chains.append([s for s in (created, epoch_stamp(value["last_set"], f"the {part}'s last_set")) if s])
+            for message in messages:
+                ts, thread = message.get("ts"), message.get("thread_ts")
+                if thread is not None and thread != ts:
+                    chains.append([s for s in (epoch_stamp(thread, f"thread parent {thread}"),
+                                               epoch_stamp(ts, f"reply {ts}")) if s])
+                listed = [r.get("ts") for r in message.get("replies") or [] if isinstance(r, dict)]
+                if message.get("latest_reply") is not None:
+                    listed.append(message["latest_reply"])
+                for reply in listed:
+                    chains.append([s for s in (epoch_stamp(ts, f"thread parent {ts}"),
+                                               epoch_stamp(reply, f"its listed reply {reply}")) if s])
+        return chains
 
     def validate(self, artifact: RenderedArtifact) -> list[Finding]:
         """Export structure: one ``.json`` that parses, with ``channel`` (``id``, a valid lower-case

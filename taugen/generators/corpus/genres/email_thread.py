@@ -62,7 +62,39 @@ from taugen.generators.corpus.genres.benchmarks import (
     grounded_slots,
     plan_peers,
 )
+from taugen.generators.corpus.genres.email_lines import (
+    ACKS,
+    AREA_CODES,
+    ASKS,
+    CLOSERS,
+    FILLER_MIDDLE,
+    FILLER_SCENARIOS,
+    FORWARD_NOTES,
+    GREETINGS,
+    GREETINGS_GROUP,
+    HISTORY_PAST,
+    HISTORY_TAILS_PAST,
+    INTERNAL_ASKS,
+    LEADS_LIST,
+    LEADS_OWN,
+    LEADS_RESTATED,
+    MAILERS,
+    MOBILE_REPLIES,
+    NOTE_LINES,
+    OPENERS,
+    OPENER_CONTEXT,
+    PEER_LINES,
+    PHONE_LABELS,
+    PROGRESS,
+    QA,
+    REQUESTS,
+    SIGNOFFS,
+    TAILS,
+    VOLUME_LINES,
+)
+from taugen.generators.corpus.genres.email_schedule import schedule
 from taugen.generators.corpus.genres.workplace import said_subject
+from taugen.generators.corpus.stamps import MONTH_NUMBER, Chain, Stamp, aware
 from taugen.generators.corpus.vocabulary import (
     GenreVocabulary,
     Pool,
@@ -144,10 +176,7 @@ class ThreadMessage:
 
 
 # --------------------------------------------------------------------------------------------------
-# Phrase pools. No digits and no number words: generic lines must never look like a policy value.
-# Placeholders: {T} topic (lower case), {A} asset, {S} subject, {first} recipient's first name,
-# {other} counterpart organisation, {bank} the business, {cc_first} a copied colleague, {day} a weekday,
-# {site} where the business serves customers in person (the domain's word, CommonWords).
+# The domain's words (a pack's vocabulary.yaml, section email_thread); the phrase pools are in email_lines
 # --------------------------------------------------------------------------------------------------
 
 _COUNTERPART_TITLES = {  # the business's own staff titles are the domain's: EmailThreadWords.business_titles
@@ -189,241 +218,6 @@ register_vocabulary("email_thread", EmailThreadWords, NEUTRAL_WORDS)
 def _titles(words: EmailThreadWords, role: str) -> tuple[str, ...]:
     """Staff titles of one side: the domain's for the business, generic ones for a vendor or partner."""
     return _COUNTERPART_TITLES.get(role, words.business_titles)
-
-
-_SIGNOFFS = ("Best,", "Thanks,", "Thank you,", "Regards,", "Kind regards,", "Best regards,", "Many thanks,",
-             "Thanks again,", "Cheers,", "All the best,", "Appreciate it,")
-_GREETINGS = ("Hi {first},", "Hello {first},", "{first},", "Hi {first} -", "Dear {first},", "Good {daypart} {first},",
-              "Hi {first}, hope your week is going well.")
-_GREETINGS_GROUP = ("Hi all,", "Hello everyone,", "Hi {first} and team,", "All,")
-
-_OPENERS = {
-    ("business", "vendor"): (
-        ("We're refreshing {A} ahead of your next release and I'd like the {T} content to be right before it "
-        "goes out."),
-        "Our policy committee signed off on the {T} items this week, so I'm passing the details along for {A}.",
-        "A few of our {site} staff flagged that {A} doesn't line up with what we tell customers about the {S}.",
-        ("I'm pulling together the {T} updates for {A} and wanted to check them with you before your team "
-        "starts building."),
-        "Following up on our call about {A}: here is where we landed on the {S}.",
-    ),
-    ("business", "partner"): (
-        "Ahead of {A}, I want to make sure you have our current position on the {S}.",
-        "As promised, here is our write-up on {T} for {A}.",
-        "Before your team finalises {A}, could you look over how we describe the {S} to customers?",
-        "We're tidying up the {T} section and would value your read on it before {A}.",
-    ),
-    ("vendor", "business"): (
-        "We're preparing the next configuration drop for {A} and need your confirmation on the {S}.",
-        "Our implementation team is reviewing {A} and noticed we don't have a current statement on the {S}.",
-        "Quick check before we publish changes to {A}: we want to be sure the {S} matches your terms.",
-        "As part of the {T} work for {bank}, we're validating {A} against your schedule.",
-    ),
-    ("partner", "business"): (
-        "As part of {A}, we're walking through your {T} section and have a couple of questions.",
-        "We're finalising our notes on {A} and want to confirm the {S} against what your staff tell customers.",
-        "Our reviewers picked up the {S} while testing {A}, and we'd like to close it out with you.",
-        "Picking up where we left off on {A}: the {T} material is next on our list.",
-    ),
-}
-_OPENER_CONTEXT = {
-    "bank": (
-        "Nothing else in the {T} section is changing.",
-        "I've copied {cc_first}, who owns the customer-facing wording.",
-        "The {site} teams have already been briefed.",
-        "We'd like {A} to match our published terms word for word.",
-        "Our legal team has already reviewed the wording.",
-        "This came up at our last steering meeting as well.",
-    ),
-    "other": (
-        "Happy to jump on a call if that's easier.",
-        "I've copied {cc_first}, who is running the change on our side.",
-        "We'd like to close this out before our next milestone.",
-        "This is among the last open items on our list.",
-        "No rush today, but we'd like to settle it this month.",
-    ),
-}
-_REQUESTS = {
-    "bank": (
-        "I'll follow up with the details once I've checked them.",
-        "Could you tell me what {A} currently shows for the {S}?",
-        "Can you send me a copy of what's live today?",
-    ),
-    "other": (
-        "Could you send over what you have on the {S}?",
-        "Can you tell us where things stand on the {S}?",
-        "Please share the details when you have them.",
-        "Could you point us to the latest on this?",
-    ),
-}
-_FILLER_SCENARIOS = (  # (subject, opener, reply, closer)
-    ("{Title}: review meeting",
-     "Could we find time on {day} to walk through {A}? I'd like to cover the {T} section in particular.",
-     "{day} afternoon works for us. I'll send an invite with a dial-in.",
-     "Great, I'll look out for the invite."),
-    ("Copy of {A} ({Title})",
-     ("Our audit team has asked for the latest version of {A}, in particular the {T} section. Could you send "
-     "over the copy your team is working from?"),
-     "I'll dig out the current copy and send it over separately, since it's too large for email.",
-     "Perfect, thanks. I'll keep an eye out for it."),
-    ("Contacts for {T} escalations",
-     ("We're updating our escalation contacts for {T}. Please let me know who should be on the list from your "
-     "side."),
-     "Please keep me on the list, along with our shared team inbox for anything urgent.",
-     "Thanks, that's helpful. I'll update our records."),
-    ("Introduction: {Title}",
-     ("I'm taking over the {T} relationship from a colleague who has moved teams, so I wanted to introduce "
-     "myself and check where things stand on {A}."),
-     "Nice to meet you. Nothing is outstanding on {A} as far as I can see, but I'll double-check with the team.",
-     "Appreciate it. Talk soon."),
-    ("Open items: {Title}",
-     "Before our quarterly review, could you share any open {T} items you're tracking on {A}?",
-     "Let me pull together the open items and come back to you before the review.",
-     "Sounds good, thanks."),
-    ("{Title}: routing questions",
-     ("We'd like to tidy up how {T} questions are routed between our teams. Do you have a current process "
-     "map we could look at?"),
-     "We have a draft process map; I'll tidy it up and share it ahead of our next call.",
-     "That would help a lot. Thanks."),
-)
-_FILLER_MIDDLE = (
-    "Quick follow-up: is this still on your list?",
-    "Adding {cc_first} so they're in the loop.",
-    "Just checking whether you need anything else from me first.",
-    "Yes, still on track. Thanks for the nudge.",
-    "Thanks, noted on our side as well.",
-)
-_ACKS = (
-    "Thanks, {first}.", "Thanks for sending this over.", "Appreciate the quick turnaround.", "Got it, thank you.",
-    "Thanks for the detail, that helps.", "Thanks, this is clear.", ("Sorry for the slow reply; it's been a busy "
-    "week."), "Thanks for flagging.", "Thanks for pulling this together.", "Helpful, thank you.",
-)
-_ASKS = (
-    "Could you confirm once {A} reflects this?",
-    "Can your team let me know if anything here conflicts with what you have on file?",
-    "Please reply with any questions by end of week.",
-    "Let me know if you need this in a different format.",
-    "If you see any gaps, flag them and we'll sort them out.",
-    "Could you let us know when this is live on your side?",
-    "Please check this against your records and shout if anything looks off.",
-)
-_PROGRESS = {
-    "vendor": (
-        "We've loaded the change in our test environment and will move it to production once you sign off.",
-        "I've passed this to our configuration team and they'll update {A} in the next release window.",
-        "The update is queued with the next content refresh; I'll confirm when it's live.",
-        "Our QA team will run the usual regression checks before anything goes out.",
-    ),
-    "partner": (
-        "Our reviewers have noted it in the working papers.",
-        "I'll update the draft and send a clean copy for your records.",
-        "That resolves the open point on our list for {A}.",
-        "We'll reflect this in the final report and reference your confirmation.",
-    ),
-    "business": (
-        "I've updated our procedures page to match.",
-        "Our contact centre leads will get a note about it at tomorrow's huddle.",
-        "I'll let the {site} managers know it's settled.",
-        "I've asked {cc_first} to make sure the scripts say the same thing.",
-    ),
-}
-_QA = {  # asked by → (question, answer from the other side); bank questions depend on the counterpart
-    "other": (
-        ("Should the customer-facing wording mention when the change took effect?",
-         "Yes, please include it; customers tend to ask."),
-        ("Who on your side should approve the final wording?",
-         "Please send it to me, and I'll get sign-off from our compliance team."),
-        ("Should we keep the old wording anywhere for reference?",
-         "Only in your change log. Nothing customer-facing should show it."),
-        ("Do you want the help pages updated at the same time?",
-         "Yes, at the same time if you can. It keeps everything consistent."),
-    ),
-    "bank:vendor": (
-        ("Is there anything you need from us before this goes out?",
-         "Nothing further for now. We'll reach out if testing turns anything up."),
-        ("Could you send a screenshot once it's updated?",
-         "Will do, as soon as the change is in our test environment."),
-        ("Can you confirm who on your team will sign this off?",
-         "That will be me, with our quality lead copied."),
-    ),
-    "bank:partner": (
-        ("Do you need anything else from us for the review?",
-         "Not at this stage. We'll let you know if anything comes up."),
-        ("Will this show up as a finding, or is it just a note?",
-         "Just a note. It's resolved as far as we're concerned."),
-        ("Can you confirm who on your team will sign this off?",
-         "That will be me, with our engagement partner copied."),
-    ),
-}
-_CLOSERS = (
-    "Perfect, that's everything we needed. Thanks, {first}.",
-    "Great, I'll close this out on our side.",
-    "Confirmed, this is live now.",
-    "Thanks all. Marking this as complete.",
-    "That works. Appreciate your help on this.",
-    "Thanks, we're all set.",
-)
-# Leads and tails of a paragraph holding a thread's slot, whatever it holds (a rule, a peer's figure, how
-# often customers asked, a working note). {S} is the slot's own subject.
-_LEADS_OWN = (
-    "On the {S}:",
-    "To confirm where we are on the {S}:",
-    "For {A}, here's what we have on the {S}.",
-    "Some background for {A}:",
-    "Here's what I found on the {S}.",
-    "For reference:",
-    "A quick note on the {S}.",
-    "This came out of our review this week:",
-)
-_LEADS_RESTATED = (
-    "Confirming what we have:",
-    "Per your last note, we've recorded the following:",
-    "For our notes on the {S}:",
-    "This is what we now have on file:",
-    "Just so we're aligned on the {S}:",
-)
-_LEADS_LIST = {
-    "bank": ("A few points on {T}:", "Here's where things stand on {T}:", "Notes for {A}:"),
-    "other": ("Here is what we have on file:", "Our notes now read as follows:", "For our records:"),
-}
-_TAILS = ("Let me know if that doesn't match your records.", "Shout if anything looks off.",
-          "Happy to talk it through.", "Worth keeping in mind for {A}.", "Nothing else changes.")
-# Grounded content of a slot that holds no rule (see benchmarks.grounded_sentences). {P} peer, {V} figure.
-_PEER_LINES = ("For comparison, {P} publishes {V} for {S}.", "Customers keep quoting {P}'s {V} for {S}.",
-               "{P}'s published terms give {V} for {S}.", "A customer compared us with {P}, which lists {V} for {S}.")
-_VOLUME_LINES = ("We had {N} customer questions about {S} in {MONTH}.", "{S} came up in {N} calls in {MONTH}.",
-                 "Our contact centre logged {N} questions about {S} in {MONTH}.",
-                 "{N} customers asked us about {S} in {MONTH}.")
-_NOTE_LINES = ("Customers keep asking about {S}, and the explanation on calls varies.",
-               "Most questions about {S} come in by phone rather than in writing.",
-               "Customers sometimes mix up {S} with something else, so staff check what they mean first.")
-_FORWARD_NOTES = (
-    "Forwarding the note below from {colleague}. Please update {A} accordingly.",
-    "See below from {colleague}. Can your team pick this up for {A}?",
-    "Passing this along from {colleague} on our side. Let us know if you have questions.",
-    "Forwarding for your action, {first}. {colleague} has the background if you need it.",
-)
-_INTERNAL_ASKS = (
-    "Can you make sure {other} has this before they update {A}?",
-    "Could you pass this on to your contact at {other}?",
-    "Please share this with {other} when you get a chance.",
-)
-_MOBILE_REPLIES = ("Thanks, will do.", "Got it, thanks.", "Perfect, thank you.", "Thanks, looks good to me.",
-                   "Received, thanks.", "Sounds good.")
-_HISTORY_PAST = (
-    "For reference, this is how it read until the new schedule took effect on {date}:",
-    "Before {date}, our terms said:",
-    "Until the change on {date}, the rule was:",
-    "The version in force up to {date} was:",
-    "In case anyone still has the old copy, up to {date} it read:",
-    "Our previous wording, retired on {date}, was:",
-)
-_HISTORY_TAILS_PAST = ("That wording is out of date, so please don't reuse it.", "That no longer applies.",
-                       "Please treat that as history.", "Any copies of that should be retired.",
-                       "It should not appear anywhere customer-facing now.", "")
-_PHONE_LABELS = ("Direct:", "T:", "Office:", "Tel", "Phone:")
-_AREA_CODES = ("312", "314", "319", "402", "515", "563", "608", "612", "630", "651", "815", "847")
-_MAILERS = {"outlook": "Microsoft Outlook 16.0", "apple": "iPhone Mail (21D61)"}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -487,113 +281,6 @@ def _join(lead: str, text: str, tail: str) -> str:
     if tail and body and body[-1] not in ".!?\"'":
         body += "."
     return " ".join(part for part in (lead.strip(), body, tail.strip()) if part)
-
-
-def schedule(rng: random.Random, count: int, start: dt.datetime, end: dt.datetime,
-             anchors: dict[int, dt.date]) -> list[dt.datetime]:
-    """``count`` strictly increasing message times in ``[start, end]`` (aware, whole seconds).
-
-    Messages listed in ``anchors`` (index → date) are placed on that date when the window allows
-    (clamped into it), in office hours; the others are spaced from their neighbours by reply gaps of
-    minutes to a few days, nudged into office hours (07:30–18:30, Monday–Friday) when that keeps the
-    order. When a stretch is too short for natural gaps the messages are spread evenly across it.
-
-    Raises:
-        ValueError: the window holds fewer whole seconds than ``count``.
-    """
-    tz = start.tzinfo
-    start = start.replace(microsecond=0) + (dt.timedelta(seconds=1) if start.microsecond else dt.timedelta())
-    end = end.replace(microsecond=0)
-    if (end - start).total_seconds() < count:
-        raise ValueError(f"window {start.isoformat()} .. {end.isoformat()} is too short for {count} messages")
-    times: list[dt.datetime | None] = [None] * count
-
-    def office(day: dt.date) -> dt.datetime:
-        minute = rng.randint(7 * 60 + 30, 18 * 60 + 15)
-        return dt.datetime.combine(day, dt.time(minute // 60, minute % 60, rng.randint(0, 59)), tz)
-
-    previous = start - dt.timedelta(seconds=1)
-    for index in sorted(anchors):
-        day = min(max(anchors[index], start.date()), end.date())
-        moment = min(max(office(day), start), end)
-        if moment <= previous:
-            moment = previous + dt.timedelta(minutes=rng.randint(20, 180))
-        if moment > end - dt.timedelta(seconds=count - index - 1):
-            break  # anchors do not fit in order; fall back to an even spread below
-        times[index] = moment
-        previous = moment
-    if not any(times):
-        span = (end - start).total_seconds()
-        guess = sum(_gap(rng) for _ in range(count - 1))
-        slack = max(span - guess, 0)
-        first = start + dt.timedelta(seconds=rng.uniform(0, slack) if slack else 0)
-        times[0] = _office_nudge(first.replace(microsecond=0), start, end, forward=True)
-    anchored = [i for i, t in enumerate(times) if t is not None]
-    lo_index, hi_index = anchored[0], anchored[-1]
-    for index in range(lo_index - 1, -1, -1):  # before the first anchor: step back
-        candidate = times[index + 1] - dt.timedelta(seconds=_gap(rng))
-        times[index] = _office_nudge(candidate, start, times[index + 1], forward=False)
-    for index in range(hi_index + 1, count):  # after the last anchor: step forward
-        candidate = times[index - 1] + dt.timedelta(seconds=_gap(rng))
-        times[index] = _office_nudge(candidate, times[index - 1], end, forward=True)
-    for a, b in pairwise(anchored):  # between anchors: random points in the stretch
-        if b - a > 1:
-            span = (times[b] - times[a]).total_seconds()
-            points = sorted(rng.uniform(0, span) for _ in range(b - a - 1))
-            for offset, index in zip(points, range(a + 1, b), strict=True):
-                candidate = (times[a] + dt.timedelta(seconds=offset)).replace(microsecond=0)
-                times[index] = _office_nudge(candidate, times[index - 1], times[b], forward=True)
-    result = [t for t in times if t is not None]
-    if len(result) != count or any(not start <= t <= end for t in result) or \
-            any(b <= a for a, b in pairwise(result)):
-        return _even(rng, count, start, end)
-    return result
-
-
-def _gap(rng: random.Random) -> float:
-    """Seconds between a message and its reply: usually minutes to hours, sometimes days."""
-    roll = rng.random()
-    if roll < 0.55:
-        return rng.uniform(6 * 60, 4 * 3600)
-    if roll < 0.9:
-        return rng.uniform(16 * 3600, 30 * 3600)
-    return rng.uniform(40 * 3600, 96 * 3600)
-
-
-def _office_nudge(moment: dt.datetime, low: dt.datetime, high: dt.datetime, *, forward: bool) -> dt.datetime:
-    """Move ``moment`` into office hours (07:30–18:30, Monday–Friday), forward or backward in time.
-
-    The shifted time keeps ``moment``'s minutes and seconds as jitter. It is used only when it lies
-    strictly between ``low`` and ``high``; otherwise ``moment`` itself (when inside), else the midpoint.
-    """
-    moment = moment.replace(microsecond=0)
-    jitter = dt.timedelta(minutes=(moment.minute * 3 + moment.second) % 150, seconds=moment.second)
-    candidate = moment
-    for _ in range(8):
-        opening = candidate.replace(hour=7, minute=30, second=0) + jitter
-        closing = candidate.replace(hour=18, minute=30, second=0) - jitter
-        if candidate.weekday() >= 5:
-            day = candidate + dt.timedelta(days=1 if forward else -1)
-            candidate = (day.replace(hour=7, minute=30, second=0) + jitter if forward
-                         else day.replace(hour=18, minute=30, second=0) - jitter)
-        elif candidate < opening:
-            candidate = opening if forward else (closing - dt.timedelta(days=1))
-        elif candidate > closing:
-            candidate = (opening + dt.timedelta(days=1)) if forward else closing
-        else:
-            break
-    if low < candidate < high and candidate.weekday() < 5:
-        return candidate
-    if low < moment < high:
-        return moment
-    middle = (low + (high - low) / 2).replace(microsecond=0)
-    return middle if low < middle < high else high
-
-
-def _even(rng: random.Random, count: int, start: dt.datetime, end: dt.datetime) -> list[dt.datetime]:
-    step = (end - start) / (count + 1)
-    return [(start + step * (i + 1)).replace(microsecond=0) for i in range(count)] if step.total_seconds() >= 1 \
-        else [start + dt.timedelta(seconds=i) for i in range(count)]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -688,7 +375,7 @@ class EmailThreadGenre(Genre):
             "S": said_subject(context, plan.rng("spoken subjects"), self._subject_phrase(plan, grounded)),
             "subject_fact": self._subject_fact(plan, grounded),
             "other": other.name, "bank": bank.name,
-            "counter_role": other_role, "scenario": rng.choice(_FILLER_SCENARIOS),
+            "counter_role": other_role, "scenario": rng.choice(FILLER_SCENARIOS),
             **context.vocabulary.common.terms(),
         }
         base_subject = self._base_subject(rng, plan, values, other, bank, bool(groups))
@@ -714,8 +401,8 @@ class EmailThreadGenre(Genre):
         if len(messages) > 1:
             mail["In-Reply-To"] = messages[-2].message_id
             mail["References"] = " ".join(m.message_id for m in messages[:-1])
-        if top.style in _MAILERS:
-            mail["X-Mailer"] = _MAILERS[top.style]
+        if top.style in MAILERS:
+            mail["X-Mailer"] = MAILERS[top.style]
         if top.style == "outlook":
             mail["Thread-Topic"] = _REPLY_PREFIX.sub("", re.sub(r"^(FW|Fwd): ", "", top.subject))
         # a paragraph over 998 octets (a very long rule) is sent quoted-printable, whose soft line breaks
@@ -755,10 +442,10 @@ class EmailThreadGenre(Genre):
     @staticmethod
     def _person(rng: random.Random, fake, org: Organisation, titles: tuple[str, ...]) -> Person:
         first, last = fake.first_name(), fake.last_name()
-        phone = f"+1 {_AREA_CODES[stable_seed('area', org.id) % len(_AREA_CODES)]} 555 {rng.randint(100, 199):04d}"
+        phone = f"+1 {AREA_CODES[stable_seed('area', org.id) % len(AREA_CODES)]} 555 {rng.randint(100, 199):04d}"
         return Person(first=first, last=last, email=_address_for(org, first, last),
                       title=rng.choice(titles), org=org, phone=phone,
-                      signoff=rng.choice(_SIGNOFFS), signature_shape=rng.randrange(3))
+                      signoff=rng.choice(SIGNOFFS), signature_shape=rng.randrange(3))
 
     @staticmethod
     def _groups(rng: random.Random, plan: ArtifactPlan) -> list[list[Rendition]]:
@@ -829,8 +516,8 @@ class EmailThreadGenre(Genre):
         """``wanted`` slot groups about subjects of the plan's topic that the plan does not state
         (:func:`grounded_slots`), paired as :meth:`_groups` pairs rules (a group of one takes a second
         sentence with probability 0.4); fewer when the topic has fewer subjects."""
-        slots = grounded_slots(rng, context, plan, 2 * wanted, day, peer_lines=_PEER_LINES,
-                               volume_lines=_VOLUME_LINES, note_lines=_NOTE_LINES)
+        slots = grounded_slots(rng, context, plan, 2 * wanted, day, peer_lines=PEER_LINES,
+                               volume_lines=VOLUME_LINES, note_lines=NOTE_LINES)
         groups: list[list[GroundedSlot]] = []
         for slot in slots:
             if groups and len(groups[-1]) == 1 and rng.random() < 0.4:
@@ -904,7 +591,7 @@ class EmailThreadGenre(Genre):
         bank_id = context.config.business.id
         used: set[str] = set()
         counterpart = values["counter_role"]
-        qa = {"other": list(_QA["other"]), "bank": list(_QA.get(f"bank:{counterpart}", _QA["bank:vendor"]))}
+        qa = {"other": list(QA["other"]), "bank": list(QA.get(f"bank:{counterpart}", QA["bank:vendor"]))}
         for pairs in qa.values():
             rng.shuffle(pairs)
         scenario = values["scenario"]
@@ -936,43 +623,43 @@ class EmailThreadGenre(Genre):
             answer = pending[1] if pending and pending[0] != group else None
             pending = None
             if message.style == "apple":
-                text = f"{answer} {pick(_MOBILE_REPLIES)}" if answer else pick(_MOBILE_REPLIES)
+                text = f"{answer} {pick(MOBILE_REPLIES)}" if answer else pick(MOBILE_REPLIES)
                 message.text = self._template(context, greeting="", paragraphs=[text], signoff="",
                                               signature="Sent from my iPhone")
                 continue
             if message.cc and rng.random() < 0.3:
-                greeting_template = rng.choice(_GREETINGS_GROUP)
+                greeting_template = rng.choice(GREETINGS_GROUP)
             else:
-                greeting_template = rng.choice(_GREETINGS) if rng.random() < 0.85 else ""
+                greeting_template = rng.choice(GREETINGS) if rng.random() < 0.85 else ""
             named = "{first}" in greeting_template
 
             paragraphs: list[str] = []
             if message.kind == "new":
                 if recipient.org.id == sender.org.id:  # an internal note that will be forwarded
-                    paragraphs.append(pick(_INTERNAL_ASKS))
+                    paragraphs.append(pick(INTERNAL_ASKS))
                 elif slotted:
                     recipient_side = "business" if recipient.org.id == bank_id else recipient.org.role
-                    openers = _OPENERS.get((side, recipient_side)) or _OPENERS[("business", "vendor")]
+                    openers = OPENERS.get((side, recipient_side)) or OPENERS[("business", "vendor")]
                     opening = pick(openers)
                     if rng.random() < 0.6:
-                        opening += " " + pick(_OPENER_CONTEXT[group])
+                        opening += " " + pick(OPENER_CONTEXT[group])
                     fact, subject = values["subject_fact"]
                     if group == "bank" and fact is not None and rng.random() < 0.5:
                         # how the thread's subject came up with customers (a rule's thread or not alike)
                         opening += " " + " ".join(line[:1].upper() + line[1:] for line in grounded_sentences(
                             rng, context, fact, subject, peers, message.date.date(), plan.facts.values(),
-                            peer_lines=_PEER_LINES, volume_lines=_VOLUME_LINES, note_lines=_NOTE_LINES,
+                            peer_lines=PEER_LINES, volume_lines=VOLUME_LINES, note_lines=NOTE_LINES,
                             written="this"))
                     paragraphs.append(opening)
                 else:
                     paragraphs.append(_fill(scenario[1], local))
             elif message.kind == "forward":
-                paragraphs.append(pick(_FORWARD_NOTES))
+                paragraphs.append(pick(FORWARD_NOTES))
             elif answer:
                 paragraphs.append(answer)
             elif slotted and not (last and not message.slots and rng.random() < 0.6) \
                     or (not slotted and message.index >= 1 and rng.random() < 0.5):
-                paragraphs.append(pick(_ACKS, named))
+                paragraphs.append(pick(ACKS, named))
 
             paragraphs += self._rendition_paragraphs(rng, plan, message, side, local, context, peers)
 
@@ -982,30 +669,30 @@ class EmailThreadGenre(Genre):
                 elif last and message.index >= 2:
                     paragraphs.append(_fill(scenario[3], local))
                 elif message.kind == "reply":
-                    paragraphs.append(pick(_FILLER_MIDDLE))
+                    paragraphs.append(pick(FILLER_MIDDLE))
             elif message.slots:
                 history_only = all(shown_as_history(plan, r, message.date.date()) for r in message.slots)
                 if history_only or message.kind == "new" and recipient.org.id == sender.org.id:
                     pass
                 elif group == "bank" and not last and rng.random() < 0.7:
-                    paragraphs.append(pick(_ASKS))
-                elif group == "other" and rng.random() < 0.6 and side in _PROGRESS:
-                    paragraphs.append(pick(_PROGRESS[side]))
+                    paragraphs.append(pick(ASKS))
+                elif group == "other" and rng.random() < 0.6 and side in PROGRESS:
+                    paragraphs.append(pick(PROGRESS[side]))
                 elif last and rng.random() < 0.4:
-                    paragraphs.append(pick(_PROGRESS["business" if group == "bank" else side]
-                                           if (side if group == "other" else "business") in _PROGRESS
-                                           else _PROGRESS["business"]))
+                    paragraphs.append(pick(PROGRESS["business" if group == "bank" else side]
+                                           if (side if group == "other" else "business") in PROGRESS
+                                           else PROGRESS["business"]))
             elif last:
-                paragraphs.append(pick(_CLOSERS))
+                paragraphs.append(pick(CLOSERS))
             elif message.kind == "new":
-                paragraphs.append(pick(_REQUESTS[group]))
+                paragraphs.append(pick(REQUESTS[group]))
             elif message.kind == "reply":
                 if qa[group] and rng.random() < 0.55:
                     question, reply = qa[group].pop()
                     paragraphs.append(question)
                     pending = (group, reply)
                 else:
-                    paragraphs.append(pick(_PROGRESS.get(side, _PROGRESS["business"])))
+                    paragraphs.append(pick(PROGRESS.get(side, PROGRESS["business"])))
 
             first_time = sender.email not in signed
             signed.add(sender.email)
@@ -1032,11 +719,11 @@ class EmailThreadGenre(Genre):
             if not shown_as_history(plan, rendition, day):
                 continue
             label = _spoken_date(plan.successor_effective_date(rendition.fact_id))  # type: ignore[arg-type]
-            lead, tail = rng.choice(_HISTORY_PAST).format(date=label), rng.choice(_HISTORY_TAILS_PAST)
+            lead, tail = rng.choice(HISTORY_PAST).format(date=label), rng.choice(HISTORY_TAILS_PAST)
             paragraphs.append(_join(lead, rendition.text, tail))
-        leads = _LEADS_OWN if side == "business" else _LEADS_RESTATED
+        leads = LEADS_OWN if side == "business" else LEADS_RESTATED
         if len(current) >= 2:
-            paragraphs.append(_fill(rng.choice(_LEADS_LIST["bank" if side == "business" else "other"]), values) + "\n" +
+            paragraphs.append(_fill(rng.choice(LEADS_LIST["bank" if side == "business" else "other"]), values) + "\n" +
                               "\n".join(f"- {r.text.strip()}" for r in current))
         elif current:
             item = current[0]
@@ -1046,13 +733,13 @@ class EmailThreadGenre(Genre):
             if isinstance(item, Rendition) and item.register == "voiced":  # as a voiced grounded slot says its own
                 subject = said_subject(context, rng, subject)
             lead = _fill(rng.choice(leads), dict(values, S=subject)) if rng.random() < 0.85 else ""
-            tail = _fill(rng.choice(_TAILS), values) if rng.random() < 0.45 else ""
+            tail = _fill(rng.choice(TAILS), values) if rng.random() < 0.45 else ""
             paragraphs.append(_join(lead, current[0].text, tail))
         first = message.slots[0]
         fact = first.fact if isinstance(first, GroundedSlot) else plan.facts.get(first.fact_id)
         subject = first.subject if isinstance(first, GroundedSlot) else \
             _lower_first((getattr(fact, "subject", None) or "").strip().rstrip("."))
-        aside = comparison(rng, context, fact, subject, peers, plan.facts.values(), 0.35, peer_lines=_PEER_LINES)
+        aside = comparison(rng, context, fact, subject, peers, plan.facts.values(), 0.35, peer_lines=PEER_LINES)
         if aside:
             paragraphs.append(aside)
         return paragraphs
@@ -1065,7 +752,7 @@ class EmailThreadGenre(Genre):
     def _signature(context: RenderContext, person: Person, full: bool) -> str:
         if not full:
             return person.first
-        label = _PHONE_LABELS[stable_seed("phone-label", person.org.id) % len(_PHONE_LABELS)]
+        label = PHONE_LABELS[stable_seed("phone-label", person.org.id) % len(PHONE_LABELS)]
         return context.templates.get_template("email_thread/signature.txt.j2").render(
             person=person, shape=person.signature_shape, phone_label=label).strip("\n")
 
@@ -1106,6 +793,37 @@ class EmailThreadGenre(Genre):
             body = part.get_content() if part is not None else ""
             parts.append(f"Subject: {mail['Subject']}\nFrom: {mail['From']}\nDate: {mail['Date']}\n\n{body}")
         return "\n".join(parts)
+
+    def delivered_dates(self, files: list[RenderedFile], author_text: str, zone: dt.tzinfo) -> list[Chain]:
+        """One chain per ``.eml``, in thread order: the quoted messages from the deepest (oldest) quote up
+        to the one right under the top message (each its quote header's date, to the minute), then the top
+        message's ``Date`` header (to the second). The page shows the newest message first, so reading the
+        quote headers bottom-up must never go back in time, and the header is not before what it quotes.
+        Quote lines carry no offset and take the header's (else ``zone``). The body is read with the same
+        parser as :meth:`extract_text`."""
+        chains = []
+        for file in files:
+            if file.suffix != SUFFIX:
+                continue
+            mail = BytesParser(policy=policy.default).parsebytes(file.data)
+            try:
+                header = aware(parsedate_to_datetime(str(mail["Date"])), None) if mail["Date"] is not None else None
+            except (TypeError, ValueError):
+                header = None
+            local = header.tzinfo if header is not None else zone
+            part = mail.get_body(preferencelist=("plain",))
+            body = part.get_content() if part is not None else ""
+            quoted = []
+            for match in _QUOTE_HEADER.finditer(body):
+                moment = client_date(match.group("on") or match.group("sent") or match.group("date"), local)
+                if moment is not None:
+                    line = match.group(0).lstrip("> \t").strip()
+                    quoted.append(Stamp(f"quoted message {len(quoted) + 1} ({line[:70]})", moment, 60))
+            chain = quoted[::-1]
+            if header is not None:
+                chain.append(Stamp(f"the Date header ({mail['Date']})", header, 0))
+            chains.append(chain)
+        return chains
 
     def validate(self, artifact: RenderedArtifact) -> list[Finding]:
         """Structure checks of the delivered message against ``metadata['messages']``.
@@ -1194,4 +912,33 @@ class EmailThreadGenre(Genre):
 
 
 _MSG_ID = re.compile(r"<[^<>@\s]+@[^<>@\s]+>")
-__all__ = ["EmailThreadGenre", "Person", "ThreadMessage", "schedule"]
+
+
+# --------------------------------------------------------------------------------------------------
+# Dates as mail clients write them above a quoted message
+# --------------------------------------------------------------------------------------------------
+
+_QUOTE_HEADER = re.compile(r"^(?:>[ \t]?)*(?:On (?P<on>.+) wrote:|Sent: (?P<sent>.+)|Date: (?P<date>.+))[ \t]*$",
+                           re.MULTILINE)
+"""Quote headers mail clients write above a quoted message (any depth of ``>``): Gmail and Apple Mail
+``On <date> <sender> wrote:``, Outlook's ``Sent: <date>``, a forwarded block's ``Date: <date>``."""
+_CLIENT_DATE = re.compile(r"\b(?P<month>[A-Z][a-z]{2,8})\.? (?P<day>\d{1,2}), (?P<year>\d{4}),?(?: at)? "
+                          r"(?P<hour>\d{1,2}):(?P<minute>\d{2})(?::\d{2})? ?(?P<half>[AaPp]\.?[Mm]\.?)?")
+"""A client's date and clock: ``Tue, Mar 10, 2026 at 2:14 PM``, ``Tuesday, March 10, 2026 2:14 PM``,
+``Mar 10, 2026, at 2:14 PM`` (weekday optional, month full or abbreviated, 12- or 24-hour clock)."""
+
+
+def client_date(text: str, zone: dt.tzinfo | None) -> dt.datetime | None:
+    """The first date-and-clock a mail client wrote in ``text`` (see :data:`_CLIENT_DATE`), in ``zone``."""
+    for match in _CLIENT_DATE.finditer(text):
+        month = MONTH_NUMBER.get(match.group("month")[:3].lower())
+        hour, half = int(match.group("hour")), (match.group("half") or "").lower().replace(".", "")
+        if half:
+            hour = hour % 12 + (12 if half == "pm" else 0)
+        try:
+            return dt.datetime(int(match.group("year")), month or 0, int(match.group("day")), hour,
+                               int(match.group("minute")), tzinfo=zone)
+        except (TypeError, ValueError):
+            continue
+    return None
+__all__ = ["EmailThreadGenre", "Person", "ThreadMessage", "client_date"]

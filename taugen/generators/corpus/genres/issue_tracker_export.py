@@ -79,6 +79,7 @@ from taugen.generators.corpus.genres.workplace import (
     zone,
 )
 from taugen.findings import Finding, error
+from taugen.generators.corpus.stamps import Chain, Stamp, aware, json_documents
 
 SUFFIX = ".json"
 STATUSES = ("To Do", "In Progress", "In Review", "Done")
@@ -445,6 +446,37 @@ class IssueTrackerExportGenre(Genre):
                                          f"{item.get('fromString') or 'None'} -> {item.get('toString')}")
                 blocks.append("\n".join(lines))
         return "\n\n".join(blocks)
+
+    def delivered_dates(self, files: list[RenderedFile], author_text: str, zone: dt.tzinfo) -> list[Chain]:
+        """Chains of the search export (times read with :func:`parse_jira_time`; one without an offset
+        takes ``zone``), per issue: ``created``, the comments in order, ``updated``; ``created``, the
+        change-log histories in order, ``updated``; each comment's ``created`` then its ``updated``;
+        ``created`` then ``resolutiondate``."""
+
+        def stamp(text: object, label: str) -> Stamp | None:
+            try:
+                return Stamp(label, aware(parse_jira_time(str(text)), zone)) if text else None
+            except ValueError:
+                return None
+
+        chains: list[list[Stamp | None]] = []
+        for document in json_documents(files):
+            for issue in document.get("issues") or []:
+                if not isinstance(issue, dict):
+                    continue
+                key, fields = issue.get("key", "?"), issue.get("fields") or {}
+                created, updated = stamp(fields.get("created"), f"{key} created"), stamp(fields.get("updated"),
+                                                                                         f"{key} updated")
+                comments = [c for c in (fields.get("comment") or {}).get("comments") or [] if isinstance(c, dict)]
+                histories = [h for h in (issue.get("changelog") or {}).get("histories") or [] if isinstance(h, dict)]
+                chains.append([created, *(stamp(c.get("created"), f"{key} comment {c.get('id')}") for c in comments),
+                               updated])
+                chains.append([created, *(stamp(h.get("created"), f"{key} change {h.get('id')}") for h in histories),
+                               updated])
+                chains += [[stamp(c.get("created"), f"{key} comment {c.get('id')} created"),
+                            stamp(c.get("updated"), f"{key} comment {c.get('id')} updated")] for c in comments]
+                chains.append([created, stamp(fields.get("resolutiondate"), f"{key} resolved")])
+        return [[s for s in chain if s is not None] for chain in chains]
 
     def validate(self, artifact: RenderedArtifact) -> list[Finding]:
         """Export structure: one ``.json`` with an ``issues`` list (and ``total`` equal to its length);

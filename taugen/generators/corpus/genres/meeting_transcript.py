@@ -48,11 +48,8 @@ from taugen.generators.corpus.genre import (
     register_genre,
     shown_as_history,
 )
-from taugen.generators.corpus.genres.support_transcript import (
-    history_framing,
-    join_statement,
-    offset_label,
-)
+from taugen.generators.corpus.genres.support_lines import history_framing, join_statement
+from taugen.generators.corpus.genres.support_transcript import offset_label
 from taugen.generators.corpus.genres.workplace import (
     Colleague,
     cast,
@@ -66,6 +63,7 @@ from taugen.generators.corpus.genres.workplace import (
     zone,
 )
 from taugen.findings import Finding, error
+from taugen.generators.corpus.stamps import EPOCH, Chain, Stamp, utc_offset
 
 SUFFIX = ".vtt"
 WPM_RANGE = (110.0, 190.0)
@@ -75,6 +73,9 @@ MAX_CUE_WPM = 320.0
 _TIMING = re.compile(r"^(\d{2,}):(\d{2}):(\d{2})\.(\d{3})[ \t]+-->[ \t]+(\d{2,}):(\d{2}):(\d{2})\.(\d{3})(?:[ \t].*)?$")
 _VOICE = re.compile(r"^<v(?:\.[^ \t>]+)*[ \t]+([^>]+)>(.*?)(?:</v>)?$")
 _TAG = re.compile(r"</?[a-z][^>]*>")
+_RECORDED = re.compile(r"(\d{4}-\d{2}-\d{2})[ T](\d{2}):(\d{2})(?::(\d{2}))?(?: \(UTC([+-])(\d{2}):(\d{2})\))?")
+"""The recording line of the ``NOTE`` block: ``Recorded: 2026-03-10 14:02 (UTC-05:00)`` (seconds and
+offset optional)."""
 _WORD = re.compile(r"[A-Za-z0-9$%][A-Za-z0-9$%.,'’-]*")
 _MAX_CUE_WORDS = 22
 
@@ -491,6 +492,33 @@ class MeetingTranscriptGenre(Genre):
             lines = [f"[{cue_clock(c.start)[:8]}] {c.speaker + ': ' if c.speaker else ''}{c.text}" for c in cues]
             parts.append("\n".join(notes) + "\n\n" + "\n".join(lines))
         return "\n\n".join(parts)
+
+    def delivered_dates(self, files: list[RenderedFile], author_text: str, zone: dt.tzinfo) -> list[Chain]:
+        """One chain per ``.vtt`` (read with :func:`parse_vtt`): the recording start from the ``NOTE`` block
+        (``Recorded: YYYY-MM-DD HH:MM (UTC±hh:mm)``, to the minute; without an offset, ``zone``), then each
+        cue's start in file order (start + cue offset), then the end of the last cue. Without a recording
+        line the cue order is still checked (counted from the Unix epoch)."""
+        chains = []
+        for file in files:
+            if file.suffix != ".vtt":
+                continue
+            notes, cues, _problems = parse_vtt(file.data)
+            recorded = next((match for line in notes if (match := _RECORDED.search(line))), None)
+            if recorded is not None:
+                local = utc_offset(*recorded.group(5, 6, 7)) if recorded.group(5) else zone
+                base = dt.datetime.combine(dt.date.fromisoformat(recorded.group(1)),
+                                           dt.time(int(recorded.group(2)), int(recorded.group(3)),
+                                                   int(recorded.group(4) or 0)), local)
+                chain = [Stamp("the recording start", base, 60)]
+            else:
+                base, chain = EPOCH, []
+            for position, cue in enumerate(cues, start=1):
+                chain.append(Stamp(f"cue {cue.identifier or position}", base + dt.timedelta(seconds=cue.start)))
+            if cues:
+                chain.append(Stamp(f"the end of cue {cues[-1].identifier or len(cues)}",
+                                   base + dt.timedelta(seconds=cues[-1].end)))
+            chains.append(chain)
+        return chains
 
     def validate(self, artifact: RenderedArtifact) -> list[Finding]:
         """WebVTT structure (W3C WebVTT §4): one ``.vtt`` that starts with ``WEBVTT``; every cue has a
