@@ -378,8 +378,16 @@ def test_records_mention_rules_of_their_topic_by_subject_only(view, manifest):
     mentioned_fillers = {a for a, _ in mentions if not entries[a]["carrier"]}
     assert len(mentioned_fillers) >= 0.8 * len(fillers), (len(mentioned_fillers), len(fillers))
     assert any(entries[a]["carrier"] for a, _ in mentions)  # carriers mention rules too, not only fillers
-    assert not [a for a, e in entries.items() if e["genre"] not in available or not cue_capable(available[e["genre"]])
+    # beyond the genres that carry cues, only a genre that hosts mentions holds them (help pages), at most
+    # its max_mentions a record
+    hosts = {name for name, genre in available.items() if cue_capable(genre) or genre.mention_host}
+    assert not [a for a, e in entries.items() if e["genre"] not in hosts
                 if any(c["kind"] == "mention" for c in e.get("cues", []))]
+    for name in sorted(name for name in hosts if not cue_capable(available[name])):
+        held = [sum(c["kind"] == "mention" for c in e.get("cues", [])) for e in entries.values() if e["genre"] == name]
+        assert held and max(held) <= (available[name].max_mentions or available[name].max_facts), name
+    mentions += [(a, cue) for a, e in entries.items() if e["genre"] in hosts and a not in capable
+                 for cue in e["cues"] if cue["kind"] == "mention"]
     barred = set(manifest["client_held"]) | set(manifest.get("contested") or {}) | {r["fact_id"] for r in manifest["routes"]}
     seen: set[tuple[str, str]] = set()
     for artifact_id, cue in mentions:
@@ -446,7 +454,7 @@ def test_staff_mentions_carry_other_organisations_figures_in_a_rules_frame():
     bare = plan_corpus(pack, dataclasses.replace(preset, mention_figures=0.0), seed, available)
     count = sum(1 for a in bare.artifacts for r in a.renditions if r.status == "mention")
     assert abs(count - sum(1 for a in plan.artifacts for r in a.renditions if r.status == "mention")) <= 0.02 * count
-    assert all(r.text in mention_texts(pack.facts[r.fact_id], random.Random(0), "staff")
+    assert all(r.text in mention_texts(pack.facts[r.fact_id], random.Random(0), available[a.genre].mention_audience)
                for a in bare.artifacts for r in a.renditions
                if r.status == "mention" and not available[a.genre].spoken_mentions)
     bare_channel = [(a.genre, r) for a in bare.artifacts for r in a.renditions
