@@ -253,19 +253,19 @@ def test_a_kill_while_writing_leaves_the_old_bundle(tmp_path, monkeypatch):
 
 
 def test_cli_build_prints_stage_times(tmp_path):
-    result = RUNNER.invoke(app, ["build", "banking", "--difficulty", "medium", "--seed", "2", "--tasks", str(TEST_TASKS),
-                                  "--out", str(tmp_path)])
+    result = RUNNER.invoke(app, ["build", "banking", "--difficulty", "easy", "--seed", "2", "--tasks", str(TEST_TASKS),
+                                  "--out", str(tmp_path)])  # the CLI's output, not a tier: easy is the cheapest
     assert result.exit_code == 0, result.output
     for stage in ("authoring", "tasks", "corpus", "validate", "write"):
         assert f"stage {stage}" in result.output
-    sums = (tmp_path / "banking-medium-0.3.0" / "SHA256SUMS").read_text().splitlines()
+    sums = (tmp_path / "banking-easy-0.3.0" / "SHA256SUMS").read_text().splitlines()
     listed = {line.split("  ", 1)[1] for line in sums}
-    on_disk = {p.relative_to(tmp_path / "banking-medium-0.3.0").as_posix()
-               for p in (tmp_path / "banking-medium-0.3.0").rglob("*") if p.is_file()} - {"SHA256SUMS"}
+    on_disk = {p.relative_to(tmp_path / "banking-easy-0.3.0").as_posix()
+               for p in (tmp_path / "banking-easy-0.3.0").rglob("*") if p.is_file()} - {"SHA256SUMS"}
     assert listed == on_disk
     for line in sums:
         digest, relative = line.split("  ", 1)
-        assert hashlib.sha256((tmp_path / "banking-medium-0.3.0" / relative).read_bytes()).hexdigest() == digest
+        assert hashlib.sha256((tmp_path / "banking-easy-0.3.0" / relative).read_bytes()).hexdigest() == digest
 
 
 def test_tasks_load_with_tau2s_own_task_model(hard):

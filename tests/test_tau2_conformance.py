@@ -18,7 +18,8 @@ from taugen.domains.banking import BankingTools
 
 pytestmark = pytest.mark.tau2
 
-TIERS = ("easy", "medium", "hard")
+TIERS = ("easy", pytest.param("medium", marks=pytest.mark.slow), "hard")
+"""A sample of the tiers in CI (easy and hard; medium joins with -m slow): CI's 30 minutes."""
 
 
 @pytest.fixture(scope="module", autouse=True)
