@@ -178,7 +178,7 @@ def test_no_strong_reader_tells_carriers_from_fillers(hard_readers, name):
     assert not over, f"{name}: ROC AUC above {readers.MAX_AUC}: {over}"
 
 
-KEYWORD_SEEDS = {0: True, 1: False, 2: True}
+KEYWORD_SEEDS = {0: True, 1: False, 2: False}
 """The hard seeds the suite builds anyway (seed -> whether that bundle measured the readers), so the keyword
 check reads bundles that exist (see tests/test_seed_sample.py)."""
 
