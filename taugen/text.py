@@ -49,3 +49,16 @@ def as_text(output: Any) -> str:
     if isinstance(output, (list, tuple)):
         return "\n".join(as_text(item) for item in output)
     return "" if output is None else str(output)
+
+
+def lower_first(text: str) -> str:
+    """Lower-case the first letter unless the first word is an acronym (``ACH transfers`` stays)."""
+    first = text.split(" ", 1)[0]
+    if len(first) > 1 and first[:2].isupper():
+        return text
+    return text[:1].lower() + text[1:]
+
+
+def upper_first(text: str) -> str:
+    """Upper-case the first letter."""
+    return text[:1].upper() + text[1:]

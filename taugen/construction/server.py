@@ -30,8 +30,8 @@ from typing import Any, Iterator
 from pydantic import BaseModel
 
 from taugen.build.construction.defects import Defect, Deployment
-from taugen.build.construction.openapi import DEFAULT_LIMIT, IDEMPOTENCY_HEADER, MAX_LIMIT, SESSION_HEADER
-from taugen.generators.environment import Toolkit, ToolError, clone
+from taugen.build.construction.openapi import DEFAULT_LIMIT, IDEMPOTENCY_HEADER, SESSION_HEADER
+from taugen.generators.environment import Toolkit, clone
 
 _DATETIME = re.compile(r"\b(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})([+-]\d{2}:\d{2}|Z)\b")
 

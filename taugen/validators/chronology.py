@@ -22,8 +22,8 @@ import datetime as dt
 from itertools import pairwise
 
 from taugen.findings import Finding, error
-from taugen.generators.corpus.genre import RenderedFile, genres
-from taugen.generators.corpus.stamps import Chain, Stamp, dates_in_text, iso_moment, json_documents
+from taugen.generators.corpus.genre import genres
+from taugen.generators.corpus.stamps import Chain, dates_in_text
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.registry import validator
 
@@ -93,9 +93,6 @@ def delivered_dates(view: BundleView, artifact_id: str) -> list[Chain]:
     (:meth:`~taugen.generators.corpus.genre.Genre.delivered_dates`; none for a genre that declares none, or
     for the policy, which is no genre)."""
     entry = view.manifest["artifacts"][artifact_id]
-    reader = _UNDECLARED.get(entry["genre"])
-    if reader is not None:
-        return reader(view.delivered(artifact_id), view.now.tzinfo)
     genre = genres().get(entry["genre"])
     if genre is None:
         return []
@@ -136,33 +133,3 @@ def delivered_chronology(view: BundleView) -> list[Finding]:
                                   f"the world's now {now.isoformat()} (snapshot {view.snapshot_date})",
                                   rule="no record is dated after the snapshot"))
     return findings
-
-
-def _ledger_dates(files: list[RenderedFile], zone: dt.tzinfo) -> list[Chain]:
-    """Chains of a case extract: per row, its time columns (names ending ``_at``) in column order
-    (``opened_at`` before ``last_action_at``), then the extract's ``snapshot_at`` (no case acts after the
-    extract was taken). Times are ISO 8601; one without an offset takes ``zone``.
-
-    Transitional: this belongs on ``CaseLedgerExportGenre.delivered_dates`` in the genre's own file,
-    which another branch is editing; it moves there (and :data:`_UNDECLARED` goes) once that branch is in.
-    """
-    chains: list[Chain] = []
-    for document in json_documents(files):
-        columns = [c for c in document.get("columns") or [] if isinstance(c, str) and c.endswith("_at")]
-        key = document.get("primary_key")
-        snapshot = iso_moment(document.get("snapshot_at"), zone)
-        tail = [Stamp("the extract's snapshot_at", snapshot)] if snapshot else []
-        for position, row in enumerate(document.get("rows") or [], start=1):
-            if not isinstance(row, dict):
-                continue
-            name = row.get(key, f"row {position}")
-            stamps = [Stamp(f"{name} {column}", moment) for column in columns
-                      if (moment := iso_moment(row.get(column), zone)) is not None]
-            chains.append(stamps + tail)
-        if not document.get("rows") and tail:
-            chains.append(tail)
-    return chains
-
-
-_UNDECLARED = {"case_ledger_export": _ledger_dates}
-"""Date readers of built-in genres that do not declare theirs yet (see :func:`_ledger_dates`)."""

@@ -27,7 +27,9 @@ import jinja2
 from faker import Faker
 
 from taugen import plugins
+from taugen.authoring.values import find_surface_form
 from taugen.hashing import stable_seed
+from taugen.text import lower_first
 from taugen.generators.corpus.vocabulary import NEUTRAL_VOCABULARY, DomainVocabulary
 
 if TYPE_CHECKING:
@@ -388,3 +390,18 @@ def birth_date(fake: Faker, on: dt.date, minimum_age: int, maximum_age: int) -> 
 
     earliest = years_before(maximum_age + 1) + dt.timedelta(days=1)
     return fake.date_between_dates(date_start=earliest, date_end=years_before(minimum_age))
+
+
+def fact_subject(plan: ArtifactPlan, rendition: Rendition) -> str | None:
+    """The short noun phrase a rendition's fact is about (without a leading article), or None."""
+    fact = plan.facts.get(rendition.fact_id)
+    subject = getattr(fact, "subject", None) if fact is not None else None
+    if not subject:
+        return None
+    subject = subject.strip()
+    value = getattr(fact, "value", None)
+    if rendition.status in CUE_STATUSES and value is not None and find_surface_form(value, subject) is not None:
+        return None  # a cue never names the value it points away from (a subject may carry a key term)
+    for article in ("the ", "The ", "a ", "A ", "an ", "An "):
+        subject = subject.removeprefix(article)
+    return lower_first(subject)

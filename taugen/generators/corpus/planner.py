@@ -64,7 +64,7 @@ from taugen.authoring.values import (
 )
 from taugen.generators.corpus.genre import ArtifactPlan, Genre, Rendition
 from taugen.hashing import stable_seed
-from taugen.generators.corpus.cues import Hosts, cue_capable, plan_mentions
+from taugen.generators.corpus.cues import Hosts, plan_mentions
 from taugen.generators.corpus.renditions import (
     SpokenWords,
     canonical_text,

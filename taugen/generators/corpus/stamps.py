@@ -117,3 +117,10 @@ def json_documents(files: list[RenderedFile]) -> list[dict]:
             if isinstance(document, dict):
                 documents.append(document)
     return documents
+
+
+def as_local(moment: dt.datetime, tz: dt.tzinfo) -> dt.datetime:
+    """``moment`` as an aware datetime at offset ``tz`` (naive values are taken to be local already)."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=tz)
+    return moment.astimezone(tz)

@@ -52,6 +52,7 @@ from taugen.generators.corpus.vocabulary import (
     Pool,
     register_vocabulary,
 )
+from taugen.generators.corpus.stamps import Chain, Stamp, iso_moment, json_documents
 from taugen.findings import Finding, error
 
 SUFFIX = ".json"
@@ -252,6 +253,28 @@ class CaseLedgerExportGenre(Genre):
             lines += [" | ".join(str(row.get(c, "")) for c in columns) for row in document.get("rows", [])]
             blocks.append("\n".join(lines))
         return "\n\n".join(blocks)
+
+    def delivered_dates(self, files: list[RenderedFile], author_text: str, zone: dt.tzinfo) -> list[Chain]:
+        """Chains of the extract: per row, its time columns (names ending ``_at``) in column order
+        (``opened_at`` before ``last_action_at``), then the extract's ``snapshot_at`` (no case acts after the
+        extract was taken). Times are ISO 8601; one without an offset takes ``zone``. ``author_text`` is not
+        used."""
+        chains: list[Chain] = []
+        for document in json_documents(files):
+            columns = [c for c in document.get("columns") or [] if isinstance(c, str) and c.endswith("_at")]
+            key = document.get("primary_key")
+            snapshot = iso_moment(document.get("snapshot_at"), zone)
+            tail = [Stamp("the extract's snapshot_at", snapshot)] if snapshot else []
+            for position, row in enumerate(document.get("rows") or [], start=1):
+                if not isinstance(row, dict):
+                    continue
+                name = row.get(key, f"row {position}")
+                stamps = [Stamp(f"{name} {column}", moment) for column in columns
+                          if (moment := iso_moment(row.get(column), zone)) is not None]
+                chains.append(stamps + tail)
+            if not document.get("rows") and tail:
+                chains.append(tail)
+        return chains
 
     def validate(self, artifact: RenderedArtifact) -> list[Finding]:
         """Extract structure: one ``.json`` with ``export``, ``snapshot_at``, ``columns``, ``rows``,

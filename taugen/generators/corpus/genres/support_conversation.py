@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Literal
 
 from taugen.authoring.values import find_surface_form
 from taugen.generators.corpus.genre import (
-    CUE_STATUSES,
     ArtifactPlan,
     RenderContext,
     Rendition,
     birth_date,
+    fact_subject,
     shown_as_history,
 )
 from taugen.generators.corpus.genres.support_lines import (
@@ -63,6 +63,8 @@ from taugen.generators.corpus.genres.support_lines import (
     reason_detail,
 )
 from taugen.generators.corpus.renditions import spoken_subject
+from taugen.generators.corpus.stamps import as_local
+from taugen.text import lower_first, upper_first
 
 if TYPE_CHECKING:
     from taugen.generators.corpus.genres.support_transcript import (
@@ -166,11 +168,6 @@ def local_zone(context: RenderContext) -> dt.tzinfo:
     return dt.timezone(context.config.now.utcoffset())
 
 
-def as_local(moment: dt.datetime, tz: dt.tzinfo) -> dt.datetime:
-    """``moment`` as an aware datetime at offset ``tz`` (naive values are taken to be local already)."""
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=tz)
-    return moment.astimezone(tz)
 
 
 def in_plan_frame(moment: dt.datetime, plan: ArtifactPlan, tz: dt.tzinfo) -> dt.datetime:
@@ -204,32 +201,10 @@ def day_part(moment: dt.datetime) -> str:
     return "morning" if moment.hour < 12 else "afternoon" if moment.hour < 17 else "evening"
 
 
-def lower_first(text: str) -> str:
-    """Lower-case the first letter unless the first word is an acronym (``ACH transfers`` stays)."""
-    first = text.split(" ", 1)[0]
-    if len(first) > 1 and first[:2].isupper():
-        return text
-    return text[:1].lower() + text[1:]
 
 
-def upper_first(text: str) -> str:
-    """Upper-case the first letter."""
-    return text[:1].upper() + text[1:]
 
 
-def fact_subject(plan: ArtifactPlan, rendition: Rendition) -> str | None:
-    """The short noun phrase a rendition's fact is about (without a leading article), or None."""
-    fact = plan.facts.get(rendition.fact_id)
-    subject = getattr(fact, "subject", None) if fact is not None else None
-    if not subject:
-        return None
-    subject = subject.strip()
-    value = getattr(fact, "value", None)
-    if rendition.status in CUE_STATUSES and value is not None and find_surface_form(value, subject) is not None:
-        return None  # a cue never names the value it points away from (a subject may carry a key term)
-    for article in ("the ", "The ", "a ", "A ", "an ", "An "):
-        subject = subject.removeprefix(article)
-    return lower_first(subject)
 
 
 # --------------------------------------------------------------------------------------------------

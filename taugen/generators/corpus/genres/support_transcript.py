@@ -62,12 +62,6 @@ from taugen.generators.corpus.genres.support_conversation import (
     long_date,
     offset_label,
 )
-from taugen.generators.corpus.genres.support_conversation import (  # noqa: F401 - workplace.py imports them from here
-    as_local,
-    fact_subject,
-    lower_first,
-    upper_first,
-)
 from taugen.generators.corpus.stamps import DAY, Chain, Stamp, dates_in_text, utc_offset
 from taugen.generators.corpus.vocabulary import (
     GenreVocabulary,

@@ -18,7 +18,9 @@ from html.parser import HTMLParser
 from typing import TYPE_CHECKING
 
 from taugen.generators.corpus.genre import ArtifactPlan, RenderContext, Rendition, shown_as_history
-from taugen.generators.corpus.genres.support_transcript import as_local, fact_subject, lower_first, upper_first
+from taugen.generators.corpus.genre import fact_subject
+from taugen.generators.corpus.stamps import as_local
+from taugen.text import lower_first, upper_first
 from taugen.generators.corpus.renditions import spoken_subject
 from taugen.generators.corpus.vocabulary import GenreVocabulary, Pool, register_vocabulary
 
