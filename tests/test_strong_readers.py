@@ -147,9 +147,11 @@ def test_subject_words_drop_stop_words_and_digits():
 
 @pytest.fixture(scope="module")
 def hard_readers(built_bundle):
+    """Seed 0's hard bundle, its view and the readers ``bundle.json`` reports, measured again on its files
+    (the two facts-removed diagnostics are measured by the slow test below: a minute of a CI worker)."""
     path = built_bundle("hard")
     view = BundleView(read_bundle(path))
-    return path, view, readers.measure(view)
+    return path, view, readers.summary(view)
 
 
 def test_bundle_json_reports_what_the_readers_measure_on_the_delivered_files(hard_readers):
@@ -162,20 +164,37 @@ def test_bundle_json_reports_what_the_readers_measure_on_the_delivered_files(har
                                                        if e["genre"] != "policy_document"])
 
 
-READERS = ("tfidf", "numeric", "structure", "tfidf_facts_removed", "numeric_facts_removed")
+READERS = ("tfidf", "numeric", "structure")
+DIAGNOSTICS = ("tfidf_facts_removed", "numeric_facts_removed")
+
+_UNMET = ("issue 10 item 3 not met yet: measured hard seed 0 (300 tasks): tfidf 0.892 overall (flowcharts 0.922, "
+          "web 0.872, support 0.829), numeric 0.747 (web 0.902, case ledgers 0.890), structure 0.638 (case ledgers "
+          "0.913); with every fact sentence deleted tfidf 0.551 (web 0.837, flowcharts 0.834) and numeric 0.576; "
+          "see scripts/strong_readers.py")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 10 item 3 not met yet: measured hard seed 0 (same corpus at 45 "
-                                       "and 300 tasks): tfidf 0.909 overall (support 0.863, emails 0.856), "
-                                       "numeric on the full text 0.741 (case ledgers 0.905, PDFs 0.822), "
-                                       "structure 0.611, up to 0.861 (case ledgers); see scripts/strong_readers.py")
+def _over(result: dict) -> dict:
+    return {scope: auc for scope, auc in [("overall", result["overall"]), *result["per_genre"].items()]
+            if auc is not None and auc > readers.MAX_AUC}
+
+
+@pytest.mark.xfail(strict=True, reason=_UNMET)
 @pytest.mark.parametrize("name", READERS)
 def test_no_strong_reader_tells_carriers_from_fillers(hard_readers, name):
     _path, _view, measured = hard_readers
-    result = measured["classifiers"][name]
-    over = {scope: auc for scope, auc in [("overall", result["overall"]), *result["per_genre"].items()]
-            if auc is not None and auc > readers.MAX_AUC}
+    over = _over(measured["classifiers"][name])
     assert not over, f"{name}: ROC AUC above {readers.MAX_AUC}: {over}"
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason=_UNMET)
+def test_no_marker_outside_the_fact_sentences(hard_readers):
+    """The facts-removed diagnostics: with every planned sentence about a fact deleted from every record, what
+    is left (headings, steps, structure around the slots) tells carriers from fillers no better than 0.65."""
+    _path, view, _measured = hard_readers
+    measured = readers.classifiers(view)
+    over = {name: _over(measured[name]) for name in DIAGNOSTICS}
+    assert not any(over.values()), f"ROC AUC above {readers.MAX_AUC}: {over}"
 
 
 KEYWORD_SEEDS = {0: True, 1: False, 2: False}
