@@ -480,6 +480,86 @@ class UpgradeBasicEconomyCabin(Problem):
         return ["the cabin was changed against the policy"] if cabin != "basic_economy" else []
 
 
+class CabinUpgradeRefusedAfterFlown(Problem):
+    """A round trip whose outbound flight has been flown: the cabin cannot change any more; the caller moves the
+    return flight to a later date instead, keeping the flown outbound segment."""
+
+    name = "cabin_upgrade_refused_after_flown"
+    slot = "cabin"
+    facts = ("cabin_change_not_after_any_flight_flown",)
+    context_facts = ("kept_segments_keep_original_price", "change_keeps_origin_destination_trip_type")
+    outcome = "refuse"
+    summary = "Refuse a cabin upgrade once the outbound flight was flown; move the return flight instead."
+
+    def setup(self, context: ProblemContext) -> ScenarioFragment:
+        db = _db(context)
+        returns = {}
+        for number, flight in sorted(db.flights.items()):
+            back = [f for f in sorted(db.flights.values(), key=lambda f: f.flight_number)
+                    if f.origin == flight.destination and f.destination == flight.origin]
+            for other in back:
+                first = [d for d in SLOT_DAYS["cabin"] if isinstance(other.dates.get(d), FlightAvailable)]
+                later = [d for d in SLOT_DAYS["change_to"]
+                         if isinstance(other.dates.get(d), FlightAvailable) and other.dates[d].available_seats["economy"] >= 1]
+                flown = [d for d in ("2024-05-10", "2024-05-11", "2024-05-12") if flight.dates[d].status == "landed"]
+                if first and later and flown:
+                    returns[(number, flown[0])] = (other.flight_number, first[0], later[0])
+        if not returns:
+            raise LookupError("no round trip fits")
+        (out_number, out_day) = sorted(returns)[context.rng.randrange(len(returns))]
+        back_number, back_day, new_day = returns[(out_number, out_day)]
+        reservation = _add_reservation(context, back_number, back_day, "economy", 1,
+                                       booked_hours_ago=24 * context.rng.randint(8, 14))
+        outbound = db.flights[out_number]
+        price = context.rng.randint(100, 200)
+        reservation.flights.insert(0, ReservationFlight(flight_number=out_number, origin=outbound.origin,
+                                                        destination=outbound.destination, date=out_day, price=price))
+        reservation.origin, reservation.destination, reservation.flight_type = outbound.origin, outbound.destination, \
+            "round_trip"
+        reservation.payment_history[0].amount += price
+        card = _card(_user(context))
+        context.state.update(out=(out_number, out_day), back=(back_number, back_day), new_day=new_day, card=card.id)
+        return ScenarioFragment(
+            reason_for_call=f"You want to upgrade your round trip {reservation.reservation_id} to business class for "
+                            "the flight home.",
+            known_info=[f"Your reservation {reservation.reservation_id} is a round trip in economy from "
+                        f"{outbound.origin} to {outbound.destination}: you flew out on flight {out_number} on {out_day} "
+                        f"and fly home on flight {back_number} on {back_day}."],
+            task_instructions=[f"If the agent says the cabin cannot be changed, ask instead to move only the flight home "
+                               f"to flight {back_number} on {new_day}, in economy, paying any difference with your "
+                               f"{card.brand} credit card ending in {card.last_four}."])
+
+    def _call(self, context: ProblemContext, cabin: str, back_day: str) -> GoldCall:
+        (out_number, out_day), (back_number, _) = context.state["out"], context.state["back"]
+        return GoldCall("update_reservation_flights", {
+            "reservation_id": context.state["reservation_id"], "cabin": cabin,
+            "flights": [{"flight_number": out_number, "date": out_day}, {"flight_number": back_number, "date": back_day}],
+            "payment_id": context.state["card"]})
+
+    def solve(self, context: ProblemContext) -> list[GoldCall]:
+        calls = [GoldCall("get_reservation_details", {"reservation_id": context.state["reservation_id"]})]
+        if _flag(context, "cabin_change_not_after_any_flight_flown"):
+            return calls + [self._call(context, "business", context.state["back"][1])]
+        schedule = _db(context).flights[context.state["back"][0]]
+        return calls + [GoldCall("search_direct_flight", {"origin": schedule.origin, "destination": schedule.destination,
+                                                          "date": context.state["new_day"]}),
+                        self._call(context, "economy", context.state["new_day"])]
+
+    def check(self, context: ProblemContext) -> list[str]:
+        reservation = _db(context).reservations[context.state["reservation_id"]]
+        if _flag(context, "cabin_change_not_after_any_flight_flown"):
+            return [] if reservation.cabin == "business" else ["the cabin was not upgraded"]
+        unmet = ["the cabin was changed after a flight was flown"] if reservation.cabin != "economy" else []
+        if [f.date for f in reservation.flights][1:] != [context.state["new_day"]]:
+            unmet.append("the flight home was not moved")
+        return unmet
+
+    def forbidden_calls(self, context: ProblemContext) -> list[GoldCall]:
+        if _flag(context, "cabin_change_not_after_any_flight_flown"):
+            return []
+        return [self._call(context, "business", context.state["new_day"])]
+
+
 # ----------------------------------------------------------------------------------------------- baggage
 class _AddCheckedBags(Problem):
     """A caller adds checked bags; the free allowance of their membership and cabin decides the paid ones."""
@@ -571,6 +651,9 @@ class CompensateCancelledFlight(_Compensation):
     name = "compensate_cancelled_flight"
     facts = ("compensation_cancelled_flight_per_passenger", "compensation_eligible_silver_gold")
     rate_fact = "compensation_cancelled_flight_per_passenger"
+    eligibility_fact: ClassVar[str] = "compensation_eligible_silver_gold"
+    cabin: ClassVar[str] = "economy"
+    insurance: ClassVar[str] = "no"
     summary = "Send a silver or gold member the certificate for a flight the airline cancelled."
 
     def applicable(self, toolkit, customer_id: str) -> bool:
@@ -578,24 +661,106 @@ class CompensateCancelledFlight(_Compensation):
 
     def setup(self, context: ProblemContext) -> ScenarioFragment:
         flight, day = _pick(context, _flight_dates(_db(context), DISRUPTED_DAYS, FlightCancelled))
-        _add_reservation(context, flight, day, "economy", context.rng.randint(1, 3))
+        _add_reservation(context, flight, day, self.cabin, context.rng.randint(1, 3), insurance=self.insurance)
+        insured = ["You bought travel insurance for this trip."] if self.insurance == "yes" else []
         return ScenarioFragment(
             reason_for_call=f"The airline cancelled the flight of your reservation {context.state['reservation_id']} "
                             "and you are upset about it.",
-            known_info=[_trip_line(context)],
+            known_info=[_trip_line(context), *insured],
             task_instructions=["Complain about the cancelled flight and ask what compensation you can get. Accept a "
                                "travel certificate. Do not ask to cancel or change the reservation."])
 
     def solve(self, context: ProblemContext) -> list[GoldCall]:
         calls = [GoldCall("get_reservation_details", {"reservation_id": context.state["reservation_id"]}),
                  GoldCall("get_flight_status", {"flight_number": context.state["flight"], "date": context.state["day"]})]
-        return calls + (self.certificate(context) if _flag(context, "compensation_eligible_silver_gold") else [])
+        return calls + (self.certificate(context) if _flag(context, self.eligibility_fact) else [])
 
     def check(self, context: ProblemContext) -> list[str]:
-        if not _flag(context, "compensation_eligible_silver_gold"):
+        if not _flag(context, self.eligibility_fact):
             return ["a certificate was sent against the policy"] if self.certified(context) else []
         return [] if self.certified(context) == [self.amount(context)] else [
             f"certificates {self.certified(context)} instead of one of {self.amount(context)}"]
+
+
+class CompensateCancelledFlightInsured(CompensateCancelledFlight):
+    """A regular member who bought travel insurance complains about a flight the airline cancelled: the
+    insurance makes them eligible for the cancelled-flight certificate."""
+
+    name = "compensate_cancelled_flight_insured"
+    facts = ("compensation_cancelled_flight_per_passenger", "compensation_eligible_with_insurance")
+    eligibility_fact = "compensation_eligible_with_insurance"
+    summary = "Send an insured regular member the certificate for a flight the airline cancelled."
+    cabin = "economy"
+    insurance = "yes"
+
+    def applicable(self, toolkit, customer_id: str) -> bool:
+        return toolkit.db.users[customer_id].membership == "regular"
+
+
+class CompensateCancelledFlightBusiness(CompensateCancelledFlight):
+    """A regular member flying business complains about a flight the airline cancelled: business makes them
+    eligible for the cancelled-flight certificate."""
+
+    name = "compensate_cancelled_flight_business"
+    facts = ("compensation_cancelled_flight_per_passenger", "compensation_eligible_business")
+    eligibility_fact = "compensation_eligible_business"
+    summary = "Send a regular member flying business the certificate for a flight the airline cancelled."
+    cabin = "business"
+
+    def applicable(self, toolkit, customer_id: str) -> bool:
+        return toolkit.db.users[customer_id].membership == "regular"
+
+
+class CompensateDelayedFlightChange(_Compensation):
+    """A silver or gold member's flight today is delayed; they move the trip to the same flight on a later
+    date, then get the delay certificate of the per-passenger amount times the passengers."""
+
+    name = "compensate_delayed_flight_change"
+    facts = ("compensation_delayed_flight_per_passenger", "compensation_eligible_silver_gold")
+    context_facts = ("delayed_compensation_order", "delayed_compensation_needs_change_or_cancel",
+                     "change_keeps_origin_destination_trip_type")
+    rate_fact = "compensation_delayed_flight_per_passenger"
+    summary = "Move a silver or gold member's delayed trip to a later date, then send the delay certificate."
+
+    def applicable(self, toolkit, customer_id: str) -> bool:
+        return toolkit.db.users[customer_id].membership in ("silver", "gold")
+
+    def setup(self, context: ProblemContext) -> ScenarioFragment:
+        db = _db(context)
+        later = _flight_dates(db, SLOT_DAYS["change_to"], FlightAvailable, 3, "economy")
+        options = [(f, d) for f, d in _flight_dates(db, DISRUPTED_DAYS[:1], FlightDelayed) if any(f == g for g, _ in later)]
+        flight, day = _pick(context, options)
+        _add_reservation(context, flight, day, "economy", context.rng.randint(1, 3))
+        context.state["new_day"] = next(d for g, d in later if g == flight)
+        card = _card(_user(context))
+        context.state["card"] = card.id
+        return ScenarioFragment(
+            reason_for_call=f"The flight of your reservation {context.state['reservation_id']} is delayed and you "
+                            "would rather travel on a later day.",
+            known_info=[_trip_line(context)],
+            task_instructions=[f"Ask to move the trip to flight {flight} on {context.state['new_day']}, same cabin, "
+                               f"paying any difference with your {card.brand} credit card ending in {card.last_four}. "
+                               "Once it is moved, ask for compensation for the delay and accept a travel certificate."])
+
+    def solve(self, context: ProblemContext) -> list[GoldCall]:
+        schedule = _db(context).flights[context.state["flight"]]
+        calls = [GoldCall("get_reservation_details", {"reservation_id": context.state["reservation_id"]}),
+                 GoldCall("get_flight_status", {"flight_number": context.state["flight"], "date": context.state["day"]}),
+                 GoldCall("search_direct_flight", {"origin": schedule.origin, "destination": schedule.destination,
+                                                   "date": context.state["new_day"]}),
+                 GoldCall("update_reservation_flights", {
+                     "reservation_id": context.state["reservation_id"], "cabin": "economy",
+                     "flights": [{"flight_number": context.state["flight"], "date": context.state["new_day"]}],
+                     "payment_id": context.state["card"]})]
+        return calls + (self.certificate(context) if _flag(context, "compensation_eligible_silver_gold") else [])
+
+    def check(self, context: ProblemContext) -> list[str]:
+        reservation = _db(context).reservations[context.state["reservation_id"]]
+        unmet = [] if [f.date for f in reservation.flights] == [context.state["new_day"]] else ["the trip was not moved"]
+        wanted = [self.amount(context)] if _flag(context, "compensation_eligible_silver_gold") else []
+        if self.certified(context) != wanted:
+            unmet.append(f"certificates {self.certified(context)} instead of {wanted}")
+        return unmet
 
 
 class CompensateDelayedBusinessCancel(_Compensation):
@@ -825,6 +990,81 @@ class _BookOneWay(Problem):
         return ["the reservation was not booked as asked"]
 
 
+class BookWithOneCertificate(Problem):
+    """A caller with two travel certificates wants to spend both on a new booking; at most one certificate pays
+    for a reservation, so the larger one pays first and the credit card the rest."""
+
+    name = "book_with_one_certificate"
+    slot = "booking"
+    facts = ("max_travel_certificates_per_reservation",)
+    context_facts = ("certificate_remainder_not_refundable", "payment_methods_must_be_on_profile",
+                     "ask_about_travel_insurance")
+    summary = "Book a one-way economy trip paying with one of two travel certificates and a credit card."
+
+    def applicable(self, toolkit, customer_id: str) -> bool:
+        """Only a caller without certificates of their own (the story's two are the only ones on the profile)."""
+        return not any(m.source == "certificate" for m in toolkit.db.users[customer_id].payment_methods.values())
+
+    def setup(self, context: ProblemContext) -> ScenarioFragment:
+        from .db import TravelCertificate
+
+        db = _db(context)
+        flight, day = _pick(context, _flight_dates(db, SLOT_DAYS["booking"], FlightAvailable, 1, "economy"))
+        user = _user(context)
+        certificates = []
+        for amount in sorted(context.rng.sample([40, 50, 60, 70, 80, 90], 2), reverse=True):
+            certificate_id = f"certificate_{context.rng.randint(1_000_000, 9_999_999)}"
+            user.payment_methods[certificate_id] = TravelCertificate(id=certificate_id, amount=float(amount))
+            certificates.append(certificate_id)
+        card = _card(user)
+        schedule = db.flights[flight]
+        context.state.update(flight=flight, day=day, certificates=certificates, card=card.id, origin=schedule.origin,
+                             balances={c: int(user.payment_methods[c].amount) for c in certificates},
+                             destination=schedule.destination,
+                             passengers=[p.model_dump() for p in _passengers(user, 1)])
+        return ScenarioFragment(
+            reason_for_call=f"You want to book a one-way economy trip for yourself from {schedule.origin} to "
+                            f"{schedule.destination} on {day}, using your travel certificates.",
+            known_info=[f"You want direct flight {flight} on {day}. You were born on {user.dob}."],
+            task_instructions=["You want no checked bags and no travel insurance. Ask to pay with both of your travel "
+                               "certificates. If the agent says only one can be used, use the larger one and pay the "
+                               f"rest with your {card.brand} credit card ending in {card.last_four}."])
+
+    def payments(self, context: ProblemContext) -> list[dict[str, Any]]:
+        status = _db(context).flights[context.state["flight"]].dates[context.state["day"]]
+        total = status.prices["economy"]
+        cap = int(context.value("max_travel_certificates_per_reservation").amount)  # type: ignore[attr-defined]
+        found, left = [], total
+        for certificate_id in context.state["certificates"][:cap]:
+            part = min(left, context.state["balances"][certificate_id])
+            found.append({"payment_id": certificate_id, "amount": part})
+            left -= part
+        return found + ([{"payment_id": context.state["card"], "amount": left}] if left else [])
+
+    def solve(self, context: ProblemContext) -> list[GoldCall]:
+        status = _db(context).flights[context.state["flight"]].dates[context.state["day"]]
+        covered = " - ".join(str(p["amount"]) for p in self.payments(context)[:-1])
+        return [GoldCall("search_direct_flight", {"origin": context.state["origin"],
+                                                  "destination": context.state["destination"],
+                                                  "date": context.state["day"]}),
+                calculation(f"{status.prices['economy']} - {covered}"),
+                GoldCall("book_reservation", {
+                    "user_id": context.customer_id, "origin": context.state["origin"],
+                    "destination": context.state["destination"], "flight_type": "one_way", "cabin": "economy",
+                    "flights": [{"flight_number": context.state["flight"], "date": context.state["day"]}],
+                    "passengers": context.state["passengers"], "payment_methods": self.payments(context),
+                    "total_baggages": 0, "nonfree_baggages": 0, "insurance": "no"})]
+
+    def check(self, context: ProblemContext) -> list[str]:
+        wanted = self.payments(context)
+        for reservation in _db(context).reservations.values():
+            if reservation.user_id == context.customer_id and reservation.created_at == _stamp(_now(context)) \
+                    and [p.model_dump() for p in reservation.payment_history] == wanted \
+                    and [f.flight_number for f in reservation.flights] == [context.state["flight"]]:
+                return []
+        return ["the reservation was not booked with one certificate and the card"]
+
+
 def _booking_problem(membership: str, cabin: str) -> type[Problem]:
     return type(f"BookOneWay_{membership}_{cabin}", (_BookOneWay,), {
         "__doc__": f"A {membership} member books a one-way {CABIN_WORDS[cabin]} trip for two.", "__module__": __name__,
@@ -839,6 +1079,7 @@ BOOKING_PROBLEMS = (_booking_problem("regular", "economy"), _booking_problem("si
 PROBLEMS: tuple[type[Problem], ...] = (
     CancelRecentBooking, CancelAirlineCancelledFlight, CancelBusinessReservation, CancelInsuredForHealth,
     CancelRefusedChangeInstead, ChangeFlightDate, BasicEconomyChangeRefused, UpgradeBasicEconomyCabin,
-    CompensateCancelledFlight, CompensateDelayedBusinessCancel, CompensationRefusedRegularMember, ReplacePassenger,
-    *BAG_PROBLEMS, *BOOKING_PROBLEMS)
+    CabinUpgradeRefusedAfterFlown, CompensateCancelledFlight, CompensateCancelledFlightInsured,
+    CompensateCancelledFlightBusiness, CompensateDelayedFlightChange, CompensateDelayedBusinessCancel,
+    CompensationRefusedRegularMember, ReplacePassenger, *BAG_PROBLEMS, *BOOKING_PROBLEMS, BookWithOneCertificate)
 """The hand-written problems (the opening is not one of them: every task starts with it)."""
