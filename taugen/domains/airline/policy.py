@@ -135,7 +135,8 @@ def _flight_change(context: PolicyContext, tool: str, arguments: dict[str, Any])
                                    f"{tool} changes the cabin of basic economy reservation {reservation.reservation_id}"))
     user = state.users.get(reservation.user_id)
     method = user.payment_methods.get(arguments.get("payment_id", "")) if user is not None else None
-    if method is not None and method.source == "certificate":
+    if method is not None and method.source == "certificate" \
+            and not _value(context, "flight_change_payment_gift_card_or_credit_card"):
         found.append(Violation("flight_change_rules", ("flight_change_payment_gift_card_or_credit_card",),
                                f"{tool} pays a change with a travel certificate"))
     return found

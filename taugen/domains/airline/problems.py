@@ -891,6 +891,78 @@ class ReplacePassenger(Problem):
         return ["the passenger was replaced against the policy"] if replaced else []
 
 
+class AddPassengerRefusedReplaceInstead(ReplacePassenger):
+    """The caller wants to add a third traveller to a two-passenger reservation: the number of passengers is
+    fixed, so the new traveller replaces the second passenger instead."""
+
+    name = "add_passenger_refused_replace_instead"
+    facts = ("passenger_count_cannot_change",)
+    context_facts = ("passengers_can_be_modified", "passenger_details_collected", "deny_requests_against_policy")
+    outcome = "refuse"
+    summary = "Refuse to add a passenger; replace the second passenger with the new traveller instead."
+
+    def setup(self, context: ProblemContext) -> ScenarioFragment:
+        fragment = super().setup(context)
+        old, new = context.state["old"], context.state["new"]
+        fragment.reason_for_call = (f"You want to add {new['first_name']} {new['last_name']} to reservation "
+                                    f"{context.state['reservation_id']}.")
+        fragment.task_instructions = [
+            "Ask to add the new passenger. If the agent says passengers cannot be added, ask instead to replace "
+            f"{old['first_name']} {old['last_name']} with {new['first_name']} {new['last_name']}, keeping yourself "
+            "as the first passenger."]
+        return fragment
+
+    def solve(self, context: ProblemContext) -> list[GoldCall]:
+        calls = [GoldCall("get_reservation_details", {"reservation_id": context.state["reservation_id"]})]
+        reservation = _db(context).reservations[context.state["reservation_id"]]
+        if not _flag(context, "passenger_count_cannot_change"):
+            return calls + [GoldCall("update_reservation_passengers", {"reservation_id": context.state["reservation_id"],
+                                                                       "passengers": self._passengers(context)})]
+        everyone = [p.model_dump() for p in reservation.passengers] + [context.state["new"]]
+        return calls + [GoldCall("update_reservation_passengers", {"reservation_id": context.state["reservation_id"],
+                                                                   "passengers": everyone})]
+
+    def check(self, context: ProblemContext) -> list[str]:
+        reservation = _db(context).reservations[context.state["reservation_id"]]
+        if reservation.passengers[1:] and reservation.passengers[1].model_dump() == context.state["new"]:
+            return []
+        return ["the new traveller did not replace the second passenger"]
+
+
+class ChangePaidWithCertificateRefused(ChangeFlightDate):
+    """The caller wants to pay a date change with a travel certificate: a change is paid by gift card or credit
+    card only, so the credit card pays."""
+
+    name = "change_paid_with_certificate_refused"
+    facts = ("flight_change_payment_gift_card_or_credit_card",)
+    context_facts = ("change_keeps_origin_destination_trip_type", "flight_change_single_payment_method")
+    outcome = "refuse"
+    summary = "Move an economy trip to a later date; refuse the certificate as payment and charge the credit card."
+
+    def applicable(self, toolkit, customer_id: str) -> bool:
+        return any(m.source == "certificate" for m in toolkit.db.users[customer_id].payment_methods.values())
+
+    def setup(self, context: ProblemContext) -> ScenarioFragment:
+        fragment = super().setup(context)
+        certificate = sorted(k for k, m in _user(context).payment_methods.items() if m.source == "certificate")[0]
+        card = _user(context).payment_methods[context.state["card"]]
+        context.state["certificate"] = certificate
+        fragment.task_instructions = [
+            f"Ask to move it to flight {context.state['flight']} on {context.state['new_day']}, same cabin, and to pay "
+            f"any difference with your travel certificate {certificate}. If the agent says a certificate cannot pay "
+            f"for a change, pay with your {card.brand} credit card ending in {card.last_four}."]
+        return fragment
+
+    def solve(self, context: ProblemContext) -> list[GoldCall]:
+        calls = super().solve(context)
+        if _flag(context, "flight_change_payment_gift_card_or_credit_card"):
+            calls[-1].arguments["payment_id"] = context.state["certificate"]
+        return calls
+
+    def forbidden_calls(self, context: ProblemContext) -> list[GoldCall]:
+        return []
+
+
 # ----------------------------------------------------------------------------------------------- booking
 class _BookOneWay(Problem):
     """A caller books a one-way direct flight for themselves and a saved passenger, with travel insurance and
@@ -1081,5 +1153,6 @@ PROBLEMS: tuple[type[Problem], ...] = (
     CancelRefusedChangeInstead, ChangeFlightDate, BasicEconomyChangeRefused, UpgradeBasicEconomyCabin,
     CabinUpgradeRefusedAfterFlown, CompensateCancelledFlight, CompensateCancelledFlightInsured,
     CompensateCancelledFlightBusiness, CompensateDelayedFlightChange, CompensateDelayedBusinessCancel,
-    CompensationRefusedRegularMember, ReplacePassenger, *BAG_PROBLEMS, *BOOKING_PROBLEMS, BookWithOneCertificate)
+    CompensationRefusedRegularMember, ReplacePassenger, AddPassengerRefusedReplaceInstead,
+    ChangePaidWithCertificateRefused, *BAG_PROBLEMS, *BOOKING_PROBLEMS, BookWithOneCertificate)
 """The hand-written problems (the opening is not one of them: every task starts with it)."""
