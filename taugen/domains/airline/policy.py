@@ -331,6 +331,9 @@ def compensation_amounts(context: PolicyContext, user_id: str) -> dict[int, str]
         if reservation is None or not eligible_for_compensation(context, user.membership, reservation):
             continue
         statuses = _statuses(context, reservation)
+        if reservation_id in changed:  # a change moved the trip off the disrupted date: today's flights count too
+            statuses += [state.flights[leg.flight_number].dates.get(context.today.isoformat())
+                         for leg in reservation.flights if leg.flight_number in state.flights]
         count = len(reservation.passengers)
         if cancelled_rate is not None and any(isinstance(s, FlightCancelled) for s in statuses):
             allowed[int(cancelled_rate) * count] = "compensation_cancelled_flight_per_passenger"

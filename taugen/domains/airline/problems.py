@@ -525,7 +525,7 @@ class CabinUpgradeRefusedAfterFlown(Problem):
             known_info=[f"Your reservation {reservation.reservation_id} is a round trip in economy from "
                         f"{outbound.origin} to {outbound.destination}: you flew out on flight {out_number} on {out_day} "
                         f"and fly home on flight {back_number} on {back_day}."],
-            task_instructions=[f"If the agent says the cabin cannot be changed, ask instead to move only the flight home "
+            task_instructions=[f"If the agent refuses the upgrade, ask instead to move only the flight home "
                                f"to flight {back_number} on {new_day}, in economy, paying any difference with your "
                                f"{card.brand} credit card ending in {card.last_four}."])
 
