@@ -96,8 +96,23 @@ def _cancel_inputs(context: PolicyContext, tool: str, arguments: dict[str, Any])
     return {"grounds": cancellation_grounds(context, reservation), "flown": _flown(context, reservation)}
 
 
+def _cancel_candidates(context: PolicyContext, customer_id: str) -> list[tuple[str, dict[str, Any]]]:
+    """Cancellations the scenario asks for: a reservation of the customer named in a sentence that says
+    "cancel" (not "cancelled": a flight the airline cancelled is no request)."""
+    state: FlightDB = context.state  # type: ignore[assignment]
+    user = state.users.get(customer_id)
+    if user is None:
+        return []
+    sentences = re.split(r"(?<=[.;!?])\s+", context.scenario or "")
+    asked = [s for s in sentences if re.search(r"\bcancel\b", s, re.I) and not re.search(r"\b(not|never)\b", s, re.I)]
+    return [("cancel_reservation", {"reservation_id": reservation_id}) for reservation_id in sorted(user.reservations)
+            if state.reservations.get(reservation_id) is not None
+            and state.reservations[reservation_id].status != "cancelled"
+            and any(reservation_id in sentence for sentence in asked)]
+
+
 CANCELLATION = PolicyRule(name="cancellation_rules", facts=CANCEL_FACTS, tools=("cancel_reservation",),
-                          check=_cancel, inputs=_cancel_inputs,
+                          check=_cancel, inputs=_cancel_inputs, candidates=_cancel_candidates,
                           description="A reservation is cancelled only when booked within the window, cancelled by "
                                       "the airline, in business, or insured for the reason given; never once flown.")
 
@@ -315,8 +330,9 @@ def eligible_for_compensation(context: PolicyContext, membership: str, reservati
     return bool(_value(context, "no_compensation_regular_uninsured_economy"))
 
 
-def compensation_amounts(context: PolicyContext, user_id: str) -> dict[int, str]:
-    """The certificate amounts the policy allows for the user now: amount → the fact that sets it."""
+def compensation_amounts(context: PolicyContext, user_id: str, only: list[str] | None = None) -> dict[int, str]:
+    """The certificate amounts the policy allows for the user now: amount → the fact that sets it (``only``:
+    for these reservations alone)."""
     state: FlightDB = context.state  # type: ignore[assignment]
     user = state.users.get(user_id)
     if user is None:
@@ -326,7 +342,7 @@ def compensation_amounts(context: PolicyContext, user_id: str) -> dict[int, str]
     cancelled_rate = _value(context, "compensation_cancelled_flight_per_passenger")
     delayed_rate = _value(context, "compensation_delayed_flight_per_passenger")
     allowed: dict[int, str] = {}
-    for reservation_id in user.reservations:
+    for reservation_id in (user.reservations if only is None else only):
         reservation = state.reservations.get(reservation_id)
         if reservation is None or not eligible_for_compensation(context, user.membership, reservation):
             continue
@@ -359,8 +375,29 @@ def _compensation(context: PolicyContext, tool: str, arguments: dict[str, Any]) 
                       kind="amount", argument="amount", expected=expected)]
 
 
+_ASKS_COMPENSATION = re.compile(r"\bask\w*\b[^.]{0,40}\bcompensat\w*", re.I)
+
+
+def _compensation_owed(context: PolicyContext) -> list[Violation]:
+    """The user asks for compensation for a reservation the scenario names, the facts make it due, and the
+    conversation sent no certificate: an omission (K11)."""
+    if not _ASKS_COMPENSATION.search(context.scenario or "") or any(
+            tool == "send_certificate" for tool, _ in context.calls):
+        return []
+    state: FlightDB = context.state  # type: ignore[assignment]
+    users = {arguments.get("user_id") for tool, arguments in context.calls if tool == "get_user_details"}
+    for user_id in sorted(u for u in users if isinstance(u, str) and u in state.users):
+        named = [r for r in state.users[user_id].reservations if r in (context.scenario or "")]
+        allowed = compensation_amounts(context, user_id, only=named)
+        if allowed:
+            return [Violation("compensation_rules", tuple(sorted(set(allowed.values()))),
+                              f"the user asks for compensation, the facts allow a certificate of "
+                              f"{', '.join(map(str, sorted(allowed)))} and none is sent", kind="omission")]
+    return []
+
+
 COMPENSATION = PolicyRule(name="compensation_rules", facts=COMPENSATION_FACTS, tools=("send_certificate",),
-                          check=_compensation,
+                          check=_compensation, settle=_compensation_owed,
                           inputs=lambda context, tool, arguments: {"allowed": sorted(compensation_amounts(
                               context, arguments.get("user_id", "")))} if isinstance(arguments.get("user_id"), str)
                           else None,

@@ -189,9 +189,8 @@ class _Cancel(Problem):
         self.make(context)
         return ScenarioFragment(
             reason_for_call=self.reason_line(context),
-            known_info=[_trip_line(context)],
-            task_instructions=[f"If the agent asks why you are cancelling, say it is because of {self.reason}.",
-                               *self.fallback_instructions(context)])
+            known_info=[_trip_line(context), f"You are cancelling because of {self.reason}."],
+            task_instructions=self.fallback_instructions(context))
 
     def make(self, context: ProblemContext) -> None:
         raise NotImplementedError
