@@ -347,13 +347,14 @@ def compensation_amounts(context: PolicyContext, user_id: str, only: list[str] |
         if reservation is None or not eligible_for_compensation(context, user.membership, reservation):
             continue
         statuses = _statuses(context, reservation)
-        if reservation_id in changed:  # a change moved the trip off the disrupted date: today's flights count too
-            statuses += [state.flights[leg.flight_number].dates.get(context.today.isoformat())
-                         for leg in reservation.flights if leg.flight_number in state.flights]
+        delays = list(statuses)
+        if reservation_id in changed:  # a change moved the trip off today's delayed flight: today's flights count
+            delays += [state.flights[leg.flight_number].dates.get(context.today.isoformat())
+                       for leg in reservation.flights if leg.flight_number in state.flights]
         count = len(reservation.passengers)
         if cancelled_rate is not None and any(isinstance(s, FlightCancelled) for s in statuses):
             allowed[int(cancelled_rate) * count] = "compensation_cancelled_flight_per_passenger"
-        if delayed_rate is not None and any(isinstance(s, FlightDelayed) for s in statuses) and (
+        if delayed_rate is not None and any(isinstance(s, FlightDelayed) for s in delays) and (
                 reservation_id in changed or not _value(context, "delayed_compensation_needs_change_or_cancel")):
             allowed[int(delayed_rate) * count] = "compensation_delayed_flight_per_passenger"
     return allowed
