@@ -50,6 +50,9 @@ class GoldCall:
     arguments: dict[str, Any]
     requestor: Literal["assistant", "user"] = "assistant"
     info: str | None = None
+    compare_args: list[str] | None = None
+    """The arguments tau2's ACTION check compares (None: all; []: none, for a step such as a calculation
+    whose exact wording is the agent's own)."""
 
 
 @dataclass

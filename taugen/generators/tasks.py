@@ -107,7 +107,9 @@ class TaskRecord:
         for action_id, call in self.gold:
             action: dict[str, Any] = {"action_id": action_id, "requestor": call.requestor, "name": call.name,
                                       "arguments": call.arguments, "info": call.info}
-            if call.name == "transfer_to_human_agents":
+            if call.compare_args is not None:
+                action["compare_args"] = list(call.compare_args)
+            elif call.name == "transfer_to_human_agents":
                 action["compare_args"] = ["department"]
             actions.append(action)
         return {
@@ -334,7 +336,8 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
             chosen: list[type[Problem]] = []
             # A hand-written problem every third task, and in every task once the slots left are no more than
             # the hand-written problems not yet placed: each one appears whenever the count allows it.
-            if hand and (number % 3 == 0 or len(hand_queue) >= count - made):
+            # A domain without family instances draws every task's problems from its hand-written ones.
+            if hand and (not family or number % 3 == 0 or len(hand_queue) >= count - made):
                 cycle = transfers if (number // 3) % 2 == 0 and transfers else others or transfers
                 fresh = list(dict.fromkeys([p for p in cycle if p in hand_queue] + hand_queue))  # each once
                 rotation = cycle[(number // 6) % len(cycle):] + cycle[:(number // 6) % len(cycle)]
@@ -347,7 +350,8 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
                     picked = next((p for p in rotation if p().applicable(shared, customer_id)), None)
                 if picked is not None:
                     chosen.append(picked)
-            for source in (queue, family):
+            fillers = family or hand
+            for source in (queue, fillers):
                 for problem in (source if source is queue else rng.sample(source, min(len(source), 40))):
                     if len(chosen) >= size:
                         break

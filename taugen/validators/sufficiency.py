@@ -75,7 +75,7 @@ def named_tools(text: str) -> list[str]:
 
 
 def _number_forms(value: float) -> list[str]:
-    forms = {repr(value), f"{value:g}", f"{value:.2f}", f"{value:,.2f}"}
+    forms = {repr(value), f"{value:g}", f"{value:.1f}", f"{value:.2f}", f"{value:,.2f}"}
     if float(value).is_integer():
         forms |= {str(int(value)), f"{int(value):,}"}
     return sorted(forms, key=len, reverse=True)

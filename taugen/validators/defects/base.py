@@ -608,8 +608,8 @@ def reachable(taskset: TaskSet, task: dict[str, Any], depth: int = 3) -> set[str
 
 
 def free_reads(taskset: TaskSet, task: dict[str, Any]) -> list[Any]:
-    """Outputs of the agent's read tools that take no argument (``list_all_product_types``,
-    ``list_all_airports``): facts any agent can look up at any time (replayed once per task set, on the
+    """Outputs of the agent's read tools that take no argument (a listing of every product type or of every
+    airport): facts any agent can look up at any time (replayed once per task set, on the
     first task's initial state)."""
     key = ("free_reads",)
     if key not in taskset.cache:

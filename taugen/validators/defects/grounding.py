@@ -429,7 +429,7 @@ def _attribute_conflict(record: dict[str, Any], index: MultiIndex) -> str | None
     another of its fields (an identity check's date of birth against the customer's profile).
 
     A record that shares two values without being named by its id is not referenced: a search's
-    origin, destination and date are a query, and a creating write (``book_reservation``'s cabin)
+    origin, destination and date are a query, and a creating write (a new booking's cabin)
     describes a new record, which need not match the user's existing ones."""
     scalars = _scalars(record)
     if len(scalars) < 3:

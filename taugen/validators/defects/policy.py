@@ -223,11 +223,14 @@ def check_policy(taskset: TaskSet, task: dict[str, Any]) -> list[Defect]:
 
 
 def _customer(task: dict[str, Any]) -> str | None:
+    """The customer a task is about: a gold argument ``customer_id``, else the ``[CUSTOMER:...]`` part of a
+    taugen task id (a domain whose tools name the customer otherwise, such as a ``user_id``)."""
     for call in actions(task):
         customer = (call.get("arguments") or {}).get("customer_id")
         if customer:
             return customer
-    return None
+    found = re.search(r"\[CUSTOMER:([^\]]+)\]", str(task.get("id") or ""))
+    return found.group(1) if found else None
 
 
 def _same_target(a: dict[str, Any], b: dict[str, Any]) -> bool:

@@ -1,0 +1,14 @@
+"""The airline domain's own mutation operators: defects only an airline's problems, tools and facts carry.
+
+:func:`taugen.mutation.model.operators` imports this package for a bundle whose ``environment`` is
+``taugen.domains.airline`` (importing it registers every operator below); the generic operators apply to
+every domain.
+
+* :mod:`.policy` — K1 writes the policy forbids, K3 amounts the facts compute differently, K17 opposite
+  gold for equal rule inputs;
+* :mod:`.grounding` — K2 tool preconditions, K5 arguments that contradict the records, K14 ids no read
+  returns;
+* :mod:`.scenario` — K6 missing information, K10 no fallback, K11 omitted writes, K16 unknown tool names.
+"""
+
+from taugen.domains.airline.mutations import grounding, policy, scenario  # noqa: F401
