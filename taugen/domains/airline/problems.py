@@ -19,7 +19,7 @@ from taugen.generators.problems import GoldCall, Problem, ProblemContext, Scenar
 
 from .db import (CABINS, FlightAvailable, FlightCancelled, FlightDB, FlightDelayed, Passenger, Payment, Reservation,
                  ReservationFlight, User)
-from .tools import EXTRA_BAG_FEE, INSURANCE_FEE_PER_PASSENGER
+from .tools import INSURANCE_FEE_PER_PASSENGER
 from .world import reservation_code
 
 CABIN_WORDS = {"basic_economy": "basic economy", "economy": "economy", "business": "business"}
@@ -60,6 +60,18 @@ def _money(context: ProblemContext, fact_id: str) -> int:
 
 def _card(user: User):
     return sorted((m for m in user.payment_methods.values() if m.source == "credit_card"), key=lambda m: m.id)[0]
+
+
+def _paying_card(context: ProblemContext):
+    """The task user's first credit card (by id), remembered in ``context.state["card"]`` for the gold."""
+    card = _card(_user(context))
+    context.state["card"] = card.id
+    return card
+
+
+def _reservation_lookup(context: ProblemContext) -> GoldCall:
+    """The gold's first step: reading the task's reservation."""
+    return GoldCall("get_reservation_details", {"reservation_id": context.state["reservation_id"]})
 
 
 def _stamp(moment: dt.datetime) -> str:
@@ -199,7 +211,7 @@ class _Cancel(Problem):
         return ["If the agent says the reservation cannot be cancelled, accept it."]
 
     def solve(self, context: ProblemContext) -> list[GoldCall]:
-        calls = [GoldCall("get_reservation_details", {"reservation_id": context.state["reservation_id"]})]
+        calls = [_reservation_lookup(context)]
         if self.allowed(context):
             calls.append(GoldCall("cancel_reservation", {"reservation_id": context.state["reservation_id"]}))
         return calls
@@ -354,8 +366,7 @@ class ChangeFlightDate(Problem):
         _add_reservation(context, flight, day, "economy", context.rng.randint(1, 2),
                          booked_hours_ago=24 * context.rng.randint(3, 9))
         context.state["new_day"] = next(d for g, d in later if g == flight)
-        card = _card(_user(context))
-        context.state["card"] = card.id
+        card = _paying_card(context)
         return ScenarioFragment(
             reason_for_call=f"You want to move reservation {context.state['reservation_id']} to a later date.",
             known_info=[_trip_line(context)],
@@ -363,7 +374,7 @@ class ChangeFlightDate(Problem):
                                f"any difference with your {card.brand} credit card ending in {card.last_four}."])
 
     def solve(self, context: ProblemContext) -> list[GoldCall]:
-        calls = [GoldCall("get_reservation_details", {"reservation_id": context.state["reservation_id"]})]
+        calls = [_reservation_lookup(context)]
         if not _flag(context, "change_keeps_origin_destination_trip_type"):
             return calls
         schedule = _db(context).flights[context.state["flight"]]
@@ -402,8 +413,7 @@ class BasicEconomyChangeRefused(Problem):
         flight, day = _pick(context, options)
         _add_reservation(context, flight, day, "basic_economy", 1, booked_hours_ago=24 * context.rng.randint(3, 9))
         context.state["new_day"] = next(d for g, d in later if g == flight)
-        card = _card(_user(context))
-        context.state["card"] = card.id
+        card = _paying_card(context)
         return ScenarioFragment(
             reason_for_call=f"You want to move reservation {context.state['reservation_id']} to flight {flight} on "
                             f"{context.state['new_day']}.",
@@ -418,7 +428,7 @@ class BasicEconomyChangeRefused(Problem):
             "flights": [{"flight_number": context.state["flight"], "date": day}], "payment_id": context.state["card"]})
 
     def solve(self, context: ProblemContext) -> list[GoldCall]:
-        calls = [GoldCall("get_reservation_details", {"reservation_id": context.state["reservation_id"]})]
+        calls = [_reservation_lookup(context)]
         if _flag(context, "basic_economy_flights_not_modifiable"):
             return calls + [self._call(context, context.state["new_day"], "basic_economy")]
         if _flag(context, "cabin_change_allowed_for_basic_economy"):
@@ -455,8 +465,7 @@ class UpgradeBasicEconomyCabin(Problem):
         flight, day = _pick(context, _flight_dates(_db(context), SLOT_DAYS["cabin"], FlightAvailable, 2, "business"))
         _add_reservation(context, flight, day, "basic_economy", context.rng.randint(1, 2),
                          booked_hours_ago=24 * context.rng.randint(2, 9))
-        card = _card(_user(context))
-        context.state["card"] = card.id
+        card = _paying_card(context)
         return ScenarioFragment(
             reason_for_call=f"You want to upgrade reservation {context.state['reservation_id']} to business class.",
             known_info=[_trip_line(context)],
@@ -464,7 +473,7 @@ class UpgradeBasicEconomyCabin(Problem):
                                f"ending in {card.last_four}."])
 
     def solve(self, context: ProblemContext) -> list[GoldCall]:
-        calls = [GoldCall("get_reservation_details", {"reservation_id": context.state["reservation_id"]})]
+        calls = [_reservation_lookup(context)]
         if not _flag(context, "cabin_change_allowed_for_basic_economy"):
             return calls
         return calls + [GoldCall("update_reservation_flights", {
@@ -536,7 +545,7 @@ class CabinUpgradeRefusedAfterFlown(Problem):
             "payment_id": context.state["card"]})
 
     def solve(self, context: ProblemContext) -> list[GoldCall]:
-        calls = [GoldCall("get_reservation_details", {"reservation_id": context.state["reservation_id"]})]
+        calls = [_reservation_lookup(context)]
         if _flag(context, "cabin_change_not_after_any_flight_flown"):
             return calls + [self._call(context, "business", context.state["back"][1])]
         schedule = _db(context).flights[context.state["back"][0]]
@@ -578,8 +587,7 @@ class _AddCheckedBags(Problem):
         _add_reservation(context, flight, day, self.cabin, count, booked_hours_ago=24 * context.rng.randint(2, 9))
         free = free_bags(context, self.membership, self.cabin) * count
         context.state["bags"] = free + context.rng.randint(1, 2)
-        card = _card(_user(context))
-        context.state["card"] = card.id
+        card = _paying_card(context)
         return ScenarioFragment(
             reason_for_call=f"You want to add checked bags to reservation {context.state['reservation_id']}.",
             known_info=[_trip_line(context), f"The reservation has {count} passenger{'s' if count > 1 else ''} and no "
@@ -731,8 +739,7 @@ class CompensateDelayedFlightChange(_Compensation):
         flight, day = _pick(context, options)
         _add_reservation(context, flight, day, "economy", context.rng.randint(1, 3))
         context.state["new_day"] = next(d for g, d in later if g == flight)
-        card = _card(_user(context))
-        context.state["card"] = card.id
+        card = _paying_card(context)
         return ScenarioFragment(
             reason_for_call=f"The flight of your reservation {context.state['reservation_id']} is delayed and you "
                             "would rather travel on a later day.",
@@ -876,7 +883,7 @@ class ReplacePassenger(Problem):
         return [reservation.passengers[0].model_dump(), context.state["new"]]
 
     def solve(self, context: ProblemContext) -> list[GoldCall]:
-        calls = [GoldCall("get_reservation_details", {"reservation_id": context.state["reservation_id"]})]
+        calls = [_reservation_lookup(context)]
         if not _flag(context, "passengers_can_be_modified"):
             return calls
         return calls + [GoldCall("update_reservation_passengers", {"reservation_id": context.state["reservation_id"],
@@ -912,7 +919,7 @@ class AddPassengerRefusedReplaceInstead(ReplacePassenger):
         return fragment
 
     def solve(self, context: ProblemContext) -> list[GoldCall]:
-        calls = [GoldCall("get_reservation_details", {"reservation_id": context.state["reservation_id"]})]
+        calls = [_reservation_lookup(context)]
         reservation = _db(context).reservations[context.state["reservation_id"]]
         if not _flag(context, "passenger_count_cannot_change"):
             return calls + [GoldCall("update_reservation_passengers", {"reservation_id": context.state["reservation_id"],
