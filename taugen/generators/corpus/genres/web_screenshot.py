@@ -301,9 +301,13 @@ class _Browser:
 
         command = [executable, *CHROMIUM_FLAGS, f"--user-data-dir={Path(self.folder) / 'profile'}",
                    "--remote-debugging-pipe", "about:blank"]
+        # Chromium puts its singleton socket folder (org.chromium.Chromium.*) in TMPDIR and leaves it behind
+        # when it is stopped by a signal: its TMPDIR is the folder removed at close (not a subfolder of it:
+        # the socket's path must stay within the 108 bytes a Unix socket address holds)
         try:
             self.process = subprocess.Popen(command, preexec_fn=in_child, pass_fds=(3, 4), stdin=subprocess.DEVNULL,
                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                            env=dict(os.environ, TMPDIR=self.folder),
                                             start_new_session=True)  # its helpers share its process group
         except OSError as exc:
             for fd in (commands_read, commands_write, replies_read, replies_write):
