@@ -692,3 +692,25 @@ def test_spoken_wordings_mark_neither_carriers_nor_fillers(hard):
         carriers, fillers = (1000 * found / words for found, words in (counts[(genre, True)], counts[(genre, False)]))
         assert carriers > 1 and fillers > 1, (genre, carriers, fillers)
         assert 0.5 <= carriers / fillers <= 2, (genre, carriers, fillers)
+
+
+def test_a_voiced_rendition_names_its_whole_subject_never_a_cut_of_it():
+    """A subject is not cut at a word count to break a run shared with the statement: "We charge thirty
+    dollars for that or amendment request" (from "a wire recall, return or amendment request", seen in a
+    seed-0 hard meeting) and "for that on Everyday Checking" name nothing. Every voiced wording of the
+    wire-recall fee names the subject whole (as written or in the pack's spoken wording of "amendment
+    request"), or is the statement; before, all 200 draws said "that or amendment request"."""
+    from taugen.generators.corpus.renditions import voiced_text
+
+    pack = load_pack(PACK)
+    spoken = load_vocabulary(PACK).words("spoken")
+    fact = pack.facts["fee_wire_recall"]
+    seen = set()
+    for draw in range(200):
+        text, form = voiced_text(fact, random.Random(draw), spoken)
+        seen.add(text)
+        assert form and form in text
+        assert text == fact.statement or any(f"wire recall, return or {said} request" in text
+                                             for said in ("amendment", "correction", "change")), text
+        assert " that or " not in text and " that on " not in text, text
+    assert len(seen) >= 4  # several frames, not one fallback

@@ -208,7 +208,9 @@ def canonical_text(fact: Fact) -> tuple[str, str]:
 
 def _subject_variants(subject: str) -> list[str]:
     """The subject as written, then shorter wordings that break long runs shared with the statement:
-    ``the monthly fee on Everyday Checking`` → ``Everyday Checking's monthly fee`` / ``the monthly fee``."""
+    ``the monthly fee on Everyday Checking`` → ``Everyday Checking's monthly fee`` / ``the monthly fee``.
+    A subject is never cut at a word count: "that or amendment request" (the last words of "a wire
+    recall, return or amendment request") names nothing."""
     subject = subject.strip().rstrip(".")
     bare = re.sub(r"^(the|a|an)\s+", "", subject, flags=re.IGNORECASE)
     variants = [subject]
@@ -218,10 +220,6 @@ def _subject_variants(subject: str) -> list[str]:
         variants.append(f"{owner}'s {head}" if not owner.endswith("s") else f"{owner}' {head}")
         variants.append(f"the {head} ({owner})")
         variants.append(f"the {head}")
-    words_ = bare.split()
-    if len(words_) > 4:
-        variants.append("that " + " ".join(words_[-3:]))
-        variants.append("the " + " ".join(words_[:3]))
     return variants
 
 
