@@ -9,6 +9,7 @@ mentioned far more than another and no sentence repeats in a genre.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import random
 import re
@@ -175,6 +176,31 @@ def plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: Hos
     if preset.mentions_per_fact > 0:
         _top_up_mentions(preset.mentions_per_fact, rng, hosts, owner_of, by_topic, times, used, held_values,
                          related, figures)
+    _figures_beside_rules(hosts, held_values, figures)
+
+
+def _figures_beside_rules(hosts: Hosts, held_values: list, figures: _MentionFigures) -> None:
+    """Give a rule stated among staff another organisation's figure for its subject, as a mention said
+    among staff gets one (:class:`_MentionFigures`, at the same rate): colleagues set a rule beside what
+    competitors publish whether they state it or only name it, so peers' figures sit in both kinds of
+    slot and the words around them ("For comparison, ... publishes ... for this") mark neither. Only the
+    current rules of records whose genre talks among staff, after every mention is planned (the
+    mentions' draws are unchanged); the figure equals no value any fact on the subject ever had and none
+    the record must not state."""
+    if figures.share <= 0:
+        return
+    for draft in hosts.drafts:
+        if hosts.genres[draft.genre].mention_audience not in ("staff", "meeting") or \
+                any(r.status in ("pointer", "caveat") for r in draft.renditions):
+            continue
+        for index, rendition in enumerate(draft.renditions):
+            fact = draft.facts.get(rendition.fact_id)
+            if rendition.status != "current" or rendition.register != "voiced" or fact is None or not fact.subject:
+                continue
+            guarded = held_values + [f.value for f in draft.facts.values() if f.value is not None and f is not fact]
+            text = figures.beside(fact, draft, rendition.text, guarded)
+            if text != rendition.text:
+                draft.renditions[index] = dataclasses.replace(rendition, text=text)
 
 
 _FIGURE_LINES = ("For comparison, {P} publishes {V} for this.", "{P}'s published terms give {V} for this.",
@@ -246,7 +272,7 @@ def _mention(fact: Fact, draft: Draft, rng: random.Random, hosts: Hosts, used: s
     if text is None:
         return False
     used.add((draft.genre, text))
-    if figures is not None and audience == "staff":
+    if figures is not None and audience in ("staff", "meeting"):
         text = figures.beside(fact, draft, text, guarded)
     hosts.add(draft, Rendition(fact.id, text, "", "voiced", "mention", draft.day), fact)
     times[fact.id] = times.get(fact.id, 0) + 1

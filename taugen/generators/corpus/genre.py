@@ -245,8 +245,8 @@ class Genre(ABC):
         voiced: True when the genre carries people talking or writing informally (emails, chats,
             calls, meetings): the planner puts voiced renditions only there.
         mention_audience: who the genre's people name rules in passing to: ``staff`` (colleagues, the
-            default), ``customer`` (a support conversation) or ``reader`` (a published page), which picks
-            the mention lines that fit.
+            default), ``meeting`` (colleagues settling an agenda item), ``customer`` (a support
+            conversation) or ``reader`` (a published page), which picks the mention lines that fit.
         mention_host: True for a genre that is not cue-capable (no running text people write) whose
             records still name rules of their topic in passing, without a value (a help page's questions
             about other subjects): the planner's mention passes give it mentions, never pointers,

@@ -118,13 +118,38 @@ _MENTIONS_AMONG_STAFF = (
     "The customer's question about {subject} is answered and closed.",
     "Following up on {subject} from yesterday's handover.",
 )
+# A meeting settles each agenda item; an item about a rule named in passing is settled without a value
+# (what the team does about it), so a line reads as the item's outcome and as a remark alike. The lines
+# share the words of the rule frames above ("as things stand", "right now", "we go by") and each says
+# its own thing, so no word marks an outcome without a value.
+_MENTIONS_IN_MEETINGS = (
+    "{Subject} stays as it is, and that's what we go by.",
+    "As things stand, {subject} doesn't change this quarter.",
+    "Right now {subject} stays where it is; we look again after the audit.",
+    "When it comes to {subject}, agents read it out from the schedule.",
+    "On {subject} we keep the current wording, the one the system shows.",
+    "For {subject}, the number stays as published, no change.",
+    "{Subject} goes into the next refresher as it stands.",
+    "What applies for {subject} stays as published, and the FAQ gets a line on it.",
+    "Heads up that {subject} is on the watch list until the complaints settle.",
+    "For {subject} we work from the published schedule; nobody quotes it from memory.",
+    "Training covers {subject} next month.",
+    "We leave {subject} with the product team and revisit it at the next review.",
+    "The macros will link to {subject} instead of retyping it.",
+    "Whoever owns {subject} confirms the wording by Thursday.",
+    "Customers who ask about {subject} get it sent in writing.",
+    "{Subject}: no change, as things stand.",
+    "The templates' wording of {subject} gets checked before Friday.",
+    "We add {subject} to the script review and leave the rest alone.",
+)
 MENTION_QUESTIONS = ("What should I know about {subject}?", "What are the rules for {subject}?",
                      "What applies to {subject}?", "Where can I read the terms for {subject}?")
 """The questions a bank's help page asks about a subject: the heading of a rule's answer, and of a rule
 named in passing (a ``reader`` mention), so the question never tells which of the two follows."""
-MENTION_AUDIENCES = ("customer", "staff", "reader")
-"""Who a record's mentions are said to: the customer (support conversations, calls), colleagues, or the
-readers of a published page (a help page's questions about other subjects, :data:`MENTION_QUESTIONS`)."""
+MENTION_AUDIENCES = ("customer", "staff", "meeting", "reader")
+"""Who a record's mentions are said to: the customer (support conversations, calls), colleagues, colleagues
+settling an agenda item in a meeting (what the team does about the rule), or the readers of a published
+page (a help page's questions about other subjects, :data:`MENTION_QUESTIONS`)."""
 _WORD = re.compile(r"[a-z0-9$%']+")
 
 
@@ -291,7 +316,8 @@ def cue_text(fact: Fact, kind: str, rng: random.Random, anchor: tuple[str, str] 
 def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff", said: str | None = None) -> list[str]:
     """Every mention of ``fact`` (its subject named in passing, no value) said to ``audience`` (one of
     :data:`MENTION_AUDIENCES`: ``customer`` uses the lines that fit a conversation with the customer,
-    ``staff`` those and the lines colleagues say to each other, ``reader`` a help page's questions), in a
+    ``staff`` those and the lines colleagues say to each other, ``meeting`` an agenda item's outcome
+    without a value, ``reader`` a help page's questions), in a
     seeded order; empty when the fact
     has no subject that can be named without its value. The subject is used as the expert wrote it unless
     ``said`` words it (as people say it, :func:`spoken_subject`; a line where that wording would write a
@@ -305,6 +331,8 @@ def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff", said:
         return []
     if audience == "reader":
         frames = list(MENTION_QUESTIONS)
+    elif audience == "meeting":
+        frames = list(_MENTIONS_IN_MEETINGS)
     else:
         frames = list(_MENTIONS_TO_CUSTOMER) + (list(_MENTIONS_AMONG_STAFF) if audience == "staff" else [])
     rng.shuffle(frames)

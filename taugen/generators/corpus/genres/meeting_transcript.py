@@ -266,6 +266,7 @@ class MeetingTranscriptGenre(Genre):
                 ("boolean", "case_review", 2), ("text", "working_session", 2), ("date", "working_session", 1),
                 ("none", "case_review", 1))
     voiced = True
+    mention_audience = "meeting"  # a rule named in passing is an agenda item's outcome, not a passing remark
 
     # ---------------------------------------------------------------------------------------------- render
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
