@@ -1,0 +1,157 @@
+"""Executors (:mod:`taugen.executors`): the same bytes whichever runs the build's units.
+
+The Ray tests start a real local Ray with 2 CPUs once for the module and shut it down after; they are
+skipped when Ray (``taugen[ray]``) is not installed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+
+import pytest
+
+from taugen.errors import InputError
+from taugen.executors import LocalExecutor, local_workers, make_executor
+
+try:
+    import ray  # noqa: F401
+
+    HAVE_RAY = True
+except ImportError:
+    HAVE_RAY = False
+
+needs_ray = pytest.mark.skipif(not HAVE_RAY, reason="needs Ray (pip install 'taugen[ray]')")
+
+
+@pytest.fixture(scope="module")
+def ray_executor():
+    """A RayExecutor on a local Ray with 2 CPUs, shut down after the module."""
+    from ray import cloudpickle
+
+    from taugen.executors import RayExecutor
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import tests/ modules
+    executor = RayExecutor(workers=2)
+    try:
+        yield executor
+    finally:
+        executor.close()
+
+
+def _square(shared: dict, item: int) -> tuple[int, int, int]:
+    return item, item * item + shared["offset"], os.getpid()
+
+
+def _fails_on(shared: dict, item: int) -> int:
+    if item == shared["bad"]:
+        raise ValueError(f"unit {item} is bad")
+    return item
+
+
+def _fails_away_from(shared: dict, item: int) -> int:
+    """Fails in any process but the test's own (as a unit would on a worker that lacks something)."""
+    if os.getpid() != shared["home"]:
+        raise RuntimeError("not available on this worker")
+    return item * 10
+
+
+def test_local_executor_keeps_order_and_runs_in_forked_workers():
+    results = list(LocalExecutor(workers=2).map(_square, {"offset": 1}, range(50), chunksize=3))
+    assert [(item, value) for item, value, _ in results] == [(i, i * i + 1) for i in range(50)]
+    workers = {pid for _, _, pid in results}
+    assert 1 <= len(workers) <= 2 and os.getpid() not in workers  # forked workers (one may take every chunk)
+    alone = list(LocalExecutor(workers=1).map(_square, {"offset": 1}, range(5)))
+    assert {pid for _, _, pid in alone} == {os.getpid()}
+
+
+def test_local_workers_follow_the_corpus_size_and_taugen_workers(monkeypatch):
+    monkeypatch.setenv("TAUGEN_WORKERS", "3")
+    assert (local_workers(39), local_workers(40)) == (1, 3)
+
+
+def test_make_executor_refuses_bad_choices(monkeypatch):
+    with pytest.raises(InputError, match="unknown executor 'dask'"):
+        make_executor("dask")
+    with pytest.raises(InputError, match="--ray-address needs --executor ray"):
+        make_executor("local", "auto")
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
+    with pytest.raises(InputError, match=r"pip install 'taugen\[ray\]'"):
+        make_executor("ray")
+
+
+def test_cli_executor_ray_without_ray_is_one_line_and_exit_2(cli, monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "ray", None)
+    result = cli("build", "banking", "--difficulty", "easy", "--out", tmp_path, "--executor", "ray")
+    assert result.exit_code == 2 and result.exception is None
+    assert result.stderr.strip().splitlines() == [
+        "error: --executor ray needs Ray: pip install 'taugen[ray]' (or pip install ray)"]
+    assert list(tmp_path.iterdir()) == []
+    result = cli("build", "banking", "--difficulty", "easy", "--out", tmp_path, "--ray-address", "auto")
+    assert (result.exit_code, result.stderr.strip()) == (2, "error: --ray-address needs --executor ray")
+
+
+@needs_ray
+def test_ray_executor_keeps_order_runs_in_ray_workers_and_replays_failures_here(ray_executor):
+    before = ray_executor.replayed
+    results = list(ray_executor.map(_square, {"offset": 7}, range(30), chunksize=4))
+    assert ray_executor.replayed == before
+    assert [(item, value) for item, value, _ in results] == [(i, i * i + 7) for i in range(30)]
+    assert os.getpid() not in {pid for _, _, pid in results}
+    # a unit that fails on Ray is run again here: its real error is raised here, after the units before it
+    seen = []
+    with pytest.raises(ValueError, match="unit 5 is bad"), pytest.warns(RuntimeWarning, match="a Ray task failed"):
+        for value in ray_executor.map(_fails_on, {"bad": 5}, range(9), chunksize=2):
+            seen.append(value)
+    assert seen == [0, 1, 2, 3]
+    # a unit that only the workers cannot run gives the result it gives here
+    before = ray_executor.replayed
+    assert list(ray_executor.map(_fails_away_from, {"home": os.getpid()}, range(6), chunksize=2)) == [
+        0, 10, 20, 30, 40, 50]
+    assert ray_executor.replayed - before == 6
+
+
+@needs_ray
+def test_every_genre_renders_the_same_bytes_on_ray(ray_executor):
+    """One artifact of every genre of the hard plan (call audio, screenshots, PDFs, flowcharts included),
+    rendered and read back locally and on Ray: the same files, texts and metadata."""
+    from taugen.authoring.pack import load_pack, packs
+    from taugen.generators.corpus.genre import RenderContext, genres
+    from taugen.generators.corpus.planner import plan_corpus
+    from taugen.generators.corpus.render import render_corpus, template_environment
+    from taugen.generators.corpus.vocabulary import load_vocabulary
+    from taugen.generators.tiers import tier
+
+    pack = load_pack(packs()["banking"])
+    vocabulary = load_vocabulary(pack.directory, [section.id for section in pack.config.sections])
+    available = genres()
+    plan = plan_corpus(pack, tier("hard"), 0, available, vocabulary=vocabulary)
+    first = {}
+    for artifact in plan.artifacts:
+        first.setdefault(artifact.genre, artifact)
+    plan = dataclasses.replace(plan, artifacts=list(first.values()))
+    assert {"call_recording", "web_screenshot", "pdf_document", "flowchart"} <= set(first)
+    context = RenderContext(config=pack.config, templates=template_environment(), build_seed=0, tier="hard",
+                            facts=pack.facts, vocabulary=vocabulary)
+    local_texts, ray_texts = {}, {}
+    local = render_corpus(plan, context, available, texts=local_texts, executor=LocalExecutor(workers=1))
+    on_ray = render_corpus(plan, context, available, texts=ray_texts, executor=ray_executor)
+    assert [a.plan.artifact_id for a in on_ray] == [a.plan.artifact_id for a in local]
+    for mine, theirs in zip(local, on_ray):
+        assert [(f.suffix, f.data) for f in theirs.files] == [(f.suffix, f.data) for f in mine.files], mine.plan.artifact_id
+        assert (theirs.author_text, theirs.metadata, theirs.timestamps) == (mine.author_text, mine.metadata,
+                                                                            mine.timestamps)
+    assert ray_texts == local_texts and len(local_texts) == len(first)
+
+
+@needs_ray
+def test_an_easy_bundle_built_on_ray_has_the_local_bundles_sha256sums(built_bundle, ray_executor, tmp_path):
+    from taugen.build.pipeline import build
+
+    local = built_bundle("easy")
+    before = ray_executor.replayed
+    result = build("banking", "easy", seed=0, out=tmp_path, tasks=45, executor=ray_executor)
+    assert result.ok and result.path is not None
+    assert ray_executor.replayed == before  # every unit ran on Ray
+    assert (result.path / "SHA256SUMS").read_bytes() == (local / "SHA256SUMS").read_bytes()
