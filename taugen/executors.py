@@ -122,38 +122,51 @@ class LocalExecutor(Executor):
             _SHARED = _FUNCTION = None
 
 
-_RAY_SHARED: dict[str, Any] = {}
-"""In a Ray worker process: the shared input of the job it last ran, by object id (read once per job)."""
+class _RayWorker:
+    """One Ray actor: a worker process that runs chunks of units for the executor's whole life, keeping the
+    shared input of the job it last ran (read once per job), and that exits gracefully when the executor
+    closes, so that what its units started (a browser) is stopped and cleaned up by the process's own exit
+    handlers (``ray.kill`` and a shut-down Ray would skip them)."""
 
+    def __init__(self) -> None:
+        self.key: str | None = None
+        self.shared: Any = None
 
-def _ray_chunk(function: Callable[[Any, Any], Any], boxed: list, items: list, cache: str | None) -> list:
-    """Run one chunk of units in a Ray worker. ``boxed`` holds the ObjectRef of the shared input (in a list,
-    so that Ray does not fetch and unpickle it for every task); ``cache`` is the build's content cache choice
-    (:func:`taugen.content_cache.cache_root` as a string, None: off), applied before the units run."""
-    import ray
+    def run(self, function: Callable[[Any, Any], Any], boxed: list, items: list, cache: str | None) -> list:
+        """``function(shared, item)`` for each of ``items``. ``boxed`` holds the ObjectRef of the shared input
+        (in a list, so that Ray does not fetch and unpickle it for every call); ``cache`` is the build's
+        content cache choice (:func:`taugen.content_cache.cache_root` as a string, None: off)."""
+        import ray
 
-    from taugen import content_cache
+        from taugen import content_cache
 
-    content_cache.configure(cache, enabled=cache is not None)
-    key = boxed[0].hex()
-    if key not in _RAY_SHARED:
-        _RAY_SHARED.clear()
-        _RAY_SHARED[key] = ray.get(boxed[0])
-    shared = _RAY_SHARED[key]
-    return [function(shared, item) for item in items]
+        content_cache.configure(cache, enabled=cache is not None)
+        key = boxed[0].hex()
+        if key != self.key:
+            self.key, self.shared = None, None
+            self.shared, self.key = ray.get(boxed[0]), key
+        return [function(self.shared, item) for item in items]
+
+    def exit(self) -> None:
+        """End this worker process the way a Python program ends (exit handlers run)."""
+        import ray
+
+        ray.actor.exit_actor()
 
 
 class RayExecutor(Executor):
-    """Units as Ray tasks (one CPU each), results gathered in the order of the items.
+    """Units on Ray: chunks of units handed to a pool of Ray actors (one CPU each) as each becomes free,
+    results yielded in the order of the items.
 
     Args:
         address: an existing cluster (``auto``, ``ray://host:10001``, ``host:6379``); None starts a local Ray
             with ``workers`` CPUs for this executor and stops it on :meth:`close`. When Ray is already
             initialised in this process, that connection is used as it is (and left open).
-        workers: CPUs of a local Ray (default ``TAUGEN_WORKERS``, else the CPU count).
+        workers: how many actors (default ``TAUGEN_WORKERS``, else the CPUs of the local Ray, the CPU count,
+            or of the cluster).
 
     Attributes:
-        replayed: how many units failed as Ray tasks and were run again in this process.
+        replayed: how many units failed on Ray and were run again in this process.
 
     Raises:
         InputError: Ray is not installed (``pip install 'taugen[ray]'``), or the cluster cannot be reached.
@@ -161,6 +174,8 @@ class RayExecutor(Executor):
 
     name = "ray"
     remote = True
+    IN_FLIGHT = 2
+    """Chunks queued on each actor at once (the next one waits there while the first runs)."""
 
     def __init__(self, address: str | None = None, workers: int | None = None) -> None:
         try:
@@ -169,62 +184,105 @@ class RayExecutor(Executor):
             raise InputError("--executor ray needs Ray: pip install 'taugen[ray]' (or pip install ray)") from None
         self._ray = ray
         self.replayed = 0
+        self._warned = False
         self._started = False
-        if workers is None:
-            configured = os.environ.get("TAUGEN_WORKERS")
-            workers = max(1, int(configured)) if configured else (os.cpu_count() or 1)
-        self.workers = workers
-        if ray.is_initialized():
-            return
-        try:
-            if address:
-                ray.init(address=address, logging_level="WARNING", log_to_driver=False)
-            else:
-                ray.init(num_cpus=workers, include_dashboard=False, logging_level="WARNING", log_to_driver=False)
-        except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
-            raise InputError(f"cannot start Ray{f' at {address}' if address else ''}: "
-                             f"{type(exc).__name__}: {exc}") from None
-        self._started = True
+        self._actors: list[Any] = []
+        configured = os.environ.get("TAUGEN_WORKERS")
+        if workers is None and configured:
+            workers = max(1, int(configured))
+        if not ray.is_initialized():
+            try:
+                if address:
+                    ray.init(address=address, logging_level="WARNING", log_to_driver=False)
+                else:
+                    ray.init(num_cpus=workers or os.cpu_count() or 1, include_dashboard=False,
+                             logging_level="WARNING", log_to_driver=False)
+            except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
+                raise InputError(f"cannot start Ray{f' at {address}' if address else ''}: "
+                                 f"{type(exc).__name__}: {exc}") from None
+            self._started = True
+        self.workers = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+    def _pool(self) -> list[Any]:
+        if not self._actors:
+            actor = self._ray.remote(num_cpus=1)(_RayWorker)
+            self._actors = [actor.remote() for _ in range(self.workers)]
+        return self._actors
 
     def map(self, function, shared, items, workers=None, chunksize=1):
-        """See :meth:`Executor.map` (``workers`` is ignored: Ray schedules on its cluster's CPUs)."""
+        """See :meth:`Executor.map` (``workers`` is ignored: the executor's own ``workers`` actors run every
+        map). A chunk whose call fails (the unit raised, the actor died, a worker cannot import what the unit
+        needs) is run again here, in order, so its real error, if any, is raised here; a dead actor gets no
+        more chunks, and when none is left the rest runs here."""
+        from collections import deque
+
         from taugen.content_cache import cache_root
 
         ray = self._ray
         items = list(items)
         if not items:
             return
-        remote = ray.remote(num_cpus=1, max_retries=1)(_ray_chunk)
         root = cache_root()
         cache = None if root is None else str(root)
         boxed = [ray.put(shared)]
         chunks = [items[start:start + chunksize] for start in range(0, len(items), chunksize)]
-        refs = [remote.remote(function, boxed, chunk, cache) for chunk in chunks]
-        gathered = 0
+        free = deque(actor for _ in range(self.IN_FLIGHT) for actor in self._pool())
+        pending: dict[Any, tuple[int, Any]] = {}
+        done: dict[int, list | None] = {}
+        submitted = 0
         try:
-            for chunk, ref in zip(chunks, refs):
-                try:
-                    results = ray.get(ref)
-                except ray.exceptions.RayError as exc:  # run it here: the real error, if any, is raised here
-                    if not self.replayed:
-                        cause = str(exc).strip().splitlines()[-1:] or [type(exc).__name__]
-                        warnings.warn(f"a Ray task failed ({cause[0][:200]}); its units run in this process "
-                                      f"(later failures are not reported)", RuntimeWarning, stacklevel=2)
+            for index, chunk in enumerate(chunks):
+                while index not in done:
+                    while free and submitted < len(chunks):
+                        actor = free.popleft()
+                        pending[actor.run.remote(function, boxed, chunks[submitted], cache)] = (submitted, actor)
+                        submitted += 1
+                    if not pending:  # no actor left alive: the rest runs here
+                        done[index] = None
+                        break
+                    ready, _ = ray.wait(list(pending), num_returns=1)
+                    for ref in ready:
+                        position, actor = pending.pop(ref)
+                        try:
+                            done[position] = ray.get(ref)
+                            free.append(actor)
+                        except ray.exceptions.RayActorError as exc:
+                            self._failed(exc)
+                            done[position] = None  # and the actor gets no more chunks
+                        except ray.exceptions.RayError as exc:
+                            self._failed(exc)
+                            done[position] = None
+                            free.append(actor)
+                results = done.pop(index)
+                if results is None:
                     self.replayed += len(chunk)
                     results = [function(shared, item) for item in chunk]
-                gathered += 1
                 yield from results
-        finally:  # the caller stopped early (an error): do not leave the rest running on the cluster
-            for ref in refs[gathered:]:
+        finally:  # the caller stopped early (an error): do not leave the rest running
+            for ref in pending:
                 try:
                     ray.cancel(ref)
                 except Exception:  # noqa: BLE001 - finished or already gone
                     pass
 
+    def _failed(self, exc: Exception) -> None:
+        """Warn once per executor that Ray could not run a chunk (it is run again here)."""
+        if not self._warned:
+            self._warned = True
+            cause = str(exc).strip().splitlines()[-1:] or [type(exc).__name__]
+            warnings.warn(f"a Ray task failed ({cause[0][:200]}); its units run in this process "
+                          f"(later failures are not reported)", RuntimeWarning, stacklevel=3)
+
     def close(self) -> None:
-        """Stop the local Ray this executor started (a cluster it connected to is left running)."""
+        """End the actors gracefully, then stop the local Ray this executor started (a cluster it connected
+        to is left running)."""
+        ray = self._ray
+        if self._actors:
+            exits = [actor.exit.remote() for actor in self._actors]
+            ray.wait(exits, num_returns=len(exits), timeout=30)
+            self._actors = []
         if self._started:
-            self._ray.shutdown()
+            ray.shutdown()
             self._started = False
 
 

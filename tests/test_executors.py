@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -27,17 +30,25 @@ needs_ray = pytest.mark.skipif(not HAVE_RAY, reason="needs Ray (pip install 'tau
 
 @pytest.fixture(scope="module")
 def ray_executor():
-    """A RayExecutor on a local Ray with 2 CPUs, shut down after the module."""
+    """A RayExecutor on a local Ray with 2 CPUs, shut down after the module. Its workers get a temporary
+    folder of their own (``TMPDIR``), which must hold no browser profile once the executor is closed: a
+    worker stops the browser its screenshots started when it exits."""
     from ray import cloudpickle
 
     from taugen.executors import RayExecutor
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import tests/ modules
-    executor = RayExecutor(workers=2)
+    folder = Path(tempfile.mkdtemp(prefix="tg-ray-"))  # short: Ray's socket paths live under it
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TMPDIR", str(folder))  # inherited by the local Ray and its workers
+        executor = RayExecutor(workers=2)
     try:
         yield executor
     finally:
         executor.close()
+        left = sorted(path.name for path in folder.glob("screenshot-browser-*"))
+        shutil.rmtree(folder, ignore_errors=True)
+        assert left == []
 
 
 def _square(shared: dict, item: int) -> tuple[int, int, int]:
