@@ -8,11 +8,11 @@ order of the items**, as each becomes available.
 
 * :class:`LocalExecutor` (``--executor local``, the default): in this process, or side by side in
   forked worker processes that inherit ``shared`` (the build's behaviour before executors existed).
-* :class:`RayExecutor` (``--executor ray``, optional extra ``taugen[ray]``): as Ray tasks, on a local
-  Ray started for the build (``TAUGEN_WORKERS`` CPUs, else the CPU count) or on an existing cluster
-  (``--ray-address``). ``shared`` is put into Ray's object store once and read once per worker process.
-  A chunk of units that fails as a Ray task (a worker died, the cluster cannot import what the unit
-  needs) is run again here, so a real error is raised here as it would be locally.
+* :class:`RayExecutor` (``--executor ray``, optional extra ``taugen[ray]``): in chunks on a pool of Ray
+  actors (one CPU each), on a local Ray started for the build (``TAUGEN_WORKERS`` CPUs, else the CPU
+  count) or on an existing cluster (``--ray-address``). ``shared`` is put into Ray's object store once per
+  job and read once per actor. A chunk that fails on Ray (a unit raised, an actor died, a worker cannot
+  import what the unit needs) is run again here, so a real error is raised here as it would be locally.
 
 Callers that must replay a failed unit to raise its real error (a template error with its file and line)
 keep doing so: their unit catches its own exception and returns a marker, and the caller renders it
