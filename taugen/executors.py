@@ -191,6 +191,8 @@ class RayExecutor(Executor):
         if workers is None and configured:
             workers = max(1, int(configured))
         if not ray.is_initialized():
+            if address:
+                _check_reachable(address)
             try:
                 if address:
                     ray.init(address=address, logging_level="WARNING", log_to_driver=False)
@@ -284,6 +286,25 @@ class RayExecutor(Executor):
         if self._started:
             ray.shutdown()
             self._started = False
+
+
+def _check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Connect to a ``HOST:PORT`` or ``ray://HOST:PORT`` Ray address once, so that a wrong one fails in seconds
+    (``ray.init`` retries for minutes); ``auto`` and other forms are left to Ray.
+
+    Raises:
+        InputError: nothing answers at that address.
+    """
+    import socket
+
+    where = address[len("ray://"):] if address.startswith("ray://") else address
+    host, _, port = where.rpartition(":")
+    if not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise InputError(f"cannot reach the Ray cluster at {address}: {exc.strerror or exc}") from None
 
 
 def make_executor(name: str = "local", address: str | None = None, workers: int | None = None) -> Executor:

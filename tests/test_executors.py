@@ -9,8 +9,10 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import socket
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -101,6 +103,24 @@ def test_cli_executor_ray_without_ray_is_one_line_and_exit_2(cli, monkeypatch, t
     assert list(tmp_path.iterdir()) == []
     result = cli("build", "banking", "--difficulty", "easy", "--out", tmp_path, "--ray-address", "auto")
     assert (result.exit_code, result.stderr.strip()) == (2, "error: --ray-address needs --executor ray")
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@needs_ray
+def test_cli_unreachable_ray_address_is_one_line_and_exit_2_in_seconds(cli_subprocess, tmp_path):
+    port = _closed_port()
+    started = time.perf_counter()
+    result = cli_subprocess("build", "banking", "-d", "easy", "--out", tmp_path, "--executor", "ray",
+                            "--ray-address", f"127.0.0.1:{port}")
+    assert result.exit_code == 2 and time.perf_counter() - started < 30
+    assert result.stderr.strip().splitlines() == [
+        f"error: cannot reach the Ray cluster at 127.0.0.1:{port}: Connection refused"]
+    assert list(tmp_path.iterdir()) == []
 
 
 @needs_ray
