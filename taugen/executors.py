@@ -143,7 +143,7 @@ class _RayWorker:
         content_cache.configure(cache, enabled=cache is not None)
         key = boxed[0].hex()
         if key != self.key:
-            self.key, self.shared = None, None
+            self.key, self.shared = None, None  # let the last job's input go before reading this one's
             self.shared, self.key = ray.get(boxed[0]), key
         return [function(self.shared, item) for item in items]
 
@@ -162,8 +162,8 @@ class RayExecutor(Executor):
         address: an existing cluster (``auto``, ``ray://host:10001``, ``host:6379``); None starts a local Ray
             with ``workers`` CPUs for this executor and stops it on :meth:`close`. When Ray is already
             initialised in this process, that connection is used as it is (and left open).
-        workers: how many actors (default ``TAUGEN_WORKERS``, else the CPUs of the local Ray, the CPU count,
-            or of the cluster).
+        workers: how many actors (default ``TAUGEN_WORKERS``, else every CPU: of this machine for a local
+            Ray, of the cluster with ``address``).
 
     Attributes:
         replayed: how many units failed on Ray and were run again in this process.
@@ -225,7 +225,7 @@ class RayExecutor(Executor):
         if not items:
             return
         root = cache_root()
-        cache = None if root is None else str(root)
+        cache = None if root is None else os.path.abspath(root)  # the actors' working folder is not ours
         boxed = [ray.put(shared)]
         chunks = [items[start:start + chunksize] for start in range(0, len(items), chunksize)]
         free = deque(actor for _ in range(self.IN_FLIGHT) for actor in self._pool())

@@ -186,3 +186,23 @@ def test_an_easy_bundle_built_on_ray_has_the_local_bundles_sha256sums(built_bund
     assert result.ok and result.path is not None
     assert ray_executor.replayed == before  # every unit ran on Ray
     assert (result.path / "SHA256SUMS").read_bytes() == (local / "SHA256SUMS").read_bytes()
+
+
+@needs_ray
+def test_the_strong_readers_give_the_same_numbers_on_ray(ray_executor):
+    """The readers a hard build reports (``realism.readers``) on Ray actors, whose BLAS may use other thread
+    counts than this process: every one scores as it does here."""
+    pytest.importorskip("sklearn")
+    from taugen.validators import readers
+    from test_strong_readers import corpus
+
+    def marker(rng, carrier):
+        return f"[99] Agent: the charge is ${rng.randint(5, 60)}.{rng.randint(10, 99)}." if carrier \
+            and rng.random() < 0.6 else ""
+
+    view = corpus(marker, count=80)
+    before = ray_executor.replayed
+    on_ray = readers.classifiers(view, facts_removed=False, executor=ray_executor)
+    assert ray_executor.replayed == before
+    assert on_ray == readers.classifiers(view, facts_removed=False, executor=LocalExecutor(workers=1))
+    assert 0.6 < on_ray["tfidf"]["overall"] < 1.0 and {"numeric", "structure"} <= set(on_ray)
