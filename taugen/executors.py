@@ -197,7 +197,9 @@ class RayExecutor(Executor):
                 if address:
                     ray.init(address=address, logging_level="WARNING", log_to_driver=False)
                 else:
-                    ray.init(num_cpus=workers or os.cpu_count() or 1, include_dashboard=False,
+                    # "local": a Ray of our own, even when another one runs on this machine (ray.init()
+                    # alone would join the latest one started here, someone else's build perhaps)
+                    ray.init(address="local", num_cpus=workers or os.cpu_count() or 1, include_dashboard=False,
                              logging_level="WARNING", log_to_driver=False)
             except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
                 raise InputError(f"cannot start Ray{f' at {address}' if address else ''}: "

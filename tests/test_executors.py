@@ -206,3 +206,39 @@ def test_the_strong_readers_give_the_same_numbers_on_ray(ray_executor):
     assert ray_executor.replayed == before
     assert on_ray == readers.classifiers(view, facts_removed=False, executor=LocalExecutor(workers=1))
     assert 0.6 < on_ray["tfidf"]["overall"] < 1.0 and {"numeric", "structure"} <= set(on_ray)
+
+
+@needs_ray
+def test_a_template_error_on_ray_is_raised_here_with_its_file_and_line(ray_executor):
+    """A record whose template breaks fails on its actor; it is rendered again here, which raises the error
+    a local build raises (the template's file and line, the record's id), after the records before it."""
+    import jinja2
+
+    from taugen.authoring.pack import load_pack, packs
+    from taugen.generators.corpus.genre import RenderContext, genres
+    from taugen.generators.corpus.planner import plan_corpus
+    from taugen.generators.corpus.render import render_corpus, template_environment
+    from taugen.generators.tiers import tier
+
+    pack = load_pack(packs()["banking"])
+    available = genres()
+    plan = plan_corpus(pack, tier("easy"), 0, available)
+    email = next(index for index, artifact in enumerate(plan.artifacts) if artifact.genre == "email_thread")
+    assert email >= 2
+    templates = template_environment()
+    templates.loader = jinja2.ChoiceLoader([jinja2.DictLoader({"email_thread/signature.txt.j2": "Regards,\n{{ name(\n"}),
+                                            templates.loader])
+    context = RenderContext(config=pack.config, templates=templates, build_seed=0, tier="easy", facts=pack.facts)
+    errors = []
+    before = ray_executor.replayed
+    for executor in (LocalExecutor(workers=1), ray_executor):
+        seen = []
+        with pytest.raises(InputError) as raised:
+            render_corpus(plan, context, available, on_artifact=lambda a: seen.append(a.plan.artifact_id),
+                          executor=executor)
+        assert seen == [artifact.artifact_id for artifact in plan.artifacts[:email]]
+        errors.append(str(raised.value))
+    assert ray_executor.replayed == before  # the actor rendered and returned the failure; Ray itself did not fail
+    assert errors[0] == errors[1]
+    assert errors[1].startswith(f"taugen/templates/email_thread/signature.txt.j2:2: {plan.artifacts[email].artifact_id}: "
+                                "template error")
