@@ -163,7 +163,7 @@ class RayExecutor(Executor):
             with ``workers`` CPUs for this executor and stops it on :meth:`close`. When Ray is already
             initialised in this process, that connection is used as it is (and left open).
         workers: how many actors (default ``TAUGEN_WORKERS``, else every CPU: of this machine for a local
-            Ray, of the cluster with ``address``).
+            Ray, of the cluster with ``address``; never more than the cluster's CPUs).
 
     Attributes:
         replayed: how many units failed on Ray and were run again in this process.
@@ -205,7 +205,8 @@ class RayExecutor(Executor):
                 raise InputError(f"cannot start Ray{f' at {address}' if address else ''}: "
                                  f"{type(exc).__name__}: {exc}") from None
             self._started = True
-        self.workers = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        self.workers = min(workers or cpus, cpus)  # an actor beyond the CPUs would wait for one forever
 
     def _pool(self) -> list[Any]:
         if not self._actors:
