@@ -7,6 +7,7 @@ skipped when Ray (``taugen[ray]``) is not installed.
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import os
 import shutil
 import socket
@@ -20,13 +21,7 @@ import pytest
 from taugen.errors import InputError
 from taugen.executors import LocalExecutor, local_workers, make_executor
 
-try:
-    import ray  # noqa: F401
-
-    HAVE_RAY = True
-except ImportError:
-    HAVE_RAY = False
-
+HAVE_RAY = importlib.util.find_spec("ray") is not None  # not imported here: every xdist worker collects this
 needs_ray = pytest.mark.skipif(not HAVE_RAY, reason="needs Ray (pip install 'taugen[ray]')")
 
 
@@ -77,6 +72,28 @@ def test_local_executor_keeps_order_and_runs_in_forked_workers():
     assert 1 <= len(workers) <= 2 and os.getpid() not in workers  # forked workers (one may take every chunk)
     alone = list(LocalExecutor(workers=1).map(_square, {"offset": 1}, range(5)))
     assert {pid for _, _, pid in alone} == {os.getpid()}
+
+
+def test_forked_render_workers_exit_gracefully_and_remove_their_browser(monkeypatch, tmp_path):
+    """Screenshots rendered in 2 forked workers: once the render returns, the pool has been closed and joined
+    (not terminated), so each worker has stopped its browser and removed its profile folder."""
+    from taugen.authoring.pack import load_pack, packs
+    from taugen.generators.corpus.genre import RenderContext, genres
+    from taugen.generators.corpus.planner import plan_corpus
+    from taugen.generators.corpus.render import render_corpus, template_environment
+    from taugen.generators.tiers import tier
+
+    pack = load_pack(packs()["banking"])
+    available = genres()
+    plan = plan_corpus(pack, tier("medium"), 0, available)
+    plan = dataclasses.replace(plan, artifacts=[a for a in plan.artifacts if a.genre == "web_screenshot"][:4])
+    context = RenderContext(config=pack.config, templates=template_environment(), build_seed=0, tier="medium",
+                            facts=pack.facts)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the forked workers inherit it
+    texts = {}
+    rendered = render_corpus(plan, context, available, texts=texts, executor=LocalExecutor(workers=2))
+    assert [a.files[0].data[:8] for a in rendered] == [b"\x89PNG\r\n\x1a\n"] * 4 and len(texts) == 4
+    assert sorted(path.name for path in tmp_path.glob("screenshot-browser-*")) == []
 
 
 def test_local_workers_follow_the_corpus_size_and_taugen_workers(monkeypatch):

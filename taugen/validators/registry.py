@@ -83,7 +83,7 @@ def run_validators(view: "BundleView", on_validator: Callable[[str], None] | Non
     else:
         names = list(registered)
         units = (executor or LocalExecutor()).map(_run_named, view, names, workers=min(workers, len(names)))
-        for name, found in zip(names, units):
+        for name, found in zip(names, units, strict=True):  # strict: resumes the executor to its end
             if executor is not None and executor.remote and any(f.code == "validator_crashed" for f in found):
                 found = _run_one(name, registered[name], view)
             if on_validator is not None:

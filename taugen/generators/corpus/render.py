@@ -78,7 +78,9 @@ def render_corpus(plan: CorpusPlan, context: RenderContext, available: dict[str,
     rendered: list[RenderedArtifact] = []
     job = (plan.artifacts, context, available)
     results = executor.map(_work, job, range(len(plan.artifacts)), chunksize=2)
-    for artifact_plan, result in zip(plan.artifacts, results):
+    # strict: the executor is resumed after the last result, so a local pool is closed and joined, not
+    # terminated (its workers then remove what they started: a browser and its profile folder)
+    for artifact_plan, result in zip(plan.artifacts, results, strict=True):
         if result is None:  # replay here so that the real error (file, line) is raised
             artifact = _render_one(artifact_plan, context, available)
             if texts is not None:
