@@ -301,13 +301,9 @@ class _Browser:
 
         command = [executable, *CHROMIUM_FLAGS, f"--user-data-dir={Path(self.folder) / 'profile'}",
                    "--remote-debugging-pipe", "about:blank"]
-        # Chromium puts its singleton socket folder (org.chromium.Chromium.*) in TMPDIR and leaves it behind
-        # when it is stopped by a signal: its TMPDIR is the folder removed at close (not a subfolder of it:
-        # the socket's path must stay within the 108 bytes a Unix socket address holds)
         try:
             self.process = subprocess.Popen(command, preexec_fn=in_child, pass_fds=(3, 4), stdin=subprocess.DEVNULL,
                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                            env=dict(os.environ, TMPDIR=self.folder),
                                             start_new_session=True)  # its helpers share its process group
         except OSError as exc:
             for fd in (commands_read, commands_write, replies_read, replies_write):
@@ -408,6 +404,15 @@ class _Browser:
                 break
             except subprocess.TimeoutExpired:
                 continue
+        # Chromium keeps its singleton socket in a folder of its own in TMPDIR (org.chromium.Chromium.*),
+        # linked from the profile, and leaves it when stopped by a signal: remove it too. (Pointing TMPDIR
+        # into our folder instead makes the socket's path too long for a Unix socket address under a long
+        # TMPDIR, and Chromium aborts.)
+        link = Path(folder) / "profile" / "SingletonSocket"
+        if link.is_symlink():
+            socket_folder = Path(os.readlink(link)).parent
+            if socket_folder.name.startswith("org.chromium.Chromium."):
+                shutil.rmtree(socket_folder, ignore_errors=True)
         for _ in range(20):  # a helper may still be writing into the profile for a moment
             shutil.rmtree(folder, ignore_errors=True)
             if not os.path.exists(folder):
