@@ -607,6 +607,23 @@ def test_a_genre_with_one_range_per_variant_is_re_dealt_when_its_variants_stack(
     assert sorted(int((d.length_words - 65) // 20) for d in single) == [0, 1, 2, 3, 4]
 
 
+def test_length_surplus_names_the_records_a_bunched_bucket_holds_beyond_the_share():
+    from taugen.validators.realism import length_surplus
+
+    # airline hard seed 0's 13 flowcharts (one length moved): the gate allows 3 in a bucket (25 %) and wants
+    # 8 buckets; bucket 11 holds 5, so two of its fillers move, and the 7 buckets taken need one more: the
+    # fullest other bucket (7, three records) gives up its first filler
+    tokens = {f"f{i:02d}": t for i, t in enumerate([172, 181, 184, 193, 262, 286, 288, 289, 298, 327, 347, 360, 402])}
+    tokens["f09"] = 295
+    carriers = {a: a in ("f05", "f06") for a in tokens}
+    assert length_surplus(tokens, carriers) == ["f01", "f07", "f08"]
+    # eight buckets needed: 12 records in 6 buckets of two each give up one of each fullest bucket
+    pairs = {f"p{i:02d}": 100 + 25 * (i // 2) for i in range(12)}
+    moved = length_surplus(pairs, {a: False for a in pairs})
+    assert moved == ["p00", "p02"]
+    assert length_surplus({a: 25 * i for i, a in enumerate(pairs)}, {a: False for a in pairs}) == []
+
+
 @pytest.mark.parametrize("seed", [0, 10])
 def test_call_substitution_keeps_an_arcs_versions_in_different_genres(seed):
     """Calls over the budget are substituted (support transcript, email, ...). At hard seed 10 an arc's other
