@@ -4,6 +4,8 @@ operators add what an author might add, wrongly:
 
 * K4 — a graded statement disagrees with the gold: an nl_assertion names the paying card, or the cancelled
   reservation, one character off;
+* K7 — an ambiguous reference: a date change that no longer names its reservation, while a second booking
+  on the same route and cabin fits the description too;
 * K8 — the scenario contradicts itself or the gold: the caller's name is another traveller's; the user
   takes a certificate only up to an amount below the one the gold sends;
 * K15 — the user asks for the most recent of two reservations on the same route while the gold cancels
@@ -49,6 +51,44 @@ def assertion_names_a_neighbour_reservation(bundle: MutableBundle) -> str | None
     return None
 
 
+# ------------------------------------------------------------------------------------------ K7
+@mutation("K7", "date_change_names_no_reservation_of_two_alike",
+          "the date change no longer names the reservation by id, and the user has a second booking on the same "
+          "route and cabin that the description fits as well")
+def date_change_names_no_reservation_of_two_alike(bundle: MutableBundle) -> str | None:
+    for task in bundle.tasks_of("change_flight_date"):
+        call = gold_call(task, "update_reservation_flights")
+        if call is None:
+            continue
+        target_id = call["arguments"]["reservation_id"]
+        if _add_twin_booking(bundle, task, target_id, hours=-24) is None:
+            continue
+        steps = instructions(task)
+        for field in ("reason_for_call", "known_info", "task_instructions"):
+            if steps.get(field):
+                steps[field] = steps[field].replace(f"reservation {target_id}", "reservation").replace(target_id, "it")
+        return task["id"]
+    return None
+
+
+def _add_twin_booking(bundle: MutableBundle, task: dict, target_id: str, hours: int) -> str | None:
+    """Copy reservation ``target_id`` into the task's initial state under a new id, booked ``hours`` after it
+    (and not after the world's clock), and list it on its owner's profile; returns the new id, or None when
+    the task's patch does not hold the owner or the copy would be booked in the future."""
+    target = initial_records(bundle, task, "reservations").get(target_id)
+    user = target and (agent_patch(task).get("users") or {}).get(target["user_id"])
+    if not target or user is None or not target.get("created_at"):
+        return None
+    booked = dt.datetime.fromisoformat(target["created_at"]) + dt.timedelta(hours=hours)
+    if booked > bundle_now(bundle):
+        return None
+    twin_id = typo(target_id, known_ids(bundle))
+    agent_patch(task).setdefault("reservations", {})[twin_id] = {
+        **copy.deepcopy(target), "reservation_id": twin_id, "created_at": booked.isoformat()}
+    user["reservations"] = [*user["reservations"], twin_id]
+    return twin_id
+
+
 # ------------------------------------------------------------------------------------------ K8
 _NAME = re.compile(r"You are ([A-Z][^.]+)\.")
 
@@ -90,16 +130,10 @@ def most_recent_booking_but_gold_cancels_the_older(bundle: MutableBundle) -> str
             continue
         target_id = call["arguments"]["reservation_id"]
         target = initial_records(bundle, task, "reservations").get(target_id)
-        user = target and (agent_patch(task).get("users") or {}).get(target["user_id"])
-        if not target or user is None or not target.get("created_at") or "_" in target.get("cabin", "_"):
+        if not target or "_" in target.get("cabin", "_"):
             continue  # the sentence names the cabin as stored ("economy"), which ties it to the reservation
-        later = dt.datetime.fromisoformat(target["created_at"]) + dt.timedelta(hours=1)
-        if later > bundle_now(bundle):
+        if _add_twin_booking(bundle, task, target_id, hours=1) is None:
             continue
-        twin_id = typo(target_id, known_ids(bundle))
-        twin = {**copy.deepcopy(target), "reservation_id": twin_id, "created_at": later.isoformat()}
-        agent_patch(task)["reservations"][twin_id] = twin
-        user["reservations"] = [*user["reservations"], twin_id]
         steps = instructions(task)
         steps["task_instructions"] = (steps.get("task_instructions") or "") + (
             f" You have two {target['cabin']} bookings from {target['origin']} to {target['destination']}; ask to "
