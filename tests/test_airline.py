@@ -265,3 +265,44 @@ def test_every_airline_mutant_is_killed_by_its_kinds_validator(tmp_path):
     per_kind = report.per_kind()
     assert per_kind["K10"]["killed"] == per_kind["K10"]["applicable"] == 2
     assert per_kind["K17"]["killed"] == per_kind["K17"]["applicable"] >= 1
+
+
+# ---------------------------------------------------------------------------- the hard corpus's length gate
+def test_hard_seed_0_flowcharts_are_re_drawn_into_buckets_with_room(pack):
+    """Airline hard seed 0's first corpus plan draws 13 flowcharts whose lengths take 7 buckets of 25 tokens
+    with 4 in one (the gate wants 8 buckets, at most 3 in one): every corpus re-draw bunched again and the
+    build failed. The repair names the record the full bucket holds beyond the share and one of the next
+    fullest bucket (for the missing eighth), renders candidates with derived seeds and keeps those that land
+    where there is room: one round passes."""
+    import dataclasses
+    from collections import Counter
+
+    from taugen.build.pipeline import _redraw
+    from taugen.generators.corpus.genre import RenderContext, genres
+    from taugen.generators.corpus.planner import plan_corpus
+    from taugen.generators.corpus.render import render_corpus, template_environment
+    from taugen.generators.corpus.vocabulary import load_vocabulary
+    from taugen.generators.tiers import tier
+    from taugen.text import count_tokens
+    from taugen.validators.realism import BUCKET, length_surplus
+
+    available = genres()
+    vocabulary = load_vocabulary(pack.directory, [s.id for s in pack.config.sections])
+    plan = plan_corpus(pack, tier("hard"), 0, available, vocabulary=vocabulary)
+    charts = dataclasses.replace(plan, artifacts=[a for a in plan.artifacts if a.genre == "flowchart"])
+    context = RenderContext(config=pack.config, templates=template_environment(), build_seed=0, tier="hard",
+                            facts=pack.facts, vocabulary=vocabulary)
+    texts: dict[str, str] = {}
+    rendered = render_corpus(charts, context, available, texts=texts)
+
+    def spread(texts):
+        buckets = Counter(count_tokens(text) // BUCKET for text in texts.values())
+        return len(buckets), max(buckets.values())
+
+    assert len(texts) == 13 and spread(texts) == (7, 4)
+    carriers = {a.plan.artifact_id: bool(a.plan.renditions) for a in rendered}
+    moved = length_surplus({a: count_tokens(t) for a, t in texts.items()}, carriers)
+    assert moved == ["flowchart_005", "flowchart_010"]
+    rendered, texts = _redraw(rendered, texts, moved, 1, context, available, {"flowchart"})
+    assert spread(texts) == (8, 3)
+    assert length_surplus({a: count_tokens(t) for a, t in texts.items()}, carriers) == []
