@@ -261,7 +261,7 @@ def test_every_airline_mutant_is_killed_by_its_kinds_validator(tmp_path):
     bundle = _build(tmp_path, "easy")
     report = run_mutation(read_bundle(bundle), str(bundle), workers=1)
     assert report.clean_errors == []
-    assert [r.operator.mutant_id for r in report.survivors()] == []
+    assert [r.operator.mutant_id for r in report.survivors] == []
     per_kind = report.per_kind()
     assert per_kind["K10"]["killed"] == per_kind["K10"]["applicable"] == 2
     assert per_kind["K17"]["killed"] == per_kind["K17"]["applicable"] >= 1
