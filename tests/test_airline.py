@@ -197,3 +197,112 @@ def test_small_easy_bundle_builds_validates_and_tau2_grades_gold_1_and_empty_0(t
 def test_medium_bundle_builds_at_every_seed(tmp_path, seed):
     bundle = _build(tmp_path, "medium", seed=seed)
     assert len(json.loads((bundle / "tau2/domains/airline/tasks.json").read_text())) == 120
+
+
+# ---------------------------------------------------------------------------- the desk's words for the defect checks
+REFUSED_COMPENSATION = ("The airline cancelled the flight of your reservation A6S7TS; you want to cancel the "
+                        "reservation and be compensated. Ask to cancel the reservation, then ask for compensation.")
+
+
+def test_the_desks_request_words_reach_the_k10_check_and_leave_the_generic_table_alone():
+    """A refused compensation is a refused request only if the K10/K11 check knows the request: the airline
+    declares it (``request_words``), and a domain that declares none reads the generic table unchanged."""
+    from taugen.validators.defects import scenario
+    from taugen.validators.defects.base import TaskSet
+
+    table = scenario.request_table(TaskSet(source="", domain="airline", tasks=[], requests=DOMAIN.request_words))
+    assert table["be compensated"] == (r"\bcompensat\w*", ("certificate",))
+    assert scenario.request_table(TaskSet(source="", domain="banking", tasks=[])) is scenario._REQUESTS
+    assert "be compensated" not in scenario._REQUESTS
+    task = {"user_scenario": {"instructions": {"reason_for_call": "", "task_instructions": REFUSED_COMPENSATION}}}
+    found = [(request, sorted(tools)) for request, _s, tools, _a in
+             scenario._requests(task, {"send_certificate", "cancel_reservation"}, table)]
+    assert ("be compensated", ["send_certificate"]) in found and ("cancel", ["cancel_reservation"]) in found
+    sentence = "Ask to cancel the reservation, then ask for compensation."
+    assert not scenario._scripted_refusal(REFUSED_COMPENSATION, "be compensated", sentence, table=table)
+    scripted = REFUSED_COMPENSATION + " If the agent says you cannot be compensated, accept it."
+    assert scenario._scripted_refusal(scripted, "be compensated", sentence, table=table)
+
+
+def test_a_compensation_request_proposes_the_certificate_the_policy_then_refuses(pack, world):
+    """The compensation rule's candidates: asked for compensation on a reservation with a cancelled flight,
+    the certificate is the per-passenger amount times the passengers; for the regular member without
+    insurance in economy (compensation_refused_regular_member) the rule's check forbids it, so the refusal
+    is justified and its reaction must be scripted; without a request there is no candidate."""
+    from taugen.domains.airline.policy import COMPENSATION
+    from taugen.generators.environment import deep_merge
+    from taugen.generators.policy import PolicyContext
+
+    problem = next(p for p in PROBLEMS if p.name == "compensation_refused_regular_member")
+    customer = _customer(world, problem, now=pack.now)
+    record = realise_task(DOMAIN, pack, world, (problem,), customer, "None", 0, "t-compensation")
+    start = DOMAIN.toolkit.db_model.model_validate(deep_merge(world.model_dump(mode="json"), record.patch))
+    reservation_id = next(call for _, call in record.gold
+                          if call.name == "get_reservation_details").arguments["reservation_id"]
+    rate = int(pack.facts["compensation_cancelled_flight_per_passenger"].value.amount)
+    facts = PackFacts(pack)
+    context = PolicyContext(state=start, facts=facts, now=pack.now, scenario=json.dumps(record.scenario))
+    calls = COMPENSATION.candidates(context, customer)
+    passengers = len(start.reservations[reservation_id].passengers)
+    assert calls == [("send_certificate", {"user_id": customer, "amount": rate * passengers})]
+    assert all(COMPENSATION.check(context, name, arguments) for name, arguments in calls)
+    assert COMPENSATION.candidates(PolicyContext(state=start, facts=facts, now=pack.now,
+                                                 scenario=f"Cancel {reservation_id}."), customer) == []
+
+
+@pytest.mark.slow
+def test_every_airline_mutant_is_killed_by_its_kinds_validator(tmp_path):
+    """``taugen mutate`` on an easy airline bundle: the clean bundle has no error and every applicable
+    mutant of every kind is killed by that kind's own validator (K10's refused compensation needs the desk's
+    request words, K17's persona twin the reservation as a decision target)."""
+    from taugen.build.files import read_bundle
+    from taugen.mutation.runner import run_mutation
+
+    bundle = _build(tmp_path, "easy")
+    report = run_mutation(read_bundle(bundle), str(bundle), workers=1)
+    assert report.clean_errors == []
+    assert [r.operator.mutant_id for r in report.survivors] == []
+    per_kind = report.per_kind()
+    assert per_kind["K10"]["killed"] == per_kind["K10"]["applicable"] == 2
+    assert per_kind["K17"]["killed"] == per_kind["K17"]["applicable"] >= 1
+
+
+# ---------------------------------------------------------------------------- the hard corpus's length gate
+def test_hard_seed_0_flowcharts_are_re_drawn_into_buckets_with_room(pack):
+    """Airline hard seed 0's first corpus plan draws 13 flowcharts whose lengths take 7 buckets of 25 tokens
+    with 4 in one (the gate wants 8 buckets, at most 3 in one): every corpus re-draw bunched again and the
+    build failed. The repair names the record the full bucket holds beyond the share and one of the next
+    fullest bucket (for the missing eighth), renders candidates with derived seeds and keeps those that land
+    where there is room: one round passes."""
+    import dataclasses
+    from collections import Counter
+
+    from taugen.build.pipeline import _redraw
+    from taugen.generators.corpus.genre import RenderContext, genres
+    from taugen.generators.corpus.planner import plan_corpus
+    from taugen.generators.corpus.render import render_corpus, template_environment
+    from taugen.generators.corpus.vocabulary import load_vocabulary
+    from taugen.generators.tiers import tier
+    from taugen.text import count_tokens
+    from taugen.validators.realism import BUCKET, length_surplus
+
+    available = genres()
+    vocabulary = load_vocabulary(pack.directory, [s.id for s in pack.config.sections])
+    plan = plan_corpus(pack, tier("hard"), 0, available, vocabulary=vocabulary)
+    charts = dataclasses.replace(plan, artifacts=[a for a in plan.artifacts if a.genre == "flowchart"])
+    context = RenderContext(config=pack.config, templates=template_environment(), build_seed=0, tier="hard",
+                            facts=pack.facts, vocabulary=vocabulary)
+    texts: dict[str, str] = {}
+    rendered = render_corpus(charts, context, available, texts=texts)
+
+    def spread(texts):
+        buckets = Counter(count_tokens(text) // BUCKET for text in texts.values())
+        return len(buckets), max(buckets.values())
+
+    assert len(texts) == 13 and spread(texts) == (7, 4)
+    carriers = {a.plan.artifact_id: bool(a.plan.renditions) for a in rendered}
+    moved = length_surplus({a: count_tokens(t) for a, t in texts.items()}, carriers)
+    assert moved == ["flowchart_005", "flowchart_010"]
+    rendered, texts = _redraw(rendered, texts, moved, 1, context, available, {"flowchart"})
+    assert spread(texts) == (8, 3)
+    assert length_surplus({a: count_tokens(t) for a, t in texts.items()}, carriers) == []

@@ -7,6 +7,7 @@ bundle (the session's cached ``built_bundle("hard")``).
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 import hashlib
 import json
 import random
@@ -602,6 +603,62 @@ def test_spread_range_reads_one_range_or_one_per_variant():
     assert spread_range(Plain(), "") is None
     with pytest.raises(ValueError, match="bad"):
         spread_range(Bad(), "")
+
+
+def test_a_genre_with_one_range_per_variant_is_re_dealt_when_its_variants_stack():
+    """Airline hard seed 0's last corpus draw planned 13 app screens (65-165 tokens) and 6 web pages
+    (120-350): each variant was stratified on its own, so the app screens filled every bucket of their range
+    and a web page stacked on one; read back, 6 of 19 screenshots fell in one bucket (the gate allows 4).
+    Such a genre is re-dealt jointly: each record stays in its variant's range, no bucket holds more than
+    the gate's share less one record, and the deal is the same for the same seed."""
+    import datetime as dt
+
+    from taugen.generators.corpus.planner import (
+        SPREAD_BUCKET, SPREAD_MAX_SHARE, Draft, _spread_lengths, lengths_bunch, spread_range)
+
+    class Screens:
+        name = "screens"
+        spread_words = {"app": (65, 165), "web": (120, 350)}
+
+    def drafts():
+        return [Draft("screens", "app" if i < 13 else "web", "fees", dt.date(2024, 5, 1), [], {}) for i in range(19)]
+
+    stacked = drafts()
+    for draft, length in zip(stacked, [70, 76, 83, 92, 101, 107, 114, 122, 138, 131, 161, 146, 154,
+                                       146, 168, 224, 260, 298, 330]):
+        draft.length_words = length
+    assert lengths_bunch([d.length_words for d in stacked])  # 4 of 19 in one bucket: no slack left
+    assert not lengths_bunch([d.length_words for d in stacked], headroom=0)  # though the gate itself passes
+    first, again = drafts(), drafts()
+    _spread_lengths(first, {"screens": Screens()}, 0, "hard")
+    _spread_lengths(again, {"screens": Screens()}, 0, "hard")
+    assert [d.length_words for d in first] == [d.length_words for d in again]
+    for draft in first:
+        low, high = spread_range(Screens(), draft.variant)
+        assert low <= draft.length_words <= high, (draft.variant, draft.length_words)
+    buckets = Counter(d.length_words // SPREAD_BUCKET for d in first)
+    assert max(buckets.values()) <= SPREAD_MAX_SHARE * len(first) - 1, sorted(d.length_words for d in first)
+    assert len(buckets) >= 9
+    single = [Draft("screens", "app", "fees", dt.date(2024, 5, 1), [], {}) for _ in range(5)]
+    _spread_lengths(single, {"screens": Screens()}, 0, "hard")  # fewer than the gate measures: strata only
+    assert sorted(int((d.length_words - 65) // 20) for d in single) == [0, 1, 2, 3, 4]
+
+
+def test_length_surplus_names_the_records_a_bunched_bucket_holds_beyond_the_share():
+    from taugen.validators.realism import length_surplus
+
+    # airline hard seed 0's 13 flowcharts (one length moved): the gate allows 3 in a bucket (25 %) and wants
+    # 8 buckets; bucket 11 holds 5, so two of its fillers move, and the 7 buckets taken need one more: the
+    # fullest other bucket (7, three records) gives up its first filler
+    tokens = {f"f{i:02d}": t for i, t in enumerate([172, 181, 184, 193, 262, 286, 288, 289, 298, 327, 347, 360, 402])}
+    tokens["f09"] = 295
+    carriers = {a: a in ("f05", "f06") for a in tokens}
+    assert length_surplus(tokens, carriers) == ["f01", "f07", "f08"]
+    # eight buckets needed: 12 records in 6 buckets of two each give up one of each fullest bucket
+    pairs = {f"p{i:02d}": 100 + 25 * (i // 2) for i in range(12)}
+    moved = length_surplus(pairs, {a: False for a in pairs})
+    assert moved == ["p00", "p02"]
+    assert length_surplus({a: 25 * i for i, a in enumerate(pairs)}, {a: False for a in pairs}) == []
 
 
 @pytest.mark.parametrize("seed", [0, 10])

@@ -7,8 +7,10 @@ and returns a :class:`BuildResult`; it writes the bundle only when no validator 
 from __future__ import annotations
 
 import dataclasses
+import random
 import sys
 import time
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -201,7 +203,8 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
                 redraw, corpus_gates = repairable(_view(assembled.files, extract))
                 if not redraw:
                     break
-                rendered, extract = _redraw(rendered, extract, redraw, artifact_round, context, available)
+                rendered, extract = _redraw(rendered, extract, redraw, artifact_round, context, available,
+                                            bunched_genres(corpus_gates))
                 repairs["artifact_redraws"] = sorted(set(repairs["artifact_redraws"]) | set(redraw))  # type: ignore[arg-type]
                 assembled = assemble_bundle(pack, definition, preset, seed, world.model_dump(mode="json"), tasks,
                                             plan, rendered, policy_text, extract, templates, seeded=seeded,
@@ -310,7 +313,7 @@ MAX_CORPUS_REDRAWS = 2
 drew fails a realism gate that no single record can fix (a length distribution, the probe)."""
 MAX_ARTIFACT_REDRAWS = 4
 """How many rounds of re-rendering single records (with a derived seed) a build spends on a repeated
-opening or a repeated long sentence."""
+opening, a repeated long sentence, a doubled word or a genre whose lengths bunch."""
 
 
 def _render(plan, context: RenderContext, available: dict, stages: _Stages, executor: "Executor | None" = None):
@@ -330,19 +333,76 @@ def _render(plan, context: RenderContext, available: dict, stages: _Stages, exec
     return rendered, extract
 
 
+def bunched_genres(corpus_gates: list[str]) -> set[str]:
+    """The genres named by failed length gates (``length_distribution:<genre>``) in ``corpus_gates``."""
+    return {gate.split(":", 1)[1] for gate in corpus_gates if gate.startswith("length_distribution:")}
+
+
+LENGTH_CANDIDATES = 6
+"""How many candidate plans (derived seeds, or planned lengths) a build renders when it re-draws a record to
+spread its genre's lengths (:func:`_redraw`): the first that lands in a bucket with room is kept."""
+
+
 def _redraw(rendered: list, extract: dict[str, str], artifact_ids: list[str], round_number: int,
-            context: RenderContext, available: dict) -> tuple[list, dict[str, str]]:
+            context: RenderContext, available: dict,
+            bunched: set[str] | frozenset[str] = frozenset()) -> tuple[list, dict[str, str]]:
     """Render ``artifact_ids`` again from their plans with a seed derived from the plan's seed and the
-    round (the renditions, dates and genre stay; the wording, names and order the genre draws change)."""
+    round (the renditions, dates and genre stay; the wording, names and order the genre draws change).
+
+    A record of a ``bunched`` genre (its lengths fail the gate) is re-drawn into a length bucket with
+    room: it is rendered from up to :data:`LENGTH_CANDIDATES` candidate plans, in order, and keeps the
+    first whose length falls in a bucket holding less than the gate's share of the genre (and, while
+    the genre takes too few buckets, one no record takes yet), else the candidate whose bucket holds
+    fewest (earliest of equals). A record without a planned length gets its length from what its genre
+    draws: its candidates are derived seeds. A record with one (``length_words``, a genre that declares
+    ``spread_words``) comes back near that length whatever its seed: its candidates are planned lengths,
+    the middles of the buckets its variant's range reaches, least-filled first (a seeded order among
+    equals). Buckets count the genre's records that are not re-drawn and those already placed."""
+    from taugen.generators.corpus.planner import spread_range
+    from taugen.text import count_tokens
+    from taugen.validators.realism import BUCKET, MAX_MODAL_SHARE, MIN_DISTINCT
+
     wanted = set(artifact_ids)
+    members = {genre: [a.plan.artifact_id for a in rendered if a.plan.genre == genre] for genre in bunched}
+    filled = {genre: Counter(count_tokens(extract[a]) // BUCKET for a in ids if a not in wanted)
+              for genre, ids in members.items()}
     replaced = []
     texts = dict(extract)
     for artifact in rendered:
         if artifact.plan.artifact_id in wanted:
             plan = dataclasses.replace(artifact.plan, seed=stable_seed(artifact.plan.seed, "redraw", round_number))
             genre = available[plan.genre]
-            artifact = genre.render(plan, context)
-            texts[plan.artifact_id] = genre.extract_text(artifact.files, artifact.author_text)
+            if plan.genre not in bunched:
+                artifact = genre.render(plan, context)
+                texts[plan.artifact_id] = genre.extract_text(artifact.files, artifact.author_text)
+                replaced.append(artifact)
+                continue
+            counts = filled[plan.genre]
+            cap = int(MAX_MODAL_SHARE * len(members[plan.genre]))
+            need_new = len(counts) < MIN_DISTINCT
+            bounds = spread_range(genre, plan.variant) if plan.length_words else None
+            if bounds is not None:
+                low, high = bounds
+                rng = random.Random(stable_seed(plan.seed, "length"))
+                reach = {bucket: rng.random() for bucket in range(low // BUCKET, high // BUCKET + 1)}
+                order = sorted(reach, key=lambda bucket: (counts[bucket], reach[bucket]))[:LENGTH_CANDIDATES]
+                candidates = [dataclasses.replace(plan, length_words=min(max(b * BUCKET + BUCKET // 2, low), high))
+                              for b in order]
+            else:
+                candidates = [plan] + [dataclasses.replace(plan, seed=stable_seed(plan.seed, "length", k))
+                                       for k in range(1, LENGTH_CANDIDATES)]
+            best = None
+            for tried in candidates:
+                drawn = genre.render(tried, context)
+                text = genre.extract_text(drawn.files, drawn.author_text)
+                bucket = count_tokens(text) // BUCKET
+                score = (counts[bucket] >= cap, need_new and counts[bucket] > 0, counts[bucket])
+                if best is None or score < best[0]:
+                    best = (score, drawn, text, bucket)
+                if not any(score[:2]):
+                    break
+            _score, artifact, texts[plan.artifact_id], bucket = best
+            counts[bucket] += 1
         replaced.append(artifact)
     return replaced, texts
 

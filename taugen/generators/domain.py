@@ -49,6 +49,13 @@ class DomainDefinition:
             takes becomes problem instances next to the hand-written ``problems``.
         policy: the policy as code (:class:`taugen.generators.policy.PolicyRule`), computed from the
             pack's typed facts; the defect validators replay gold writes through it (K1, K3, K9, K17).
+        request_words: the domain's own requests for the K10/K11 scenario check, beside the generic ones
+            (:data:`taugen.validators.defects.scenario._REQUESTS`): request name → ``(regex of the phrase
+            that asks for it, stems of the write tools that carry it out)``, e.g. a desk whose writes
+            compensate a traveller names ``be compensated``. A name the generic table has is replaced.
+        decision_targets: ``(argument, database table)`` pairs naming the record a write acts on, beside the
+            generic ones (:data:`taugen.validators.defects.policy.TARGET_TABLES`), so that the K17 check can
+            tell which record a refused write was about and whether the scenario describes it.
     """
 
     name: str
@@ -65,6 +72,8 @@ class DomainDefinition:
     unexercisable: Callable[..., dict] | None = None
     policy: tuple = ()
     families: Callable[..., object] | None = None
+    request_words: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    decision_targets: tuple[tuple[str, str], ...] = ()
 
 
 def import_environment(module: str, pack_dir: str | Path | None = None,

@@ -250,8 +250,12 @@ def repairable(view: BundleView) -> tuple[list[str], list[str]]:
 
     Returns ``(artifacts, corpus)``: ``artifacts`` are artifact ids whose own text breaks a gate and that a
     re-render with a derived seed can fix (every owner but the first of a repeated opening or a repeated
-    long sentence, fillers before carriers; every record with a doubled word); ``corpus`` names the gates that only a re-drawn plan can
-    fix (``length_distribution:<genre>``, ``probe``). Both are empty when the gates pass. Never changes
+    long sentence, fillers before carriers; every record with a doubled word; in a genre whose lengths
+    bunch, on the tier where that is an error, the records a bucket holds beyond the gate's share and,
+    when too few buckets are taken, one record of each of the fullest shared buckets,
+    :func:`length_surplus`); ``corpus`` names the gates that
+    failed and that a re-drawn plan can fix when re-rendered records do not
+    (``length_distribution:<genre>``, ``probe``). Both are empty when the gates pass. Never changes
     a gate: the same numbers as :func:`check_realism`.
     """
     result = measure(view)
@@ -268,12 +272,51 @@ def repairable(view: BundleView) -> tuple[list[str], list[str]]:
         for owners in repeats.values():
             artifacts.update(redraw_order(owners))
     artifacts.update(a for a in _artifacts(view) if doubled_words(view.text(a)))  # names drawn twice, say
-    corpus = [f"length_distribution:{genre}" for genre, stats in result["lengths"].items()
-              if stats["artifacts"] >= MIN_ARTIFACTS
-              and (stats["distinct_buckets"] < MIN_DISTINCT or stats["modal_share"] > MAX_MODAL_SHARE)]
+    failing = {genre for genre, stats in result["lengths"].items() if _lengths_fail(stats)}
+    if failing and gates_are_errors(view.manifest.get("tier")):  # below hard a bunched genre is a warning
+        ids = _artifacts(view)
+        tokens = {a: count_tokens(view.text(a)) for a in ids}
+        for genre in sorted(failing):
+            members = [a for a in ids if entries[a]["genre"] == genre]
+            artifacts.update(length_surplus({a: tokens[a] for a in members}, {a: entries[a]["carrier"] for a in members}))
+    corpus = [f"length_distribution:{genre}" for genre in sorted(failing)]
     if result["probe"]["auc"] > MAX_AUC:
         corpus.append("probe")
     return sorted(artifacts), corpus
+
+
+def _lengths_fail(stats: dict[str, Any]) -> bool:
+    return stats["artifacts"] >= MIN_ARTIFACTS and (stats["distinct_buckets"] < MIN_DISTINCT
+                                                    or stats["modal_share"] > MAX_MODAL_SHARE)
+
+
+def length_surplus(tokens: dict[str, int], carriers: dict[str, bool]) -> list[str]:
+    """The records of one genre (``tokens``: artifact id → length in tokens) to re-draw so that their
+    lengths spread: in every :data:`BUCKET` bucket holding more than :data:`MAX_MODAL_SHARE` of the
+    genre, the records beyond that share, fillers before carriers, then by id; and when the genre takes
+    fewer than :data:`MIN_DISTINCT` buckets, one more record (the first filler, else carrier) of each of
+    the fullest buckets that hold two or more, as many as buckets are missing. A re-drawn record lands
+    in a bucket with room (the build renders a few seeded candidates, or planned lengths, and keeps
+    the first that lands there: ``taugen.build.pipeline._redraw``). Sorted ids."""
+    cap = int(MAX_MODAL_SHARE * len(tokens))
+    buckets: dict[int, list[str]] = defaultdict(list)
+    for artifact_id in sorted(tokens):
+        buckets[tokens[artifact_id] // BUCKET].append(artifact_id)
+    order = {bucket: sorted(owners, key=lambda a: (carriers[a], a)) for bucket, owners in buckets.items()}
+    chosen: list[str] = []
+    for bucket, owners in sorted(order.items()):
+        if len(owners) > cap:
+            chosen += owners[:len(owners) - cap]
+    missing = MIN_DISTINCT - len(buckets)
+    for bucket in sorted((b for b in order if len(order[b]) > 1), key=lambda b: (-len(order[b]), b)):
+        if missing <= 0:
+            break
+        spare = [a for a in order[bucket] if a not in chosen]
+        if len(spare) < len(order[bucket]) or not spare:  # this bucket already gives one up
+            continue
+        chosen.append(spare[0])
+        missing -= 1
+    return sorted(chosen)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -36,6 +36,17 @@ reservations, and you handle refunds and compensation.
   transfer_to_human_agents only when the request cannot be handled within the scope of your actions.
 """
 
+REQUEST_WORDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "be compensated": (r"\bcompensat\w*", ("certificate",)),
+}
+"""The desk's own requests for the K10/K11 scenario check (``DomainDefinition.request_words``): a traveller
+asks to be compensated, and ``send_certificate`` carries it out (the policy's only compensation is a travel
+certificate), so a refused compensation needs a scripted reaction like any refused write."""
+
+DECISION_TARGETS: tuple[tuple[str, str], ...] = (("reservation_id", "reservations"),)
+"""The record a desk's write acts on (``DomainDefinition.decision_targets``): a reservation, so that the
+K17 check sees a cancellation the scenario asks for and the gold does not make as a refusal."""
+
 DOMAIN = DomainDefinition(
     name="airline",
     toolkit=AirlineTools,
@@ -46,4 +57,6 @@ DOMAIN = DomainDefinition(
     policy_preamble=POLICY_PREAMBLE,
     customer_table="users",
     policy=RULES,
+    request_words=REQUEST_WORDS,
+    decision_targets=DECISION_TARGETS,
 )

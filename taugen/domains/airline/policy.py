@@ -397,8 +397,35 @@ def _compensation_owed(context: PolicyContext) -> list[Violation]:
     return []
 
 
+def _compensation_candidates(context: PolicyContext, customer_id: str) -> list[tuple[str, dict[str, Any]]]:
+    """Certificates the scenario asks for: when it asks for compensation, for each reservation of the customer
+    it names that has a cancelled or delayed flight, the per-passenger amount for that disruption times the
+    passengers, whether or not the member is eligible (the rule's check decides that: a request it refuses on
+    every candidate is a refused request, which the scenario must script a reaction to, K10)."""
+    if not _ASKS_COMPENSATION.search(context.scenario or ""):
+        return []
+    state: FlightDB = context.state  # type: ignore[assignment]
+    user = state.users.get(customer_id)
+    if user is None:
+        return []
+    rates = ((FlightCancelled, _value(context, "compensation_cancelled_flight_per_passenger")),
+             (FlightDelayed, _value(context, "compensation_delayed_flight_per_passenger")))
+    found: list[tuple[str, dict[str, Any]]] = []
+    for reservation_id in sorted(user.reservations):
+        reservation = state.reservations.get(reservation_id)
+        if reservation is None or reservation_id not in (context.scenario or ""):
+            continue
+        statuses = _statuses(context, reservation)
+        for status, rate in rates:
+            if rate is not None and any(isinstance(s, status) for s in statuses):
+                call = ("send_certificate", {"user_id": customer_id, "amount": int(rate) * len(reservation.passengers)})
+                if call not in found:
+                    found.append(call)
+    return found
+
+
 COMPENSATION = PolicyRule(name="compensation_rules", facts=COMPENSATION_FACTS, tools=("send_certificate",),
-                          check=_compensation, settle=_compensation_owed,
+                          check=_compensation, settle=_compensation_owed, candidates=_compensation_candidates,
                           inputs=lambda context, tool, arguments: {"allowed": sorted(compensation_amounts(
                               context, arguments.get("user_id", "")))} if isinstance(arguments.get("user_id"), str)
                           else None,

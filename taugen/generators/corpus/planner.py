@@ -37,7 +37,10 @@ The plan is the manifest before rendering. Rules:
   slide decks, support transcripts, knowledge-base exports, web and app screenshots: genres with a dozen
   or two records that the length gate measures) gets ``length_words`` stratified over its artifacts that share a range (one
   stratum each, dealt in a seeded order), so its lengths cover the range at every seed instead of
-  bunching by chance; the genre's renderer grows or trims its own content to that length.
+  bunching by chance; the genre's renderer grows or trims its own content to that length. A genre with
+  one range per variant whose stratified lengths would still bunch when its variants are counted together
+  (a narrow range holding most of the genre's records, overlapping a wide one) is re-dealt over all its
+  records at once (:func:`_rebalance_lengths`).
 
 All choices draw from generators seeded by the build seed and stable ids.
 """
@@ -47,6 +50,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import random
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -694,6 +698,74 @@ def _spread_lengths(drafts: list[Draft], genres_all: dict[str, Genre], seed: int
         width = (high - low) / len(members)
         for draft, stratum in zip(members, strata):
             draft.length_words = int(round(low + width * (stratum + 0.25 + 0.5 * rng.random())))
+    several_ranges: dict[str, list[Draft]] = {}
+    for (name, _low, _high), members in sorted(groups.items()):
+        if isinstance(genres_all[name].spread_words, Mapping):
+            several_ranges.setdefault(name, []).extend(members)
+    for name, members in sorted(several_ranges.items()):
+        if lengths_bunch([draft.length_words for draft in members]):
+            _rebalance_lengths(members, genres_all[name], seed, tier_name)
+
+
+SPREAD_BUCKET = 25
+"""Width of a length bucket, in the planned unit (the realism gate's ``BUCKET`` tokens)."""
+SPREAD_MAX_SHARE = 0.25
+"""The most a genre's commonest length bucket may hold (the realism gate's ``MAX_MODAL_SHARE``)."""
+SPREAD_MIN_ARTIFACTS = 12
+"""The fewest records of a genre whose lengths the realism gate measures (its ``MIN_ARTIFACTS``)."""
+SPREAD_MIN_BUCKETS = 8
+"""How many length buckets a genre's records take at least (the realism gate's ``MIN_DISTINCT``)."""
+
+
+def lengths_bunch(lengths: list[int], headroom: int = 1) -> bool:
+    """Whether planned ``lengths`` (one genre's) leave the realism length gate less than ``headroom``
+    records of slack: the commonest :data:`SPREAD_BUCKET` bucket holds more than
+    :data:`SPREAD_MAX_SHARE` of them less ``headroom``, or they take fewer than
+    :data:`SPREAD_MIN_BUCKETS` + ``headroom`` buckets when there are at least that many lengths. Fewer
+    than :data:`SPREAD_MIN_ARTIFACTS` lengths never bunch (the gate does not measure them).
+
+    A planned length is what the renderer comes closest to, not what it hits (an app screen planned at
+    161 tokens read back 142), so a bucket planned right at the gate's cap tips over when one neighbour
+    lands in it; ``headroom=0`` is the gate itself.
+    """
+    if len(lengths) < SPREAD_MIN_ARTIFACTS:
+        return False
+    buckets = Counter(length // SPREAD_BUCKET for length in lengths)
+    wanted = SPREAD_MIN_BUCKETS + headroom
+    return (max(buckets.values()) > SPREAD_MAX_SHARE * len(lengths) - headroom
+            or (len(lengths) >= wanted and len(buckets) < wanted))
+
+
+def _rebalance_lengths(members: list[Draft], genre: Genre, seed: int, tier_name: str) -> None:
+    """Re-deal the planned lengths of one genre's ``members`` (variants with different ranges) jointly.
+
+    Stratifying each variant's range on its own spreads each variant evenly, but a variant with a narrow
+    range and most of the records (app screens: 65-165 tokens) fills every bucket of its range, and a wide
+    variant overlapping it (web pages: 120-350) stacks on top: the genre as a whole bunches (airline hard
+    seed 0 drew 13 app screens and 6 web pages, planned 4 of 19 to one bucket and read 6 of them back there). Here the records are taken
+    narrowest range first (a seeded order among equals) and each goes to the least-filled bucket of
+    :data:`SPREAD_BUCKET` that its own range reaches (a seeded choice among equals), at a uniform draw in
+    the middle half of the bucket clipped to the range, so every record keeps its variant's range and the
+    genre's buckets fill evenly. Only called on a deal that :func:`lengths_bunch`, so a genre whose
+    per-variant deal already spreads keeps it.
+    """
+    rng = random.Random(stable_seed(seed, tier_name, "spread", genre.name, "joint"))
+    ranges = {id(draft): spread_range(genre, draft.variant) for draft in members}
+    order = list(members)
+    rng.shuffle(order)
+    order.sort(key=lambda draft: ranges[id(draft)][1] - ranges[id(draft)][0])  # stable: seeded among equals
+    filled: Counter = Counter()
+    for draft in order:
+        low, high = ranges[id(draft)]
+        reach = range(low // SPREAD_BUCKET, high // SPREAD_BUCKET + 1)
+        least = min(filled[bucket] for bucket in reach)
+        bucket = rng.choice([b for b in reach if filled[b] == least])
+        start = bucket * SPREAD_BUCKET
+        inner = (max(low, start + SPREAD_BUCKET / 4), min(high, start + 3 * SPREAD_BUCKET / 4))
+        if inner[0] > inner[1]:  # the range only grazes the bucket's middle half: anywhere it reaches
+            inner = (max(low, start), min(high, start + SPREAD_BUCKET - 1))
+        draft.length_words = int(round(rng.uniform(*inner)))
+        filled[bucket] += 1
 
 
 def _voiceable(fact: Fact) -> bool:

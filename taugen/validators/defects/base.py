@@ -106,6 +106,8 @@ class TaskSet:
     rules: tuple = ()
     toolkit_class: Any = None
     taugen: bool = False
+    requests: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    targets: tuple[tuple[str, str], ...] = ()
     inherited_world: bool = False
     documented: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)

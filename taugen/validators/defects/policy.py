@@ -39,6 +39,14 @@ from taugen.validators.registry import validator
 
 CHECK = "defect_policy"
 _TARGETS = ("transaction_id", "card_id", "dispute_id", "account_id")
+TARGET_TABLES: tuple[tuple[str, str], ...] = (("transaction_id", "transactions"), ("card_id", "cards"),
+                                              ("dispute_id", "disputes"))
+"""``(argument, table)``: the record a write acts on, looked up to see whether the scenario describes it; a
+domain adds its own (``DomainDefinition.decision_targets``, read into ``TaskSet.targets``)."""
+
+
+def _target_tables(taskset: TaskSet) -> tuple[tuple[str, str], ...]:
+    return TARGET_TABLES + taskset.targets
 
 
 def _rule_text(taskset: TaskSet, name: str) -> str:
@@ -233,8 +241,8 @@ def _customer(task: dict[str, Any]) -> str | None:
     return found.group(1) if found else None
 
 
-def _same_target(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    return any(key in a and a.get(key) == b.get(key) for key in _TARGETS)
+def _same_target(a: dict[str, Any], b: dict[str, Any], keys: tuple[str, ...] = _TARGETS) -> bool:
+    return any(key in a and a.get(key) == b.get(key) for key in keys)
 
 
 def _described(record: Any, text: str) -> int:
@@ -255,31 +263,34 @@ def _described(record: Any, text: str) -> int:
 def _refused_points(taskset: TaskSet, task: dict[str, Any], toolkit: Toolkit, scenario: str,
                     gold: list[dict[str, Any]]) -> list[tuple[str, str, str, str]]:
     """Decision points "refuse": writes the customer's initial state invites, that the scenario describes
-    (two identifying values or the id), and that the gold does not make."""
+    (two identifying values or the id) of a record named by a target argument (:func:`_target_tables`),
+    and that the gold does not make."""
     customer = _customer(task)
     if not customer:
         return []
     start = PolicyContext(state=toolkit.db, facts=taskset.facts, now=taskset.now, scenario=scenario)
     points = []
+    tables = _target_tables(taskset)
+    keys = _TARGETS + tuple(key for key, _table in taskset.targets)
     for name, arguments in candidates(taskset.rules, start, customer):
-        if any(g.get("name") == name and _same_target(arguments, g.get("arguments") or {}) for g in gold):
+        if any(g.get("name") == name and _same_target(arguments, g.get("arguments") or {}, keys) for g in gold):
             continue
-        record = next((getattr(toolkit.db, table).get(arguments[key]) for key, table in
-                       (("transaction_id", "transactions"), ("card_id", "cards"), ("dispute_id", "disputes"))
+        record = next((getattr(toolkit.db, table).get(arguments[key]) for key, table in tables
                        if key in arguments), None)
         if record is None or _described(record, scenario) < 2:
             continue
         siblings = [g for g in gold if g.get("name") == name]
-        if any(_described(record, scenario) <= _described_target(toolkit, g, scenario) for g in siblings):
+        if any(_described(record, scenario) <= _described_target(toolkit, g, scenario, tables) for g in siblings):
             continue  # the scenario's reference resolves to the gold's own target (K7/K15 judge siblings)
         for rule, inputs in decision_inputs(taskset.rules, start, name, arguments).items():
             points.append((rule, name, json.dumps(inputs, sort_keys=True), "refuse"))
     return points
 
 
-def _described_target(toolkit: Toolkit, call: dict[str, Any], text: str) -> int:
+def _described_target(toolkit: Toolkit, call: dict[str, Any], text: str,
+                      tables: tuple[tuple[str, str], ...] = TARGET_TABLES) -> int:
     arguments = call.get("arguments") or {}
-    for key, table in (("transaction_id", "transactions"), ("card_id", "cards"), ("dispute_id", "disputes")):
+    for key, table in tables:
         if key in arguments:
             record = getattr(toolkit.db, table).get(arguments[key])
             return _described(record, text) if record is not None else 0

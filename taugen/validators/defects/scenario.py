@@ -573,13 +573,21 @@ _REQUESTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "switch statements": (r"\bswitch\w*\b[^.]{0,40}\b(?:statements?|online|paper|electronic)\b", ("statement",)),
     "credit": (r"\bcredit\b(?!\s+card)", ("credit",)),
 }
-"""Request phrases and the stems of the write tools that carry them out."""
+"""Request phrases and the stems of the write tools that carry them out; a domain adds its own
+(``DomainDefinition.request_words``, read into ``TaskSet.requests``; see :func:`request_table`)."""
+
+
+def request_table(taskset: TaskSet) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """The request phrases the K10/K11 check looks for in ``taskset``: :data:`_REQUESTS` with the domain's
+    own (``taskset.requests``) added after them (replacing a generic one of the same name)."""
+    return {**_REQUESTS, **taskset.requests} if taskset.requests else _REQUESTS
 _ASK = re.compile(r"\b(want|wants|ask|asks|would like|'d like|need|needs|wish|request|like to)\b", re.I)
 _ACCEPT = re.compile(r"\b(accept|accepts|agree|agrees)\b", re.I)
 _NEGATION = re.compile(r"\b(not|don't|do not|never|no longer|didn't|won't)\b", re.I)
 
 
-def _requests(task: dict[str, Any], write_tools: set[str]) -> list[tuple[str, str, set[str], bool]]:
+def _requests(task: dict[str, Any], write_tools: set[str],
+              table: dict[str, tuple[str, tuple[str, ...]]] = _REQUESTS) -> list[tuple[str, str, set[str], bool]]:
     """``(request, sentence, tools, accepted)`` for every plain (not negated, not conditional) request of
     the scenario that a write tool of the domain carries out; ``accepted`` marks a permission ("accept
     any credit the agent offers") rather than an ask or a consent to one action ("agree to switch to
@@ -591,7 +599,7 @@ def _requests(task: dict[str, Any], write_tools: set[str]) -> list[tuple[str, st
         asks, accepts = bool(_ASK.search(sentence)), bool(_ACCEPT.search(sentence))
         if not (asks or accepts) or _NEGATION.search(sentence) or _CONDITION.search(sentence):
             continue
-        for request, (pattern, stems) in _REQUESTS.items():
+        for request, (pattern, stems) in table.items():
             match = re.search(pattern, sentence, re.I)
             if match:
                 tools = {t for t in write_tools if any(stem in t for stem in stems)}
@@ -612,7 +620,8 @@ _GENERIC = {"agent", "agents", "says", "said", "explains", "tells", "cannot", "p
 _CONTENT = re.compile(r"[a-z]{4,}")
 
 
-def _linked(reaction: str, request: str, sentence: str, other_actions: set[str], antecedent: str | None = None) -> bool:
+def _linked(reaction: str, request: str, sentence: str, other_actions: set[str], antecedent: str | None = None,
+            table: dict[str, tuple[str, tuple[str, ...]]] = _REQUESTS) -> bool:
     """A conditional reaction speaks of this request: it uses the request's stem or shares a content
     word with the request sentence, or it names no other action of the domain (a word of another write
     tool's name: "if the agent cannot *send* that amount" is about a wire, not a refund) and its
@@ -623,7 +632,7 @@ def _linked(reaction: str, request: str, sentence: str, other_actions: set[str],
     request just before it, so after "Ask to go ahead with the mobile deposit limit" it scripts no
     refusal of the wire asked for two sentences earlier. Without an antecedent (a reaction before any
     request) it may speak of any request."""
-    if re.search(_REQUESTS[request][0], reaction, re.I):
+    if re.search(table[request][0], reaction, re.I):
         return True
     words = {w.rstrip("s") for w in _CONTENT.findall(reaction.lower())} - _GENERIC
     asked = {w.rstrip("s") for w in _CONTENT.findall(sentence.lower())} - _GENERIC
@@ -631,7 +640,7 @@ def _linked(reaction: str, request: str, sentence: str, other_actions: set[str],
         return True
     if words & other_actions:
         return False
-    return antecedent is None or antecedent == sentence or bool(re.search(_REQUESTS[request][0], antecedent, re.I))
+    return antecedent is None or antecedent == sentence or bool(re.search(table[request][0], antecedent, re.I))
 
 
 def _antecedent(sentences: list[str], at: int) -> str | None:
@@ -644,7 +653,8 @@ def _antecedent(sentences: list[str], at: int) -> str | None:
 _DECLINE = re.compile(r"\b(don't|do not|does not|doesn't) want to\b|\bnot go ahead\b", re.I)
 
 
-def _scripted_refusal(text: str, request: str, sentence: str = "", other_actions: frozenset[str] = frozenset()) -> bool:
+def _scripted_refusal(text: str, request: str, sentence: str = "", other_actions: frozenset[str] = frozenset(),
+                      table: dict[str, tuple[str, tuple[str, ...]]] = _REQUESTS) -> bool:
     """The scenario tells the user what to do if this request is refused: a conditional sentence with a
     refusal, linked to the request (:func:`_linked`), whose reaction ends the matter within it or the
     next two sentences (accept, end the conversation, accept a transfer, do not want to go ahead), or
@@ -652,7 +662,7 @@ def _scripted_refusal(text: str, request: str, sentence: str = "", other_actions
     sentences = _sentences(text)
     for at, reaction in enumerate(sentences):
         if not _CONDITION.search(reaction) or not _linked(reaction, request, sentence or reaction, set(other_actions),
-                                                           _antecedent(sentences, at)):
+                                                           _antecedent(sentences, at), table):
             continue
         if re.search(r"\b(instead|prefer|change (your|their) mind|only one|rethink|"
                      r"(you|then) (want|are willing|are ok|agree) to)\b", reaction, re.I):
@@ -773,6 +783,7 @@ def k10_k11_defects(taskset: TaskSet) -> list[Defect]:
     if not write_tools:
         return defects
     severity = "error" if taskset.taugen else "warning"
+    table = request_table(taskset)
     for task in taskset.tasks:
         gold = actions(task)
         if any("transfer" in (a.get("name") or "") for a in gold):
@@ -786,14 +797,14 @@ def k10_k11_defects(taskset: TaskSet) -> list[Defect]:
         def ordered(request: str, sentences: list[str] = _sentences(text)) -> bool:
             """An order word in a sentence about this request ("dispute the later charge"): the scenario
             picks one of equally described records."""
-            return any(_ORDER_RE.search(s) and re.search(_REQUESTS[request][0], s, re.I) for s in sentences)
+            return any(_ORDER_RE.search(s) and re.search(table[request][0], s, re.I) for s in sentences)
 
         reported: set[str] = set()
         named = _written_record_text(taskset, writes)
-        for request, sentence, tools, accepted in _requests(task, write_tools):
-            stems = _REQUESTS[request][1]
+        for request, sentence, tools, accepted in _requests(task, write_tools, table):
+            stems = table[request][1]
             carried = bool(tools & done) or any(stem in key for stem in stems for key in keys) \
-                or bool(named and re.search(_REQUESTS[request][0], _quoted_request(sentence, named), re.I))
+                or bool(named and re.search(table[request][0], _quoted_request(sentence, named), re.I))
             if policy is not None:
                 omitted, allowed, forbidden = policy
                 left = [(name, arguments) for name, arguments, toolkit in allowed if name in tools
@@ -810,7 +821,7 @@ def k10_k11_defects(taskset: TaskSet) -> list[Defect]:
                     continue
             others = frozenset(w for t in write_tools - tools for w in t.split("_") if len(w) >= 4) - \
                 {w for t in tools for w in t.split("_")} - _GENERIC
-            if carried or accepted or _scripted_refusal(text, request, sentence, others) or request in reported:
+            if carried or accepted or _scripted_refusal(text, request, sentence, others, table) or request in reported:
                 continue
             reported.add(request)
             justified = bool(tools & policy[2]) if policy is not None else not writes

@@ -75,7 +75,9 @@ def taskset_for_view(view) -> TaskSet:
         source=view.source, domain=view.domain, tasks=view.tasks, splits=view.splits, db=_view_data(view, "db"),
         user_db=_view_data(view, "user_db"), documents=documents, agent_tools=tools, user_tools=user_tools,
         now=view.now, facts=ManifestFacts(view.manifest["facts"]),
-        rules=tuple(getattr(definition, "policy", ()) or ()), toolkit_class=toolkit_class, taugen=True)
+        rules=tuple(getattr(definition, "policy", ()) or ()), toolkit_class=toolkit_class, taugen=True,
+        requests=dict(getattr(definition, "request_words", None) or {}),
+        targets=tuple(getattr(definition, "decision_targets", None) or ()))
     if getattr(definition, "check_tasks", None) is None and taskset.db is not None:
         taskset.replayer = taugen_replayer(taskset)
     else:

@@ -8,7 +8,9 @@ every domain.
   gold for equal rule inputs;
 * :mod:`.grounding` — K2 tool preconditions, K5 arguments that contradict the records, K14 ids no read
   returns;
-* :mod:`.scenario` — K6 missing information, K10 no fallback, K11 omitted writes, K16 unknown tool names.
+* :mod:`.scenario` — K6 missing information, K10 no fallback, K11 omitted writes, K16 unknown tool names;
+* :mod:`.grading` — K4 graded statements that disagree with the gold, K8 contradictions, K15 a "most
+  recent" the gold does not pick.
 """
 
-from taugen.domains.airline.mutations import grounding, policy, scenario  # noqa: F401
+from taugen.domains.airline.mutations import grading, grounding, policy, scenario  # noqa: F401
