@@ -183,7 +183,6 @@ class RayExecutor(Executor):
         except ImportError:
             raise InputError("--executor ray needs Ray: pip install 'taugen[ray]' (or pip install ray)") from None
         self._ray = ray
-        self._pid = os.getpid()
         self.replayed = 0
         self._warned = False
         self._started = False
@@ -265,11 +264,6 @@ class RayExecutor(Executor):
                     results = [function(shared, item) for item in chunk]
                 yield from results
         finally:  # the caller stopped early (an error): do not leave the rest running
-            # ... unless this runs where Ray is gone: a generator left unfinished is closed when it is
-            # collected, perhaps after close() or in a process forked since (a validator worker), and any
-            # Ray call there would start a new Ray of its own (Ray's auto-init) and wait for it forever
-            if os.getpid() != self._pid or not ray.is_initialized():
-                pending.clear()
             for ref in pending:
                 try:
                     ray.cancel(ref)

@@ -160,53 +160,6 @@ def test_ray_executor_keeps_order_runs_in_ray_workers_and_replays_failures_here(
     assert ray_executor.replayed - before == 6
 
 
-_UNFINISHED_MAP = """
-import os, sys, time
-from taugen.executors import RayExecutor
-
-def square(shared, item):
-    return item * item
-
-executor = RayExecutor(workers=1)
-unfinished = executor.map(square, None, range(40), chunksize=1)
-assert next(unfinished) == 0
-executor.close()  # the build is over; the unfinished map is collected later
-child = os.fork()
-if child == 0:  # a validator worker forked by a later build in the same process
-    unfinished.close()
-    os._exit(0)
-deadline = time.monotonic() + 60
-while time.monotonic() < deadline:
-    pid, status = os.waitpid(child, os.WNOHANG)
-    if pid:
-        break
-    time.sleep(0.2)
-else:
-    os.kill(child, 9)
-    sys.exit("hung")
-unfinished.close()
-import ray
-sys.exit("a Ray was started again" if ray.is_initialized() else os.waitstatus_to_exitcode(status))
-"""
-
-
-@needs_ray
-def test_an_unfinished_ray_map_closed_after_the_executor_starts_no_ray(tmp_path):
-    """A Ray map left unfinished is closed when it is collected: after its executor has shut Ray down,
-    perhaps in a process forked since (a validator worker of a later build in the same process). Its
-    cleanup must not call Ray there: Ray's auto-init started a new Ray in the forked child, which waited
-    for it forever (a CI run hung in test_llm_stage after the Ray tests had run in its worker)."""
-    import subprocess
-
-    folder = Path(tempfile.mkdtemp(prefix="tg-ray-"))  # short: Ray's socket paths live under it
-    try:
-        result = subprocess.run([sys.executable, "-c", _UNFINISHED_MAP], capture_output=True, text=True,
-                                timeout=300, env=dict(os.environ, TMPDIR=str(folder)))
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-    assert result.returncode == 0, result.stderr[-2000:]
-
-
 @needs_ray
 def test_every_genre_renders_the_same_bytes_on_ray(ray_executor):
     """One artifact of every genre of the hard plan (call audio, screenshots, PDFs, flowcharts included),
