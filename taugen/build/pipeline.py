@@ -350,9 +350,8 @@ def _redraw(rendered: list, extract: dict[str, str], artifact_ids: list[str], ro
     ``spread_words``) comes back near that length whatever its seed: its candidates are planned lengths,
     the middles of the buckets its variant's range reaches, least-filled first (a seeded order among
     equals). Buckets count the genre's records that are not re-drawn and those already placed."""
-    from taugen.generators.corpus.planner import spread_range
     from taugen.text import count_tokens
-    from taugen.validators.realism import BUCKET, MAX_MODAL_SHARE, MIN_DISTINCT
+    from taugen.validators.realism import BUCKET, MAX_MODAL_SHARE
 
     wanted = set(artifact_ids)
     members = {genre: [a.plan.artifact_id for a in rendered if a.plan.genre == genre] for genre in bunched}
@@ -364,39 +363,56 @@ def _redraw(rendered: list, extract: dict[str, str], artifact_ids: list[str], ro
         if artifact.plan.artifact_id in wanted:
             plan = dataclasses.replace(artifact.plan, seed=stable_seed(artifact.plan.seed, "redraw", round_number))
             genre = available[plan.genre]
-            if plan.genre not in bunched:
+            if plan.genre in bunched:
+                artifact, texts[plan.artifact_id] = _into_room(plan, genre, context, filled[plan.genre],
+                                                               int(MAX_MODAL_SHARE * len(members[plan.genre])))
+            else:
                 artifact = genre.render(plan, context)
                 texts[plan.artifact_id] = genre.extract_text(artifact.files, artifact.author_text)
-                replaced.append(artifact)
-                continue
-            counts = filled[plan.genre]
-            cap = int(MAX_MODAL_SHARE * len(members[plan.genre]))
-            need_new = len(counts) < MIN_DISTINCT
-            bounds = spread_range(genre, plan.variant) if plan.length_words else None
-            if bounds is not None:
-                low, high = bounds
-                rng = random.Random(stable_seed(plan.seed, "length"))
-                reach = {bucket: rng.random() for bucket in range(low // BUCKET, high // BUCKET + 1)}
-                order = sorted(reach, key=lambda bucket: (counts[bucket], reach[bucket]))[:LENGTH_CANDIDATES]
-                candidates = [dataclasses.replace(plan, length_words=min(max(b * BUCKET + BUCKET // 2, low), high))
-                              for b in order]
-            else:
-                candidates = [plan] + [dataclasses.replace(plan, seed=stable_seed(plan.seed, "length", k))
-                                       for k in range(1, LENGTH_CANDIDATES)]
-            best = None
-            for tried in candidates:
-                drawn = genre.render(tried, context)
-                text = genre.extract_text(drawn.files, drawn.author_text)
-                bucket = count_tokens(text) // BUCKET
-                score = (counts[bucket] >= cap, need_new and counts[bucket] > 0, counts[bucket])
-                if best is None or score < best[0]:
-                    best = (score, drawn, text, bucket)
-                if not any(score[:2]):
-                    break
-            _score, artifact, texts[plan.artifact_id], bucket = best
-            counts[bucket] += 1
         replaced.append(artifact)
     return replaced, texts
+
+
+def _length_candidates(plan, genre, counts: Counter) -> list:
+    """The plans :func:`_into_room` tries for a record of a bunched genre: planned lengths at the middles
+    of the least-filled buckets its variant's range reaches (seeded order among equals) when it has a
+    planned length, else its own plan and seeds derived from it."""
+    from taugen.generators.corpus.planner import spread_range
+    from taugen.validators.realism import BUCKET
+
+    bounds = spread_range(genre, plan.variant) if plan.length_words else None
+    if bounds is None:
+        return [plan] + [dataclasses.replace(plan, seed=stable_seed(plan.seed, "length", k))
+                         for k in range(1, LENGTH_CANDIDATES)]
+    low, high = bounds
+    rng = random.Random(stable_seed(plan.seed, "length"))
+    reach = {bucket: rng.random() for bucket in range(low // BUCKET, high // BUCKET + 1)}
+    order = sorted(reach, key=lambda bucket: (counts[bucket], reach[bucket]))[:LENGTH_CANDIDATES]
+    return [dataclasses.replace(plan, length_words=min(max(b * BUCKET + BUCKET // 2, low), high)) for b in order]
+
+
+def _into_room(plan, genre, context: RenderContext, counts: Counter, cap: int):
+    """Render :func:`_length_candidates` of ``plan`` in order and return ``(artifact, text)`` of the first
+    whose length falls in a bucket holding fewer than ``cap`` records of the genre (``counts``: records per
+    bucket, updated with the one kept) and, while the genre takes too few buckets, one no record takes
+    yet; else of the candidate whose bucket holds fewest (earliest of equals)."""
+    from taugen.text import count_tokens
+    from taugen.validators.realism import BUCKET, MIN_DISTINCT
+
+    need_new = len(counts) < MIN_DISTINCT
+    best = None
+    for tried in _length_candidates(plan, genre, counts):
+        drawn = genre.render(tried, context)
+        text = genre.extract_text(drawn.files, drawn.author_text)
+        bucket = count_tokens(text) // BUCKET
+        score = (counts[bucket] >= cap, need_new and counts[bucket] > 0, counts[bucket])
+        if best is None or score < best[0]:
+            best = (score, drawn, text, bucket)
+        if not any(score[:2]):
+            break
+    _score, artifact, text, bucket = best
+    counts[bucket] += 1
+    return artifact, text
 
 
 def _view(files: BundleFiles, texts: dict[str, str]) -> BundleView:

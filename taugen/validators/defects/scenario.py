@@ -581,6 +581,8 @@ def request_table(taskset: TaskSet) -> dict[str, tuple[str, tuple[str, ...]]]:
     """The request phrases the K10/K11 check looks for in ``taskset``: :data:`_REQUESTS` with the domain's
     own (``taskset.requests``) added after them (replacing a generic one of the same name)."""
     return {**_REQUESTS, **taskset.requests} if taskset.requests else _REQUESTS
+
+
 _ASK = re.compile(r"\b(want|wants|ask|asks|would like|'d like|need|needs|wish|request|like to)\b", re.I)
 _ACCEPT = re.compile(r"\b(accept|accepts|agree|agrees)\b", re.I)
 _NEGATION = re.compile(r"\b(not|don't|do not|never|no longer|didn't|won't)\b", re.I)
