@@ -62,3 +62,14 @@ def lower_first(text: str) -> str:
 def upper_first(text: str) -> str:
     """Upper-case the first letter."""
     return text[:1].upper() + text[1:]
+
+
+LENGTH_BUCKET = 25
+"""Width, in :func:`count_tokens` tokens, of a bucket of the realism length gate (``taugen.validators.realism``)
+and of the planner's length spread (``taugen.generators.corpus.planner``): one definition for both."""
+LENGTH_MIN_BUCKETS = 8
+"""The fewest length buckets a measured genre's records must take."""
+LENGTH_MAX_SHARE = 0.25
+"""The most a measured genre's commonest length bucket may hold."""
+LENGTH_MIN_ARTIFACTS = 12
+"""The fewest records of a genre whose lengths the gate measures."""

@@ -38,7 +38,13 @@ from typing import Any
 
 import numpy as np
 
-from taugen.text import count_tokens
+from taugen.text import (
+    LENGTH_BUCKET,
+    LENGTH_MAX_SHARE,
+    LENGTH_MIN_ARTIFACTS,
+    LENGTH_MIN_BUCKETS,
+    count_tokens,
+)
 from taugen.generators.corpus.genre import genres
 from taugen.generators.corpus.renditions import SHINGLE, shares_run
 from taugen.bundle_layout import RECORDS_DIR
@@ -46,10 +52,8 @@ from taugen.validators.bundle_view import BundleView
 from taugen.findings import Finding, error, warning
 from taugen.validators.registry import validator
 
-BUCKET = 25
-MIN_DISTINCT = 8
-MAX_MODAL_SHARE = 0.25
-MIN_ARTIFACTS = 12
+BUCKET, MIN_DISTINCT, MAX_MODAL_SHARE, MIN_ARTIFACTS = (LENGTH_BUCKET, LENGTH_MIN_BUCKETS, LENGTH_MAX_SHARE,
+                                                       LENGTH_MIN_ARTIFACTS)
 MIN_WORDS = 8
 LONG_TOKENS = 1000
 MAX_AUC = 0.6

@@ -78,6 +78,7 @@ from taugen.generators.corpus.renditions import (
 )
 from taugen.generators.corpus.vocabulary import DomainVocabulary, load_vocabulary
 from taugen.generators.tiers import MODALITIES, Surface, TierPreset
+from taugen.text import LENGTH_BUCKET, LENGTH_MAX_SHARE, LENGTH_MIN_ARTIFACTS, LENGTH_MIN_BUCKETS
 
 POLICY_DOCUMENT = "policy_document"
 
@@ -707,14 +708,10 @@ def _spread_lengths(drafts: list[Draft], genres_all: dict[str, Genre], seed: int
             _rebalance_lengths(members, genres_all[name], seed, tier_name)
 
 
-SPREAD_BUCKET = 25
-"""Width of a length bucket, in the planned unit (the realism gate's ``BUCKET`` tokens)."""
-SPREAD_MAX_SHARE = 0.25
-"""The most a genre's commonest length bucket may hold (the realism gate's ``MAX_MODAL_SHARE``)."""
-SPREAD_MIN_ARTIFACTS = 12
-"""The fewest records of a genre whose lengths the realism gate measures (its ``MIN_ARTIFACTS``)."""
-SPREAD_MIN_BUCKETS = 8
-"""How many length buckets a genre's records take at least (the realism gate's ``MIN_DISTINCT``)."""
+SPREAD_BUCKET, SPREAD_MAX_SHARE, SPREAD_MIN_ARTIFACTS, SPREAD_MIN_BUCKETS = (
+    LENGTH_BUCKET, LENGTH_MAX_SHARE, LENGTH_MIN_ARTIFACTS, LENGTH_MIN_BUCKETS)
+"""The realism length gate's bucket width, modal share, measured minimum and bucket count
+(:mod:`taugen.text`), which the planner's spread plans against."""
 
 
 def lengths_bunch(lengths: list[int], headroom: int = 1) -> bool:
