@@ -122,6 +122,10 @@ def test_one_browser_shoots_every_page_as_a_fresh_one_would():
     reused = web_screenshot.screenshot(page, 1280, 1000, 1)
     browser = web_screenshot._BROWSER
     assert browser is not None and browser.pid == os.getpid()
+    # each page had a tab (a renderer) of its own, closed once shot: no state carries to the next page
+    assert len(browser.targets) == len(set(browser.targets)) >= 2
+    open_pages = [t for t in browser.call("Target.getTargets")["targetInfos"] if t["type"] == "page"]
+    assert not {t["targetId"] for t in open_pages} & set(browser.targets)
     browser.close()
     web_screenshot._BROWSER = None
     assert web_screenshot.screenshot(page, 1280, 1000, 1) == reused
