@@ -49,6 +49,11 @@ class ReportFormat(str, Enum):
     json = "json"
 
 
+class ExecutorChoice(str, Enum):
+    local = "local"
+    ray = "ray"
+
+
 class CheckFormat(str, Enum):
     text = "text"
     json = "json"
@@ -126,9 +131,16 @@ def build(
                                  "strong readers into bundle.json (report only; about a minute)."),
     cache: Optional[Path] = _CACHE_OPTION,
     no_cache: bool = _NO_CACHE_OPTION,
+    executor: ExecutorChoice = typer.Option(ExecutorChoice.local, "--executor", help="Where the corpus render, "
+                                            "readers and validators run: local (forked workers) or ray "
+                                            "(needs taugen[ray]); same bytes."),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address", help="With --executor ray: an existing Ray "
+                                              "cluster (auto, ray://HOST:10001); default a local Ray."),
 ) -> None:
     """Build a validated, versioned bundle (tau2 runtime files, agent kit, author reports)."""
+    from taugen.build.files import check_output_folder
     from taugen.build.pipeline import build as run_build
+    from taugen.executors import make_executor
 
     started = time.perf_counter()
     _use_cache(cache, no_cache)
@@ -148,9 +160,14 @@ def build(
             def report(stage: str, detail: str) -> None:
                 progress.update(task, description=stage, detail=detail)
 
-            result = run_build(domain, difficulty.value, seed=seed, out=out, progress=report,
-                               surface=surface.value if surface else None, modality=modality.value if modality else None,
-                               previous=previous, llm=settings, seeded=seeded, tasks=tasks, readers=readers)
+            check_output_folder(out)  # before starting Ray: bad input costs no cluster start
+            if executor != ExecutorChoice.local or ray_address is not None:
+                report("starting", f"connecting to Ray{f' at {ray_address}' if ray_address else ''}")
+            with make_executor(executor.value, ray_address) as runner:
+                result = run_build(domain, difficulty.value, seed=seed, out=out, progress=report,
+                                   surface=surface.value if surface else None,
+                                   modality=modality.value if modality else None, previous=previous, llm=settings,
+                                   seeded=seeded, tasks=tasks, readers=readers, executor=runner)
     except InputError as error:
         _fail_input(error)
         return

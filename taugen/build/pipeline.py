@@ -37,6 +37,7 @@ from taugen.validators.realism import gates_are_errors, repairable
 from taugen.validators.registry import run_validators
 
 if TYPE_CHECKING:
+    from taugen.executors import Executor
     from taugen.generators.llm import LLMSettings
 
 PACKS_DIR = BUILT_IN_PACKS
@@ -106,7 +107,7 @@ class _Stages:
 def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
           progress: Progress | None = None, surface: str | None = None, modality: str | None = None,
           previous: Path | None = None, llm: "LLMSettings | None" = None, seeded: bool = False,
-          tasks: int | None = None, readers: bool = True) -> BuildResult:
+          tasks: int | None = None, readers: bool = True, executor: "Executor | None" = None) -> BuildResult:
     """Build a validated, versioned bundle.
 
     Args:
@@ -128,6 +129,10 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         readers: at hard, measure the corpus with the strong readers (:mod:`taugen.validators.readers`, about
             a minute on 2 cores) into ``bundle.json`` ``realism.readers``; they are report only, so a build
             that does not need the numbers may skip them (``realism.readers`` then says so).
+        executor: where the corpus render, the strong readers and the validators run their units
+            (:mod:`taugen.executors`; default: this process and forked workers). The bytes are the same
+            whichever runs them; the caller closes it.
+
     The bundle goes to ``out / <name>`` in one atomic step under a write lock (see
     :mod:`taugen.build.files`); ``out`` is checked before any work and is not touched when the build
     fails.
@@ -182,7 +187,7 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
                 llm_client = LLMClient(llm)  # a fresh ledger per drawn corpus: it describes the corpus shipped
                 stages.progress("corpus", f"voicing renditions with {llm.model}")
                 plan = voice_plan(plan, pack, llm_client, speakers)
-            rendered, extract = _render(plan, context, available, stages)
+            rendered, extract = _render(plan, context, available, stages, executor)
             policy_text = render_policy(pack, definition, plan, templates)
         if corpus_round and definition.compose is None and _special_facts(plan) != composed_for:
             with stages.stage("tasks"):  # the re-drawn corpus holds other facts back: compose for those
@@ -215,11 +220,11 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         _attach_llm_ledger(assembled.files, llm_client.ledger.as_dict())
     if gates_are_errors(preset.name):
         with stages.stage("readers"):  # once, on the corpus shipped (not on every re-drawn one)
-            _attach_readers(assembled.files, extract, measure=readers)
+            _attach_readers(assembled.files, extract, measure=readers, executor=executor)
     with stages.stage("validate"):
         # The render workers already read every delivered file back with the genre's reader: reuse it.
         findings = validate_files(assembled.files, "<build>", lambda name: stages.progress("validate", name),
-                                  texts=extract, workers=render_workers(len(extract)))
+                                  texts=extract, workers=render_workers(len(extract)), executor=executor)
     findings += version_findings(assembled.files, previous or destination)
     files = _with_report(assembled.files, findings, assembled.name)
     written = None
@@ -255,17 +260,19 @@ def _compose(definition, pack: Pack, world, preset, seed: int, plan) -> tuple[li
     return compose_tasks(definition, pack, world, preset, seed, space=space), space.unexercisable, space.size(preset)
 
 
-def _attach_readers(files: BundleFiles, texts: dict[str, str], measure: bool = True) -> None:
+def _attach_readers(files: BundleFiles, texts: dict[str, str], measure: bool = True,
+                    executor: "Executor | None" = None) -> None:
     """Put what the strong readers (:mod:`taugen.validators.readers`) measure on the shipped records into
     ``bundle.json`` under ``realism.readers`` (``{"skipped": ...}`` without ``measure``: the build was
     asked not to). Report only: their targets are not met yet (issue 10), so they gate nothing;
-    the reviewer report shows them beside the gates."""
+    the reviewer report shows them beside the gates. ``executor`` runs the readers (default: locally)."""
     import json
 
     from taugen.validators.readers import summary
 
     bundle = json.loads(files["bundle.json"])
-    bundle["realism"]["readers"] = summary(_view(files, texts)) if measure else {"skipped": "built with --no-readers"}
+    bundle["realism"]["readers"] = (summary(_view(files, texts), executor=executor) if measure
+                                    else {"skipped": "built with --no-readers"})
     files["bundle.json"] = json_bytes(bundle)
 
 
@@ -309,8 +316,9 @@ MAX_ARTIFACT_REDRAWS = 4
 opening, a repeated long sentence, a doubled word or a genre whose lengths bunch."""
 
 
-def _render(plan, context: RenderContext, available: dict, stages: _Stages):
-    """Render ``plan``; returns ``(rendered, texts)`` with each artifact's text as its genre reads it back."""
+def _render(plan, context: RenderContext, available: dict, stages: _Stages, executor: "Executor | None" = None):
+    """Render ``plan`` through ``executor``; returns ``(rendered, texts)`` with each artifact's text as its
+    genre reads it back."""
     total = len(plan.artifacts)
     done = [0]
 
@@ -319,7 +327,7 @@ def _render(plan, context: RenderContext, available: dict, stages: _Stages):
         stages.progress("corpus", f"{done[0]}/{total}")
 
     read_back: dict[str, str] = {}
-    rendered = render_corpus(plan, context, available, advanced, texts=read_back)
+    rendered = render_corpus(plan, context, available, advanced, texts=read_back, executor=executor)
     extract = {a.plan.artifact_id: read_back[a.plan.artifact_id] if a.plan.artifact_id in read_back
                else available[a.plan.genre].extract_text(a.files, a.author_text) for a in rendered}
     return rendered, extract
@@ -420,13 +428,14 @@ def _view(files: BundleFiles, texts: dict[str, str]) -> BundleView:
 
 
 def validate_files(files: BundleFiles, source: str, on_validator: Callable[[str], None] | None = None,
-                   texts: dict[str, str] | None = None, workers: int = 1) -> list[Finding]:
+                   texts: dict[str, str] | None = None, workers: int = 1,
+                   executor: "Executor | None" = None) -> list[Finding]:
     """Run every validator over bundle files (the validation report itself is ignored).
 
     ``texts`` (artifact id → text read back from its delivered files by the genre's own reader) spares
     validators a second read of the same bytes during a build; ``taugen validate`` leaves it out.
     ``workers`` > 1 runs the validators side by side in forked processes (same findings; see
-    :func:`~taugen.validators.registry.run_validators`).
+    :func:`~taugen.validators.registry.run_validators`); an ``executor`` runs them wherever it runs units.
 
     Raises:
         InputError: the bundle has no valid manifest (every validator reads it: one line, not a crash each).
@@ -435,7 +444,7 @@ def validate_files(files: BundleFiles, source: str, on_validator: Callable[[str]
                if not path.startswith("author/validation.") and path != "SHA256SUMS"}
     view = BundleView(content, source=source, _text_cache=dict(texts or {}))
     check_manifest(view.manifest, source)  # once, before any validator reads it
-    return run_validators(view, on_validator, workers=workers)
+    return run_validators(view, on_validator, workers=workers, executor=executor)
 
 
 def load_bundle_code(files: BundleFiles, source: str, pack_dir: str | Path | None = None) -> str | None:

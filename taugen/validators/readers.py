@@ -35,13 +35,13 @@ installed and :func:`measure` raises ``ImportError`` when it is not.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import re
 from collections import defaultdict
 from typing import Any
 
 import numpy as np
 
+from taugen.executors import Executor, LocalExecutor
 from taugen.validators.bundle_view import BundleView
 
 MAX_AUC = 0.65
@@ -232,7 +232,7 @@ def corpus(view: BundleView) -> dict[str, Any]:
 
 
 def classifiers(view: BundleView, data: dict[str, Any] | None = None, explain: bool = False,
-                facts_removed: bool = True) -> dict[str, Any]:
+                facts_removed: bool = True, executor: Executor | None = None) -> dict[str, Any]:
     """Cross-validated ROC AUC of every carrier-vs-filler classifier, overall and per genre.
 
     Returns ``{"tfidf": {"overall": auc, "per_genre": {genre: auc}, "max": auc}, "numeric": ...,
@@ -240,10 +240,9 @@ def classifiers(view: BundleView, data: dict[str, Any] | None = None, explain: b
     "carriers": n}`` (AUC rounded to 3 places; None where a class has fewer than 2 members). With
     ``explain`` also ``top_features`` of the TF-IDF reader with facts removed; without
     ``facts_removed`` the two facts-removed diagnostics are skipped. The readers are independent and run in
-    :func:`reader_workers` forked processes (each is seeded, so the numbers do not depend on where it
-    ran). Raises ImportError without scikit-learn.
+    :func:`reader_workers` forked processes, or wherever ``executor`` runs them (each is seeded, so the
+    numbers do not depend on where it ran). Raises ImportError without scikit-learn.
     """
-    global _DATA
     data = data or corpus(view)
     labels = data["labels"]
     result: dict[str, Any] = {"artifacts": len(labels), "carriers": int(labels.sum()), "max_auc": MAX_AUC,
@@ -252,15 +251,8 @@ def classifiers(view: BundleView, data: dict[str, Any] | None = None, explain: b
                                                    if facts_removed else [])
     readers.sort(key=lambda name: not name.startswith("tfidf"))  # the slowest first
     workers = min(len(readers), reader_workers(len(labels)))
-    if workers == 1:
-        scores = [_reader(name, data) for name in readers]
-    else:  # independent readers, each deterministic: the same numbers in any process (fork shares ``data``)
-        _DATA = data
-        try:
-            with multiprocessing.get_context("fork").Pool(workers) as pool:
-                scores = pool.map(_reader_in_worker, readers, chunksize=1)
-        finally:
-            _DATA = None
+    # independent readers, each deterministic: the same numbers in any process (``data`` is sent once)
+    scores = list((executor or LocalExecutor()).map(_reader_unit, data, readers, workers=workers))
     result.update(zip(readers, scores))
     if explain:
         x, names = _tfidf_matrix(data["stripped"])
@@ -272,8 +264,6 @@ def classifiers(view: BundleView, data: dict[str, Any] | None = None, explain: b
 
 _RESULT_ORDER = ["artifacts", "carriers", "max_auc", "folds", "tfidf", "tfidf_facts_removed", "top_features",
                  "numeric", "numeric_facts_removed", "structure"]
-_DATA: dict[str, Any] | None = None
-"""The corpus a forked reader worker reads (set by :func:`classifiers` around its pool)."""
 
 
 def reader_workers(count: int) -> int:
@@ -284,9 +274,9 @@ def reader_workers(count: int) -> int:
     return render_workers(count)
 
 
-def _reader_in_worker(name: str) -> dict[str, Any]:
-    assert _DATA is not None
-    return _reader(name, _DATA)
+def _reader_unit(data: dict[str, Any], name: str) -> dict[str, Any]:
+    """:func:`_reader` as an executor's unit (shared input first)."""
+    return _reader(name, data)
 
 
 def _reader(name: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -359,18 +349,21 @@ def keyword_search(view: BundleView, data: dict[str, Any] | None = None) -> dict
             "per_genre": {g: {"facts": len(v), "share": round(sum(v) / len(v), 3)} for g, v in sorted(hits.items())}}
 
 
-def measure(view: BundleView, explain: bool = False) -> dict[str, Any]:
+def measure(view: BundleView, explain: bool = False, executor: Executor | None = None) -> dict[str, Any]:
     """Every strong-reader number of a bundle: ``{"classifiers": ..., "keyword": ...}`` (see
-    :func:`classifiers` and :func:`keyword_search`). Raises ImportError without scikit-learn."""
+    :func:`classifiers`, run through ``executor``, and :func:`keyword_search`). Raises ImportError without
+    scikit-learn."""
     data = corpus(view)
-    return {"classifiers": classifiers(view, data, explain=explain), "keyword": keyword_search(view, data)}
+    return {"classifiers": classifiers(view, data, explain=explain, executor=executor),
+            "keyword": keyword_search(view, data)}
 
 
-def summary(view: BundleView) -> dict[str, Any]:
+def summary(view: BundleView, executor: Executor | None = None) -> dict[str, Any]:
     """The strong-reader numbers ``bundle.json`` reports under ``realism.readers`` (as :func:`measure`,
     without the two facts-removed diagnostics, which ``scripts/strong_readers.py`` and the tests add), or
     ``{"unavailable": "..."}`` when scikit-learn is not installed."""
     if not available():
         return {"unavailable": "scikit-learn is not installed (pip install 'taugen[probes]')"}
     data = corpus(view)
-    return {"classifiers": classifiers(view, data, facts_removed=False), "keyword": keyword_search(view, data)}
+    return {"classifiers": classifiers(view, data, facts_removed=False, executor=executor),
+            "keyword": keyword_search(view, data)}

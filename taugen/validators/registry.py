@@ -6,10 +6,10 @@ A validator is a function ``(BundleView) -> list[Finding]``. Third-party validat
 
 from __future__ import annotations
 
-import multiprocessing
 from typing import TYPE_CHECKING, Callable
 
 from taugen import plugins
+from taugen.executors import Executor, LocalExecutor
 from taugen.findings import Finding, error
 
 if TYPE_CHECKING:
@@ -54,42 +54,39 @@ def _run_one(name: str, function: Validator, view: "BundleView") -> list[Finding
                       f"validator could not run on this bundle: {type(exc).__name__}: {exc}")]
 
 
-_VIEW: "BundleView | None" = None
-"""The bundle a forked validator worker reads (set by :func:`run_validators` around its pool)."""
-
-
-def _run_in_worker(name: str) -> list[Finding]:
-    assert _VIEW is not None
-    return _run_one(name, validators()[name], _VIEW)
+def _run_named(view: "BundleView", name: str) -> list[Finding]:
+    """The validator ``name`` on ``view``, as an executor's unit (in whatever process runs it)."""
+    return _run_one(name, validators()[name], view)
 
 
 def run_validators(view: "BundleView", on_validator: Callable[[str], None] | None = None,
-                   workers: int = 1) -> list[Finding]:
+                   workers: int = 1, executor: Executor | None = None) -> list[Finding]:
     """Run every validator; a validator that crashes becomes an error finding, never a traceback.
 
     With ``workers`` > 1 (and ``fork`` available) the validators run side by side in that many forked
-    processes, each reading the same ``view``; the findings are the same (they are sorted here), but the
-    process-wide memos (:mod:`taugen.validators.memo`) of the caller learn nothing, so a caller that
-    validates many similar bundles in one process (a mutation run) keeps ``workers`` at 1.
-    ``on_validator`` is called with each validator's name as it starts (one process) or finishes (several).
+    processes, each reading the same ``view``; with an ``executor`` (:mod:`taugen.executors`) they run
+    wherever it runs units (``workers`` then bounds a local executor only). The findings are the same
+    (they are sorted here), but the process-wide memos (:mod:`taugen.validators.memo`) of the caller
+    learn nothing from validators run elsewhere, so a caller that validates many similar bundles in one
+    process (a mutation run) keeps ``workers`` at 1 and no executor. A validator that crashed elsewhere
+    is run again in this process, whose result counts (a worker may lack what this process has imported,
+    such as a domain whose code is its pack folder). ``on_validator`` is called with each validator's
+    name as it starts (in this process) or finishes (elsewhere).
     """
-    global _VIEW
     registered = validators()
     findings: list[Finding] = []
-    if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
-        names = list(registered)
-        _VIEW = view
-        try:
-            with multiprocessing.get_context("fork").Pool(min(workers, len(names))) as pool:
-                for name, found in zip(names, pool.imap(_run_in_worker, names, chunksize=1)):
-                    if on_validator is not None:
-                        on_validator(name)
-                    findings += found
-        finally:
-            _VIEW = None
-    else:
+    if executor is None and workers <= 1:
         for name, function in registered.items():
             if on_validator is not None:
                 on_validator(name)
             findings += _run_one(name, function, view)
+    else:
+        names = list(registered)
+        units = (executor or LocalExecutor()).map(_run_named, view, names, workers=min(workers, len(names)))
+        for name, found in zip(names, units, strict=True):  # strict: resumes the executor to its end
+            if executor is not None and executor.remote and any(f.code == "validator_crashed" for f in found):
+                found = _run_one(name, registered[name], view)
+            if on_validator is not None:
+                on_validator(name)
+            findings += found
     return sorted(findings, key=lambda f: ({"error": 0, "warning": 1, "info": 2}[f.severity], f.check, f.subject))

@@ -15,6 +15,7 @@ the ``taugen.genres`` entry-point group, so adding one needs no edit to taugen's
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import random
 from abc import ABC, abstractmethod
@@ -227,6 +228,17 @@ class RenderContext:
     tier: str
     facts: Mapping[str, "Fact"] = field(default_factory=dict)
     vocabulary: DomainVocabulary = NEUTRAL_VOCABULARY
+
+    def __getstate__(self) -> dict:
+        """The state pickled when the context is sent to another process (a Ray worker): the template
+        environment goes without the templates it has compiled (they hold weak references, which do not
+        pickle), so the receiving process compiles them again from the same loader."""
+        state = dict(self.__dict__)
+        if self.templates.cache is not None:
+            templates = copy.copy(self.templates)
+            templates.cache = jinja2.environment.copy_cache(self.templates.cache)
+            state["templates"] = templates
+        return state
 
 
 class Genre(ABC):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import time
 from typing import Callable
 
@@ -11,6 +9,7 @@ import jinja2
 
 from taugen.authoring.pack import Pack
 from taugen.errors import InputError
+from taugen.executors import Executor, LocalExecutor, local_workers
 from taugen.generators.corpus.genre import ArtifactPlan, Genre, RenderContext, RenderedArtifact
 from taugen.generators.corpus.planner import CorpusPlan
 from taugen.generators.corpus.vocabulary import business_words
@@ -35,87 +34,69 @@ def _render_one(artifact_plan: ArtifactPlan, context: RenderContext, available: 
                          artifact_plan.artifact_id) from None
 
 
-_JOB: tuple | None = None  # (plans, context, available), inherited by forked workers
-
-
-def _work(index: int):
-    """Render plan ``index`` in a worker; return what the parent needs (or the error to replay)."""
-    plans, context, available = _JOB  # type: ignore[misc]
+def _work(job: tuple, index: int):
+    """Render plan ``index`` of ``job`` (``(plans, context, available)``) wherever an executor runs it; return
+    what the caller needs, or None when it failed (the caller renders it again to raise the real error)."""
+    plans, context, available = job
     artifact_plan = plans[index]
     started = time.perf_counter()
     try:
         artifact = _render_one(artifact_plan, context, available)
         text = available[artifact_plan.genre].extract_text(artifact.files, artifact.author_text)
-    except Exception:  # noqa: BLE001 - the parent renders it again to raise the real error
-        return index, None
-    return index, (artifact.files, artifact.author_text, artifact.renditions, artifact.timestamps,
-                   artifact.metadata, text, time.perf_counter() - started)
+    except Exception:  # noqa: BLE001 - the caller renders it again to raise the real error
+        return None
+    return (artifact.files, artifact.author_text, artifact.renditions, artifact.timestamps,
+            artifact.metadata, text, time.perf_counter() - started)
 
 
 def render_workers(count: int) -> int:
-    """Worker processes for ``count`` artifacts: ``TAUGEN_WORKERS`` if set, else the CPU count (at most
-    four), and 1 for small corpora or where ``fork`` is unavailable."""
-    if count < 40 or "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    configured = os.environ.get("TAUGEN_WORKERS")
-    if configured:
-        return max(1, int(configured))
-    return max(1, min(4, os.cpu_count() or 1))
+    """Worker processes for ``count`` artifacts rendered locally: ``TAUGEN_WORKERS`` if set, else the CPU
+    count (at most four), and 1 for small corpora or where ``fork`` is unavailable
+    (:func:`taugen.executors.local_workers`)."""
+    return local_workers(count)
 
 
 def render_corpus(plan: CorpusPlan, context: RenderContext, available: dict[str, Genre],
                   on_artifact: Callable[[RenderedArtifact], None] | None = None,
                   texts: dict[str, str] | None = None,
-                  seconds: dict[str, float] | None = None) -> list[RenderedArtifact]:
-    """Render every artifact of ``plan`` in order, across worker processes when the corpus is large.
+                  seconds: dict[str, float] | None = None,
+                  executor: Executor | None = None) -> list[RenderedArtifact]:
+    """Render every artifact of ``plan`` in order, through ``executor`` (default: a
+    :class:`~taugen.executors.LocalExecutor`, forked worker processes when the corpus is large).
 
-    Each artifact is rendered from its own seeded plan, so the bytes do not depend on which process
-    rendered it or in which order. When ``texts`` is given, it receives each artifact's text as its
-    genre reads it back from the delivered files (read in the worker that rendered it); ``seconds``
-    receives the time each artifact took to render and read back (for benchmarks).
+    Each artifact is rendered from its own seeded plan, so the bytes do not depend on which process or
+    machine rendered it or in which order; results come back in plan order and ``on_artifact`` is called in
+    that order. When ``texts`` is given, it receives each artifact's text as its genre reads it back from
+    the delivered files (read where it was rendered); ``seconds`` receives the time each artifact took to
+    render and read back (for benchmarks). An artifact that fails where it was rendered is rendered again
+    in this process, so that its real error is raised here.
 
     Raises:
         InputError: a template fails (reported with the template's name and line).
     """
-    global _JOB
+    executor = executor or LocalExecutor()
     rendered: list[RenderedArtifact] = []
-    workers = render_workers(len(plan.artifacts))
-    if workers == 1:
-        for artifact_plan in plan.artifacts:
-            started = time.perf_counter()
+    job = (plan.artifacts, context, available)
+    results = executor.map(_work, job, range(len(plan.artifacts)), chunksize=2)
+    # strict: the executor is resumed after the last result, so a local pool is closed and joined, not
+    # terminated (its workers then remove what they started: a browser and its profile folder)
+    for artifact_plan, result in zip(plan.artifacts, results, strict=True):
+        if result is None:  # replay here so that the real error (file, line) is raised
             artifact = _render_one(artifact_plan, context, available)
-            if texts is not None or seconds is not None:
-                text = available[artifact_plan.genre].extract_text(artifact.files, artifact.author_text)
-                if texts is not None:
-                    texts[artifact_plan.artifact_id] = text
-                if seconds is not None:
-                    seconds[artifact_plan.artifact_id] = time.perf_counter() - started
-            rendered.append(artifact)
-            if on_artifact is not None:
-                on_artifact(artifact)
-        return rendered
-    _JOB = (plan.artifacts, context, available)
-    try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for index, result in pool.imap(_work, range(len(plan.artifacts)), chunksize=2):
-                artifact_plan = plan.artifacts[index]
-                if result is None:  # replay here so that the real error (file, line) is raised
-                    artifact = _render_one(artifact_plan, context, available)
-                else:
-                    files, author_text, renditions, timestamps, metadata, text, spent = result
-                    artifact = RenderedArtifact(plan=artifact_plan, files=files, author_text=author_text,
-                                                renditions=renditions, timestamps=timestamps, metadata=metadata)
-                    if texts is not None:
-                        texts[artifact_plan.artifact_id] = text
-                    if seconds is not None:
-                        seconds[artifact_plan.artifact_id] = spent
-                rendered.append(artifact)
-                if on_artifact is not None:
-                    on_artifact(artifact)
-            pool.close()  # let the workers exit on their own, so they stop what they started (a browser)
-            pool.join()
-    finally:
-        _JOB = None
+            if texts is not None:
+                texts[artifact_plan.artifact_id] = available[artifact_plan.genre].extract_text(artifact.files,
+                                                                                               artifact.author_text)
+        else:
+            files, author_text, renditions, timestamps, metadata, text, spent = result
+            artifact = RenderedArtifact(plan=artifact_plan, files=files, author_text=author_text,
+                                        renditions=renditions, timestamps=timestamps, metadata=metadata)
+            if texts is not None:
+                texts[artifact_plan.artifact_id] = text
+            if seconds is not None:
+                seconds[artifact_plan.artifact_id] = spent
+        rendered.append(artifact)
+        if on_artifact is not None:
+            on_artifact(artifact)
     return rendered
 
 
