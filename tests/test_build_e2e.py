@@ -221,7 +221,7 @@ def test_a_validation_error_writes_nothing_and_keeps_the_old_bundle(tmp_path, mo
     destination.mkdir()
     (destination / "sentinel.txt").write_text("previous bundle")
     monkeypatch.setattr(pipeline, "validate_files",
-                        lambda files, source, on_validator=None, texts=None, workers=1:
+                        lambda files, source, on_validator=None, texts=None, workers=1, executor=None:
                         [error("test", "planted", "x", "planted error")])
     result = build("banking", "easy", seed=1, out=tmp_path, tasks=TEST_TASKS)
     assert not result.ok and result.path is None
