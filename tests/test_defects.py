@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import pytest
 
+from taugen.domains.banking import DOMAIN as BANKING
 from taugen.build.files import read_bundle
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.defects import data, documents, executability, grader, grounding, policy, scenario
@@ -443,7 +444,8 @@ def test_k11_a_vague_refusal_reaction_belongs_to_the_request_before_it():
 
     def k11(instructions: str) -> list[str]:
         task = _mock_task("t", instructions, [service])
-        taskset = TaskSet(source="<test>", domain="banking", tasks=[task], agent_tools=tools, taugen=True)
+        taskset = TaskSet(source="<test>", domain="banking", tasks=[task], agent_tools=tools, taugen=True,
+                          requests=BANKING.request_words)
         return [d.kind for d in scenario.k10_k11_defects(taskset) if d.severity == "error"]
 
     assert k11(f"Ask the agent to send the wire. Ask to go ahead with the mobile deposit limit. {reaction}") == ["K11"]
@@ -608,9 +610,10 @@ def test_a_refusal_reaction_does_not_borrow_the_next_requests_words():
     text = (f"{asked} If the agent explains that policy allows no further courtesy refund yet, ask the agent to "
             "check again. Ask to have a Georgia power of attorney accepted without a new attorney certification. "
             "If the agent says policy does not allow it, accept that and do not insist.")
-    assert not scenario._scripted_refusal(text, "refund", asked)
+    table = {**scenario._REQUESTS, **BANKING.request_words}
+    assert not scenario._scripted_refusal(text, "refund", asked, table=table)
     assert scenario._scripted_refusal(text.replace("ask the agent to check again", "accept it and do not insist"),
-                                      "refund", asked)
+                                      "refund", asked, table=table)
 
 
 @needs_fixtures
@@ -909,3 +912,23 @@ def test_courtesy_refund_setup_leaves_every_account_in_good_standing():
         assert record.certificate.ok, (customer_id, record.certificate)
     assert "C10007" in balances and len(balances) >= 5
     assert min(balances.values()) >= 0, {c: b for c, b in balances.items() if b < 0}
+
+
+@needs_fixtures
+@needs_tau2
+def test_a_tau2_folder_reads_the_request_words_of_the_pack_that_mirrors_its_domain():
+    """Request words live in the domain's folder: tau2's airline folder gets taugen's airline pack's (the
+    same tools), so its task 4's ask for compensation is a request ``send_certificate`` carries out; retail,
+    which no pack mirrors, reads the generic table alone, and a task file's domain name is never a path."""
+    from taugen.domains.airline import DOMAIN as AIRLINE
+    from taugen.validators.defects.sources import built_in_definition
+
+    airline = taskset_from_folder(FIXTURES / "airline", replay=False)
+    assert airline.requests == AIRLINE.request_words and "be compensated" in airline.requests
+    task = next(t for t in airline.tasks if t["id"] == "4")
+    writes = {name for name, tool in airline.agent_tools.items() if tool.kind == "write"}
+    found = {request for request, *_ in scenario._requests(task, writes, scenario.request_table(airline))}
+    assert "be compensated" in found
+    assert taskset_from_folder(FIXTURES / "retail", replay=False).requests == {}
+    assert "stop payment" not in scenario._REQUESTS and "stop payment" in BANKING.request_words
+    assert built_in_definition("../banking") is None and built_in_definition("banking") is BANKING

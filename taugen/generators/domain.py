@@ -52,10 +52,11 @@ class DomainDefinition:
         request_words: the domain's own requests for the K10/K11 scenario check, beside the generic ones
             (:data:`taugen.validators.defects.scenario._REQUESTS`): request name → ``(regex of the phrase
             that asks for it, stems of the write tools that carry it out)``, e.g. a desk whose writes
-            compensate a traveller names ``be compensated``. A name the generic table has is replaced.
-        decision_targets: ``(argument, database table)`` pairs naming the record a write acts on, beside the
-            generic ones (:data:`taugen.validators.defects.policy.TARGET_TABLES`), so that the K17 check can
-            tell which record a refused write was about and whether the scenario describes it.
+            compensate a traveller names ``be compensated``. A name the generic table has is replaced; a
+            tau2 task folder of the domain's name gets these words too.
+        decision_targets: ``(argument, database table)`` pairs naming the record a write acts on (no table
+            is every domain's), so that the K17 and K10/K11 checks can tell which record a refused or
+            omitted write was about and whether the scenario describes it.
     """
 
     name: str

@@ -37,11 +37,17 @@ reservations, and you handle refunds and compensation.
 """
 
 REQUEST_WORDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "book": (r"\bbook (?:a|an|the|new|one|two|three|\d)\b", ("book",)),
+    "upgrade": (r"\b(?:upgrade|downgrade)\w*", ("flights", "cabin")),
+    "add bags": (r"\badd\w*\b[^.]{0,30}\b(?:bag|bags|baggage|suitcases?)\b", ("baggages",)),
+    "change passengers": (r"\b(?:remove|add|change)\w*\b(?:(?!\bfor\b)[^.]){0,30}\bpassengers?\b", ("passengers",)),
     "be compensated": (r"\bcompensat\w*", ("certificate",)),
 }
-"""The desk's own requests for the K10/K11 scenario check (``DomainDefinition.request_words``): a traveller
-asks to be compensated, and ``send_certificate`` carries it out (the policy's only compensation is a travel
-certificate), so a refused compensation needs a scripted reaction like any refused write."""
+"""The desk's own requests for the K10/K11 scenario check (``DomainDefinition.request_words``): booking,
+changing the cabin, adding bags or changing passengers (the tools tau2's airline has, so these words serve
+tau2's own airline task folders too), and being compensated: ``send_certificate`` carries it out (the
+policy's only compensation is a travel certificate), so a refused compensation needs a scripted reaction
+like any refused write."""
 
 DECISION_TARGETS: tuple[tuple[str, str], ...] = (("reservation_id", "reservations"),)
 """The record a desk's write acts on (``DomainDefinition.decision_targets``): a reservation, so that the

@@ -34,6 +34,26 @@ cards, fees, disputes, wires and statements over chat and phone.
 - The current time is {now}.
 """
 
+REQUEST_WORDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "refund": (r"\b(?:refund|rebat)\w*", ("refund",)),
+    "dispute": (r"\bdispute\w*", ("dispute",)),
+    "replace": (r"\breplace\w*", ("replacement",)),
+    "close": (r"\bclose (?:the|my|an?|this|that)\b", ("close",)),
+    "wire": (r"\bwire\b", ("wire",)),
+    "stop payment": (r"\bstop payment\b", ("stop_payment",)),
+    "switch statements": (r"\bswitch\w*\b[^.]{0,40}\b(?:statements?|online|paper|electronic)\b", ("statement",)),
+    "credit": (r"\bcredit\b(?!\s+card)", ("credit",)),
+}
+"""The bank's own requests for the K10/K11 scenario check (``DomainDefinition.request_words``): the phrase a
+customer asks with → the stems of the write tools that carry it out (a fee refund, a dispute, a replacement
+card, closing an account, a wire, a stop payment, switching statement delivery, a provisional credit)."""
+
+DECISION_TARGETS: tuple[tuple[str, str], ...] = (("transaction_id", "transactions"), ("card_id", "cards"),
+                                                 ("dispute_id", "disputes"))
+"""The records a bank's write acts on (``DomainDefinition.decision_targets``): a transaction, a card or a
+dispute, looked up so that the K17 check sees whether the scenario describes the record a refused write
+was about."""
+
 DOMAIN = DomainDefinition(
     name="banking",
     toolkit=BankingTools,
@@ -44,4 +64,6 @@ DOMAIN = DomainDefinition(
     policy_preamble=POLICY_PREAMBLE,
     policy=RULES,
     families=binding,
+    request_words=REQUEST_WORDS,
+    decision_targets=DECISION_TARGETS,
 )

@@ -30,6 +30,12 @@ payment, line suspension and plan options.
   or nothing within your actions can resolve it; then tell the user they are being transferred.
 """
 
+REQUEST_WORDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "refuel": (r"\brefuel\w*", ("refuel",)),
+}
+"""The carrier's own requests for the K10/K11 scenario check (``DomainDefinition.request_words``): a user
+asks to refuel data, and ``refuel_data`` carries it out."""
+
 DOMAIN = DomainDefinition(
     name="telecom",
     toolkit=TelecomToolkit,
@@ -43,4 +49,5 @@ DOMAIN = DomainDefinition(
     runtime_files=runtime_files,
     check_tasks=check_tasks,
     unexercisable=unexercisable,
+    request_words=REQUEST_WORDS,
 )

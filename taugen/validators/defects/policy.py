@@ -38,15 +38,7 @@ from taugen.validators.memo import Memo, digest
 from taugen.validators.registry import validator
 
 CHECK = "defect_policy"
-_TARGETS = ("transaction_id", "card_id", "dispute_id", "account_id")
-TARGET_TABLES: tuple[tuple[str, str], ...] = (("transaction_id", "transactions"), ("card_id", "cards"),
-                                              ("dispute_id", "disputes"))
-"""``(argument, table)``: the record a write acts on, looked up to see whether the scenario describes it; a
-domain adds its own (``DomainDefinition.decision_targets``, read into ``TaskSet.targets``)."""
-
-
-def _target_tables(taskset: TaskSet) -> tuple[tuple[str, str], ...]:
-    return TARGET_TABLES + taskset.targets
+_TARGETS = ("account_id",)
 
 
 def _rule_text(taskset: TaskSet, name: str) -> str:
@@ -263,14 +255,14 @@ def _described(record: Any, text: str) -> int:
 def _refused_points(taskset: TaskSet, task: dict[str, Any], toolkit: Toolkit, scenario: str,
                     gold: list[dict[str, Any]]) -> list[tuple[str, str, str, str]]:
     """Decision points "refuse": writes the customer's initial state invites, that the scenario describes
-    (two identifying values or the id) of a record named by a target argument (:func:`_target_tables`),
+    (two identifying values or the id) of a record named by a target argument (``taskset.targets``: the domain's decision targets),
     and that the gold does not make."""
     customer = _customer(task)
     if not customer:
         return []
     start = PolicyContext(state=toolkit.db, facts=taskset.facts, now=taskset.now, scenario=scenario)
     points = []
-    tables = _target_tables(taskset)
+    tables = taskset.targets
     keys = _TARGETS + tuple(key for key, _table in taskset.targets)
     for name, arguments in candidates(taskset.rules, start, customer):
         if any(g.get("name") == name and _same_target(arguments, g.get("arguments") or {}, keys) for g in gold):
@@ -288,7 +280,7 @@ def _refused_points(taskset: TaskSet, task: dict[str, Any], toolkit: Toolkit, sc
 
 
 def _described_target(toolkit: Toolkit, call: dict[str, Any], text: str,
-                      tables: tuple[tuple[str, str], ...] = TARGET_TABLES) -> int:
+                      tables: tuple[tuple[str, str], ...]) -> int:
     arguments = call.get("arguments") or {}
     for key, table in tables:
         if key in arguments:

@@ -556,25 +556,15 @@ _END = re.compile(r"(end the (conversation|call|chat)|###STOP###|hang up|accept|
                   r"leave it|drop it)", re.I)
 _REQUESTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "cancel": (r"\bcancel\b", ("cancel",)),
+    "change the address": (r"\b(?:change|update|modify|correct)\w*\b[^.]{0,40}\baddress", ("address",)),
     "return": (r"\breturn (?:the|my|an?|all|both|these|those|it|them|everything)\b", ("return", "cancel_pending")),
     "exchange": (r"\b(?:exchange|swap)\w*", ("exchange", "modify_pending_order_items")),
-    "book": (r"\bbook (?:a|an|the|new|one|two|three|\d)\b", ("book",)),
-    "upgrade": (r"\b(?:upgrade|downgrade)\w*", ("flights", "cabin")),
-    "change the address": (r"\b(?:change|update|modify|correct)\w*\b[^.]{0,40}\baddress", ("address",)),
-    "add bags": (r"\badd\w*\b[^.]{0,30}\b(?:bag|bags|baggage|suitcases?)\b", ("baggages",)),
-    "change passengers": (r"\b(?:remove|add|change)\w*\b(?:(?!\bfor\b)[^.]){0,30}\bpassengers?\b", ("passengers",)),
-    "refund": (r"\b(?:refund|rebat)\w*", ("refund",)),
-    "dispute": (r"\bdispute\w*", ("dispute",)),
-    "replace": (r"\breplace\w*", ("replacement",)),
-    "close": (r"\bclose (?:the|my|an?|this|that)\b", ("close",)),
-    "wire": (r"\bwire\b", ("wire",)),
-    "stop payment": (r"\bstop payment\b", ("stop_payment",)),
-    "refuel": (r"\brefuel\w*", ("refuel",)),
-    "switch statements": (r"\bswitch\w*\b[^.]{0,40}\b(?:statements?|online|paper|electronic)\b", ("statement",)),
-    "credit": (r"\bcredit\b(?!\s+card)", ("credit",)),
 }
-"""Request phrases and the stems of the write tools that carry them out; a domain adds its own
-(``DomainDefinition.request_words``, read into ``TaskSet.requests``; see :func:`request_table`)."""
+"""Request phrases and the stems of the write tools that carry them out, for any domain: cancelling and
+changing an address, and returning or exchanging an order (tau2's retail words: retail has no taugen pack
+yet to hold them). A domain adds its own (``DomainDefinition.request_words``, read into
+``TaskSet.requests``; see :func:`request_table`); a tau2 task folder of a domain a built-in pack mirrors
+(airline, telecom) gets that pack's (:func:`taugen.validators.defects.sources.taskset_from_folder`)."""
 
 
 def request_table(taskset: TaskSet) -> dict[str, tuple[str, tuple[str, ...]]]:
@@ -732,12 +722,13 @@ def _replayed_policy_view(taskset: TaskSet, task: dict[str, Any]) -> Any:
     return omitted, allowed, forbidden
 
 
-def _described_candidate(toolkit: Any, arguments: dict[str, Any], text: str) -> bool:
-    """The scenario states two identifying values of a candidate write's target record."""
+def _described_candidate(toolkit: Any, arguments: dict[str, Any], text: str,
+                         tables: tuple[tuple[str, str], ...]) -> bool:
+    """The scenario states two identifying values of a candidate write's target record, or its id; the
+    record is looked up through ``tables`` (the domain's decision targets, then its accounts)."""
     from taugen.validators.defects.policy import _described
 
-    for key, table in (("transaction_id", "transactions"), ("card_id", "cards"), ("dispute_id", "disputes"),
-                       ("account_id", "accounts")):
+    for key, table in (*tables, ("account_id", "accounts")):
         if key in arguments:
             record = getattr(toolkit.db, table, {}).get(arguments[key])
             return record is not None and (_described(record, text) >= 2 or mentions(text, arguments[key]))
@@ -810,7 +801,7 @@ def k10_k11_defects(taskset: TaskSet) -> list[Defect]:
             if policy is not None:
                 omitted, allowed, forbidden = policy
                 left = [(name, arguments) for name, arguments, toolkit in allowed if name in tools
-                        and _described_candidate(toolkit, arguments, text)
+                        and _described_candidate(toolkit, arguments, text, taskset.targets)
                         and not (ordered(request) and any(g.get("name") == name for g in writes))]
                 if tools & omitted or left:
                     what = f" (for instance {left[0][0]} {json.dumps(left[0][1], sort_keys=True)})" if left else ""

@@ -455,6 +455,18 @@ def world_now(policy: str) -> dt.datetime | None:
     return dt.datetime.fromisoformat(f"{match.group(1)} {match.group(2) or '00:00'}")
 
 
+def built_in_definition(domain: str):
+    """The ``DomainDefinition`` of the built-in pack named ``domain`` (taugen's airline and telecom packs
+    mirror tau2's domains of those names: the same tools, so the same request words; a folder of one of
+    taugen's own bundles is named after its pack), or None when taugen ships no pack of that name."""
+    from taugen.authoring.pack import BUILT_IN_PACKS, load_domain_config
+
+    folder = next((f for f in BUILT_IN_PACKS.iterdir() if f.name == domain and (f / "domain.yaml").is_file()), None)
+    if folder is None:  # a task file's domain name never becomes a path of its own
+        return None
+    return importlib.import_module(load_domain_config(folder).environment).DOMAIN
+
+
 def taskset_from_folder(folder: str | Path, tasks_file: str | None = None, replay: bool = True) -> TaskSet:
     """Read a tau2 domain folder (see module docstring).
 
@@ -479,10 +491,12 @@ def taskset_from_folder(folder: str | Path, tasks_file: str | None = None, repla
     policy_order = [name for name in ("policy.md", "main_policy.md", "tech_support_manual.md") if name in documents]
     policy = "\n".join(documents[name] for name in policy_order) or "\n".join(documents.values())
     domain = _domain_name(root, tasks)
+    mirror = built_in_definition(domain)
     taskset = TaskSet(source=str(root), domain=domain, tasks=tasks, task_file=task_file, splits=splits,
                       split_file=split_path.name if split_path else None,
                       subset=task_file not in ("tasks.json", "tasks/"), db=db, user_db=user_db,
-                      documents=documents, now=world_now(policy))
+                      documents=documents, now=world_now(policy),
+                      requests=dict(getattr(mirror, "request_words", None) or {}))
     if domain in TAU2_DOMAINS and tau2_available():
         spec = TAU2_DOMAINS[domain]
         taskset.agent_tools, agent_helpers = tau2_tools(spec["tools"], "assistant")
