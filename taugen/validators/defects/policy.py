@@ -255,8 +255,8 @@ def _described(record: Any, text: str) -> int:
 def _refused_points(taskset: TaskSet, task: dict[str, Any], toolkit: Toolkit, scenario: str,
                     gold: list[dict[str, Any]]) -> list[tuple[str, str, str, str]]:
     """Decision points "refuse": writes the customer's initial state invites, that the scenario describes
-    (two identifying values or the id) of a record named by a target argument (``taskset.targets``: the domain's decision targets),
-    and that the gold does not make."""
+    (two identifying values or the id) of a record named by a target argument (``taskset.targets``, the
+    domain's decision targets), and that the gold does not make."""
     customer = _customer(task)
     if not customer:
         return []
