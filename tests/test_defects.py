@@ -839,10 +839,34 @@ def test_retail_fixture(fixture_findings):
     assert "21" not in _by(findings, "K14") and "version skew" in _by(findings, "K14", "warning")["21"][0].message
     never = sorted(t for t, found in _by(findings, "K12").items() if any("never graded" in f.message for f in found))
     assert never == ["30", "31", "32"]  # a tracking number to tell, NL_ASSERTION graded but no NL assertion
+    assert not any("filled in" in f.message or "nothing to check" in f.message for f in findings
+                   if f.severity != "error")  # after the fix retail grades what it fills in
     communicate = [i for t in json.loads((FIXTURES / "retail" / "tasks.json").read_text())
                    for i in t["evaluation_criteria"].get("communicate_info") or []]
     assert communicate and not any("," in i for i in communicate)  # no comma K12 exists in retail
     assert not any("comma" in f.message for f in findings)
+
+
+def test_a_criterion_no_task_grades_is_one_note_and_an_exception_a_warning_per_task():
+    """K12: nl_assertions filled in and never graded in every task of a set is the set's convention (one
+    file-level note); in some tasks only, each is a warning; one empty part beside a grading DB part is not
+    reported, while a basis whose every part is empty is an error."""
+    noted = {"nl_assertions": ["The agent creates the task."]}
+
+    def k12(tasks: list[dict[str, Any]]) -> list[tuple[str, str | None, str]]:
+        found = grader.grader_defects(TaskSet(source="<test>", domain="mock", tasks=tasks))
+        return [(d.severity, d.task, d.message.split(":")[0]) for d in found if d.kind == "K12"
+                and "do-nothing" not in d.message]
+
+    every = [_mock_task(f"t{i}", "Create the task.", [_create(f"T{i}")], **noted) for i in range(6)]
+    assert k12(every) == [("info", None, "all 6 tasks fill nl_assertions and none grades it (reward_basis ['DB'])")]
+    some = every[:5] + [_mock_task("t5", "Create the task.", [_create("T5")])]
+    assert k12(some) == [("warning", f"t{i}", "nl_assertions is filled in but NL_ASSERTION is not in reward_basis "
+                          "['DB']") for i in range(5)]
+    partly = [_mock_task("p", "Create the task.", [_create("P")], reward_basis=["DB", "COMMUNICATE"])]
+    assert k12(partly) == []
+    empty = [_mock_task("e", "Create the task.", [], reward_basis=["COMMUNICATE"])]
+    assert k12(empty) == [("error", "e", "graded part(s) COMMUNICATE have nothing to check and always give 1.0")]
 
 
 @needs_fixtures
@@ -851,6 +875,11 @@ def test_airline_fixture(fixture_findings):
     findings = fixture_findings("airline")
     do_nothing = _by(findings, "K12")
     assert len(do_nothing) == 24 and "0" in do_nothing  # refusal tasks graded DB + empty COMMUNICATE
+    # every task keeps nl_assertions ungraded: the set's convention, one note, not 50 warnings (it flagged
+    # fixed and unfixed tasks alike); an empty COMMUNICATE beside a grading DB is not reported at all
+    k12 = [f for f in findings if f.code == "K12" and f.severity != "error"]
+    assert [(f.severity, f.message.split(" (")[0]) for f in k12] == [
+        ("info", "all 50 tasks fill nl_assertions and none grades it")]
     k4 = _by(findings, "K4")
     assert list(k4) == ["35"] and "'credit_card_9074831'" in k4["35"][0].message
     assert not any("comma" in f.message for f in findings)
