@@ -124,8 +124,8 @@ _CHATTER = (  # (opening line, replies that fit it)
                                                                                       "Great, thanks.")),
 )
 _PURPOSES = ("Day-to-day questions about {T} for the operations teams.", "Working channel for {T} changes and "
-             "customer questions.", "Shared channel between {bank} and {other} for {T} work.",
-             "Shared channel between {bank} and {other} about {T}.")
+             "customer questions.", "Shared channel between {business} and {other} for {T} work.",
+             "Shared channel between {business} and {other} about {T}.")
 """A channel's purpose (``{T}`` the topic): the first two for internal channels, the others for shared ones."""
 _REACTIONS = ("+1", "white_check_mark", "pray", "eyes", "raised_hands", "thumbsup", "100")
 
@@ -180,20 +180,22 @@ class ChannelExportGenre(Genre):
         rng = plan.rng("channel")
         fake = plan.faker(context.config.locale, "channel-people")
         tz = zone(context)
-        bank = context.config.business
+        business = context.config.business
         variant = plan.variant if plan.variant in self.variants else self.variants[0]
         other = counterpart(rng, context) if variant == "shared" else None
-        roles = [(bank, "business")] * rng.randint(3, 4) + ([(other, other.role)] * rng.randint(1, 2) if other else [])
+        roles = [(business, "business")] * rng.randint(3, 4) + \
+            ([(other, other.role)] * rng.randint(1, 2) if other else [])
         people = cast(rng, fake, roles, workplace_words(context))
         ids = {p.handle: _ident(rng, "U") for p in people}
         teams = {org_id: _ident(rng, "T") for org_id in sorted({p.org.id for p in people})}
         topic = subject_phrase(plan)
         if other is not None:
-            channel_name = f"ext-{_slug(other.name.split()[0])}-{_slug(bank.name.split()[0])}-{_slug(plan.topic_title)}"
+            channel_name = (f"ext-{_slug(other.name.split()[0])}-{_slug(business.name.split()[0])}-"
+                            f"{_slug(plan.topic_title)}")
         else:
             channel_name = f"{rng.choice(('ops', 'team', 'help'))}-{_slug(plan.topic_title)}"
         channel_name = channel_name[:80].strip("-")
-        values = {"T": topic, "bank": bank.name, "other": other.name if other else bank.name}
+        values = {"T": topic, "business": business.name, "other": other.name if other else business.name}
 
         # The conversation in posting order: speaker, text (or the rendition stated), parent post.
         posts: list[dict] = []
@@ -203,7 +205,7 @@ class ChannelExportGenre(Genre):
             posts.append({"speaker": speaker, "text": text, "parent": parent, "rendition": rendition, "shape": shape})
             return len(posts) - 1
 
-        bank_people = [p for p in people if p.org.id == bank.id]
+        business_people = [p for p in people if p.org.id == business.id]
         chatter = list(_CHATTER)
         rng.shuffle(chatter)
         # Conversations about one subject each: a rule the plan owns, a rule named in passing (a mention),
@@ -239,7 +241,7 @@ class ChannelExportGenre(Genre):
                              else remark.text, parent if rng.random() < 0.5 else None)
                 continue
             assert isinstance(item, (Rendition, GroundedSlot))
-            answerer = rng.choice(bank_people)
+            answerer = rng.choice(business_people)
             subject = item.subject if isinstance(item, GroundedSlot) else subject_phrase(plan, item)
             fact = item.fact if isinstance(item, GroundedSlot) else plan.facts.get(item.fact_id)
             # now and then someone adds what other organisations publish for the subject (rule or not alike)

@@ -7,7 +7,7 @@ replies, and the signature and header bits (phone labels, area codes, mailers).
 
 No digits and no number words: generic lines must never look like a policy value. Placeholders: {T}
 topic (lower case), {A} asset, {S} subject, {first} recipient's first name, {other} counterpart
-organisation, {bank} the business, {cc_first} a copied colleague, {day} a weekday, {site} where the
+organisation, {business} the business, {cc_first} a copied colleague, {day} a weekday, {site} where the
 business serves customers in person (the domain's word, CommonWords).
 """
 
@@ -39,7 +39,7 @@ OPENERS = {
         "We're preparing the next configuration drop for {A} and need your confirmation on the {S}.",
         "Our implementation team is reviewing {A} and noticed we don't have a current statement on the {S}.",
         "Quick check before we publish changes to {A}: we want to be sure the {S} matches your terms.",
-        "As part of the {T} work for {bank}, we're validating {A} against your schedule.",
+        "As part of the {T} work for {business}, we're validating {A} against your schedule.",
     ),
     ("partner", "business"): (
         "As part of {A}, we're walking through your {T} section and have a couple of questions.",
@@ -49,7 +49,7 @@ OPENERS = {
     ),
 }
 OPENER_CONTEXT = {
-    "bank": (
+    "business": (
         "Nothing else in the {T} section is changing.",
         "I've copied {cc_first}, who owns the customer-facing wording.",
         "The {site} teams have already been briefed.",
@@ -66,7 +66,7 @@ OPENER_CONTEXT = {
     ),
 }
 REQUESTS = {
-    "bank": (
+    "business": (
         "I'll follow up with the details once I've checked them.",
         "Could you tell me what {A} currently shows for the {S}?",
         "Can you send me a copy of what's live today?",
@@ -149,7 +149,7 @@ PROGRESS = {
         "I've asked {cc_first} to make sure the scripts say the same thing.",
     ),
 }
-QA = {  # asked by → (question, answer from the other side); bank questions depend on the counterpart
+QA = {  # asked by → (question, answer from the other side); the business's questions depend on the counterpart
     "other": (
         ("Should the customer-facing wording mention when the change took effect?",
          "Yes, please include it; customers tend to ask."),
@@ -160,7 +160,7 @@ QA = {  # asked by → (question, answer from the other side); bank questions de
         ("Do you want the help pages updated at the same time?",
          "Yes, at the same time if you can. It keeps everything consistent."),
     ),
-    "bank:vendor": (
+    "business:vendor": (
         ("Is there anything you need from us before this goes out?",
          "Nothing further for now. We'll reach out if testing turns anything up."),
         ("Could you send a screenshot once it's updated?",
@@ -168,7 +168,7 @@ QA = {  # asked by → (question, answer from the other side); bank questions de
         ("Can you confirm who on your team will sign this off?",
          "That will be me, with our quality lead copied."),
     ),
-    "bank:partner": (
+    "business:partner": (
         ("Do you need anything else from us for the review?",
          "Not at this stage. We'll let you know if anything comes up."),
         ("Will this show up as a finding, or is it just a note?",
@@ -205,7 +205,7 @@ LEADS_RESTATED = (
     "Just so we're aligned on the {S}:",
 )
 LEADS_LIST = {
-    "bank": ("A few points on {T}:", "Here's where things stand on {T}:", "Notes for {A}:"),
+    "business": ("A few points on {T}:", "Here's where things stand on {T}:", "Notes for {A}:"),
     "other": ("Here is what we have on file:", "Our notes now read as follows:", "For our records:"),
 }
 TAILS = ("Let me know if that doesn't match your records.", "Shout if anything looks off.",

@@ -28,7 +28,7 @@ other subjects of the topic take the rest (see
 :func:`~taugen.generators.corpus.genres.benchmarks.grounded_slots`: how often customers asked, a
 working note), so a thread without a rule is written by the same code, with the same openers, leads,
 tails, requests and subject lines, as one with rules. Now and then a message adds what other
-organisations publish for its slot's subject, and a bank opener how the subject came up with customers,
+organisations publish for its slot's subject, and a business opener how the subject came up with customers,
 beside a rule or not alike.
 
 Renditions sit in staff paragraphs of the message dated on (or nearest to) the rendition's date;
@@ -326,17 +326,17 @@ class EmailThreadGenre(Genre):
         fake = plan.faker(context.config.locale, "people")
         tz = _tz(context)
         config = context.config
-        bank = config.business
-        others = [org for org in config.organisations if org.id != bank.id]
-        other = rng.choice(others) if others else bank
-        other_role = other.role if other is not bank else "business"
+        business = config.business
+        others = [org for org in config.organisations if org.id != business.id]
+        other = rng.choice(others) if others else business
+        other_role = other.role if other is not business else "business"
 
         domain_words: EmailThreadWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
-        people_bank = [self._person(rng, fake, bank, _titles(domain_words, "business")) for _ in range(2)]
+        people_business = [self._person(rng, fake, business, _titles(domain_words, "business")) for _ in range(2)]
         people_other = [self._person(rng, fake, other, _titles(domain_words, other_role)) for _ in range(2)]
-        if people_other[0].email == people_bank[0].email:  # only one organisation: different people anyway
+        if people_other[0].email == people_business[0].email:  # only one organisation: different people anyway
             people_other = [self._person(rng, fake, other, _titles(domain_words, other_role)) for _ in range(2)]
-        for pair, role in ((people_bank, "business"), (people_other, other_role)):
+        for pair, role in ((people_business, "business"), (people_other, other_role)):
             if pair[0].title == pair[1].title:  # colleagues hold different jobs
                 titles = [t for t in _titles(domain_words, role) if t != pair[0].title]
                 pair[1].title = rng.choice(titles)
@@ -367,18 +367,18 @@ class EmailThreadGenre(Genre):
         anchors = {index: group[0].date for index, group in group_at.items() if isinstance(group[0], Rendition)}
         times = schedule(rng, count, start, end, anchors)
 
-        messages = self._cast(rng, count, forward, people_bank, people_other, times)
+        messages = self._cast(rng, count, forward, people_business, people_other, times)
         values = {
             "T": _lower_first(plan.topic_title), "Title": plan.topic_title,
             "A": rng.choice(domain_words.assets.for_role(other_role)),
             # the thread's subject as people write it in a subject line (a rule's or another's alike)
             "S": said_subject(context, plan.rng("spoken subjects"), self._subject_phrase(plan, grounded)),
             "subject_fact": self._subject_fact(plan, grounded),
-            "other": other.name, "bank": bank.name,
+            "other": other.name, "business": business.name,
             "counter_role": other_role, "scenario": rng.choice(FILLER_SCENARIOS),
             **context.vocabulary.common.terms(),
         }
-        base_subject = self._base_subject(rng, plan, values, other, bank, bool(groups))
+        base_subject = self._base_subject(rng, plan, values, other, business, bool(groups))
         for message in messages:
             message.slots = group_at.get(message.index, [])
             message.renditions = [r for r in message.slots if isinstance(r, Rendition)]
@@ -429,7 +429,7 @@ class EmailThreadGenre(Genre):
                 "style": message.style,
                 "facts": [r.fact_id for r in message.renditions],
             })
-        metadata = {"messages": chain, "organisations": [bank.id, other.id], "subject": top.subject,
+        metadata = {"messages": chain, "organisations": [business.id, other.id], "subject": top.subject,
                     "timestamp_order": "thread"}
         return RenderedArtifact(
             plan=plan, files=[RenderedFile(SUFFIX, data)],
@@ -470,26 +470,27 @@ class EmailThreadGenre(Genre):
         return groups
 
     @staticmethod
-    def _cast(rng: random.Random, count: int, forward: bool, bank: list[Person], other: list[Person],
+    def _cast(rng: random.Random, count: int, forward: bool, business: list[Person], other: list[Person],
               times: list[dt.datetime]) -> list[ThreadMessage]:
         """Decide who writes each message, to whom (reply-all), and with which client.
 
-        ``bank`` and ``other`` are ``[lead, colleague]``. With ``forward``, the bank colleague writes an
-        internal note to the bank lead, who forwards it to the counterpart's lead; otherwise the thread
+        ``business`` and ``other`` are ``[lead, colleague]``. With ``forward``, the business's colleague writes
+        an internal note to its lead, who forwards it to the counterpart's lead; otherwise the thread
         opens between the two leads, sometimes copying a colleague, who may answer in the lead's place.
         """
         messages: list[ThreadMessage] = []
         if forward:
-            messages.append(ThreadMessage(0, bank[1], [bank[0]], [], times[0], kind="new"))
-            cc = [bank[1]] if rng.random() < 0.5 else []
-            messages.append(ThreadMessage(1, bank[0], [other[0]], cc, times[1], kind="forward"))
+            messages.append(ThreadMessage(0, business[1], [business[0]], [], times[0], kind="new"))
+            cc = [business[1]] if rng.random() < 0.5 else []
+            messages.append(ThreadMessage(1, business[0], [other[0]], cc, times[1], kind="forward"))
         else:
-            first_side, second_side = (bank, other) if rng.random() < 0.6 else (other, bank)
+            first_side, second_side = (business, other) if rng.random() < 0.6 else (other, business)
             cc = [rng.choice((first_side[1], second_side[1]))] if rng.random() < 0.5 else []
             messages.append(ThreadMessage(0, first_side[0], [second_side[0]], cc, times[0], kind="new"))
         while len(messages) < count:
             parent = messages[-1]
-            _parent_side, opposite = (bank, other) if any(parent.sender is p for p in bank) else (other, bank)
+            ours = any(parent.sender is p for p in business)
+            _parent_side, opposite = (business, other) if ours else (other, business)
             if any(opposite[1] is p for p in parent.cc) and rng.random() < 0.35:
                 sender = opposite[1]  # the copied colleague answers instead of the lead
             else:
@@ -553,20 +554,20 @@ class EmailThreadGenre(Genre):
 
     @staticmethod
     def _base_subject(rng: random.Random, plan: ArtifactPlan, values: dict, other: Organisation,
-                      bank: Organisation, slotted: bool) -> str:
+                      business: Organisation, slotted: bool) -> str:
         title, subject = plan.topic_title, values["S"]
-        short_other, short_bank = other.name.split()[0], bank.name.split()[0]
+        short_other, short_business = other.name.split()[0], business.name.split()[0]
         if slotted:
             pool = (f"{title}: updates for {values['A']}", f"{subject[:1].upper() + subject[1:]}: confirmation needed",
                     f"Question re {subject}", f"{title} changes", f"Follow-up: {title}",
-                    f"Action required: {values['A']}", f"{short_other} / {short_bank}: {title}",
+                    f"Action required: {values['A']}", f"{short_other} / {short_business}: {title}",
                     f"Checking the {subject} wording", f"{title} | wording for {values['A']}")
         elif rng.random() < 0.3:  # a thread without a rule is often titled like one with rules
             subject_line = values["scenario"][0].format(**values)
             return subject_line[:1].upper() + subject_line[1:]
         else:
             pool = (f"{title}: updates for {values['A']}", f"{title} changes", f"Follow-up: {title}",
-                    f"Question re {subject}", f"{short_other} / {short_bank}: {title}")
+                    f"Question re {subject}", f"{short_other} / {short_business}: {title}")
         return rng.choice(pool)
 
     @staticmethod
@@ -588,10 +589,10 @@ class EmailThreadGenre(Genre):
         to the previous question, renditions, then an ask, a progress note or a new question), mobile
         one-liners, a forwarding note, and a closer on the newest message.
         """
-        bank_id = context.config.business.id
+        business_id = context.config.business.id
         used: set[str] = set()
         counterpart = values["counter_role"]
-        qa = {"other": list(QA["other"]), "bank": list(QA.get(f"bank:{counterpart}", QA["bank:vendor"]))}
+        qa = {"other": list(QA["other"]), "business": list(QA.get(f"business:{counterpart}", QA["business:vendor"]))}
         for pairs in qa.values():
             rng.shuffle(pairs)
         scenario = values["scenario"]
@@ -602,8 +603,8 @@ class EmailThreadGenre(Genre):
 
         for message in messages:
             sender, recipient = message.sender, message.to[0]
-            group = "bank" if sender.org.id == bank_id else "other"
-            side = "business" if group == "bank" else sender.org.role
+            group = "business" if sender.org.id == business_id else "other"
+            side = "business" if group == "business" else sender.org.role
             local = dict(values, first=recipient.first,
                          daypart="morning" if message.date.hour < 12 else "afternoon",
                          cc_first=message.cc[0].first if message.cc else "",
@@ -638,13 +639,13 @@ class EmailThreadGenre(Genre):
                 if recipient.org.id == sender.org.id:  # an internal note that will be forwarded
                     paragraphs.append(pick(INTERNAL_ASKS))
                 elif slotted:
-                    recipient_side = "business" if recipient.org.id == bank_id else recipient.org.role
+                    recipient_side = "business" if recipient.org.id == business_id else recipient.org.role
                     openers = OPENERS.get((side, recipient_side)) or OPENERS[("business", "vendor")]
                     opening = pick(openers)
                     if rng.random() < 0.6:
                         opening += " " + pick(OPENER_CONTEXT[group])
                     fact, subject = values["subject_fact"]
-                    if group == "bank" and fact is not None and rng.random() < 0.5:
+                    if group == "business" and fact is not None and rng.random() < 0.5:
                         # how the thread's subject came up with customers (a rule's thread or not alike)
                         opening += " " + " ".join(line[:1].upper() + line[1:] for line in grounded_sentences(
                             rng, context, fact, subject, peers, message.date.date(), plan.facts.values(),
@@ -674,12 +675,12 @@ class EmailThreadGenre(Genre):
                 history_only = all(shown_as_history(plan, r, message.date.date()) for r in message.slots)
                 if history_only or message.kind == "new" and recipient.org.id == sender.org.id:
                     pass
-                elif group == "bank" and not last and rng.random() < 0.7:
+                elif group == "business" and not last and rng.random() < 0.7:
                     paragraphs.append(pick(ASKS))
                 elif group == "other" and rng.random() < 0.6 and side in PROGRESS:
                     paragraphs.append(pick(PROGRESS[side]))
                 elif last and rng.random() < 0.4:
-                    paragraphs.append(pick(PROGRESS["business" if group == "bank" else side]
+                    paragraphs.append(pick(PROGRESS["business" if group == "business" else side]
                                            if (side if group == "other" else "business") in PROGRESS
                                            else PROGRESS["business"]))
             elif last:
@@ -723,7 +724,8 @@ class EmailThreadGenre(Genre):
             paragraphs.append(_join(lead, rendition.text, tail))
         leads = LEADS_OWN if side == "business" else LEADS_RESTATED
         if len(current) >= 2:
-            paragraphs.append(_fill(rng.choice(LEADS_LIST["bank" if side == "business" else "other"]), values) + "\n" +
+            list_lead = rng.choice(LEADS_LIST["business" if side == "business" else "other"])
+            paragraphs.append(_fill(list_lead, values) + "\n" +
                               "\n".join(f"- {r.text.strip()}" for r in current))
         elif current:
             item = current[0]
