@@ -158,7 +158,8 @@ def grader_defects(taskset: TaskSet) -> list[Defect]:
         vacuous = [part for part in basis if part in _PARTS and not data.get(_PARTS[part])]
         if "DB" in basis and data.get("actions") is None and data.get("env_assertions") is None:
             vacuous.append("DB")
-        if vacuous and len(vacuous) == len(set(basis)):
+        grades_nothing = bool(vacuous) and len(vacuous) == len(set(basis))
+        if grades_nothing:
             defects.append(Defect("K12", "error", identifier, "evaluation_criteria.reward_basis",
                                   f"graded part(s) {', '.join(vacuous)} have nothing to check and always give 1.0: "
                                   "every run scores 1", evidence=str(basis), rule=RULE))
@@ -176,7 +177,7 @@ def grader_defects(taskset: TaskSet) -> list[Defect]:
                                       f"ACTION grading of write {action.get('name')} compares no argument: any "
                                       "arguments pass", rule=RULE))
         reward, why = _do_nothing(taskset, task)
-        if reward == 1.0 and not (vacuous and len(vacuous) == len(set(basis))):
+        if reward == 1.0 and not grades_nothing:
             defects.append(Defect("K12", "error", identifier, "evaluation_criteria",
                                   f"a do-nothing run scores 1 ({why})", evidence=str(basis), rule=RULE))
         if taskset.taugen:
