@@ -5,6 +5,9 @@ Kinds of contribution (:data:`KINDS`), each keyed by a name:
 * ``genre``: a :class:`taugen.generators.corpus.genre.Genre` instance (``@register_genre``);
 * ``vocabulary_section``: a genre's or a shared helper's vocabulary model (``register_vocabulary``);
 * ``validator``: a function ``(BundleView) -> list[Finding]`` (``@validator``);
+* ``validator_preparation``: a function ``(BundleView, Executor, workers) -> None`` that computes, spread
+  over the executor's workers, work several validators share, before they run side by side
+  (``@preparation``);
 * ``mutation_operator``: a :class:`taugen.mutation.model.MutationOperator`, keyed ``<kind>-<name>``
   (``@mutation``);
 * ``domain_pack``: a pack folder (``domain.yaml`` plus facts), keyed by the name ``taugen build NAME``
@@ -27,7 +30,7 @@ from taugen.errors import InputError
 GROUP = "taugen.plugins"
 """The one entry-point group taugen reads."""
 
-KINDS = ("genre", "vocabulary_section", "validator", "mutation_operator", "domain_pack")
+KINDS = ("genre", "vocabulary_section", "validator", "validator_preparation", "mutation_operator", "domain_pack")
 
 Item = TypeVar("Item")
 _ITEMS: dict[str, dict[str, Any]] = {kind: {} for kind in KINDS}

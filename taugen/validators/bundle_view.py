@@ -147,3 +147,28 @@ class BundleView(BundleLayout):
         """Files an agent or agent builder sees: the kit and the runtime's policy and database."""
         return sorted(p for p in self.files if p.startswith("kit/")
                       or p in (f"{self.runtime_dir}/policy.md", f"{self.runtime_dir}/db.json"))
+
+
+def _texts_of(view: BundleView, artifact_ids: list[str]) -> list[str | None]:
+    """What a reader gets from each of ``artifact_ids`` (an executor's unit); None for a record that cannot
+    be read (the validators that read it report that)."""
+    texts: list[str | None] = []
+    for artifact_id in artifact_ids:
+        try:
+            texts.append(view.text(artifact_id))
+        except Exception:  # noqa: BLE001 - a broken record is a finding of the validators, not a crash here
+            texts.append(None)
+    return texts
+
+
+def share_texts(view: BundleView, executor: Any, workers: int) -> None:
+    """Read every record's text back from its delivered files once, spread over ``executor``'s workers,
+    into ``view``'s text cache, which validators run side by side inherit (most read every record; each
+    used to read them all itself). Records already read are not read again."""
+    wanted = sorted(a for a in view.manifest.get("artifacts", {}) if a not in view._text_cache)
+    if not wanted:
+        return
+    count = max(1, min(workers, len(wanted)))
+    chunks = [wanted[start::count] for start in range(count)]
+    for chunk, texts in zip(chunks, executor.map(_texts_of, view, chunks, workers=count), strict=True):
+        view._text_cache.update((a, text) for a, text in zip(chunk, texts, strict=True) if text is not None)

@@ -124,7 +124,7 @@ def _zip_times(path: str, data: bytes, now: dt.datetime) -> list[str]:
     return late
 
 
-@validator("leakage")
+@validator("leakage", cost=2)
 def check_leakage(view: BundleView) -> list[Finding]:
     """See the module docstring."""
     findings = []

@@ -18,16 +18,43 @@ if TYPE_CHECKING:
 Validator = Callable[["BundleView"], list[Finding]]
 
 
-def validator(name: str) -> Callable[[Validator], Validator]:
+def validator(name: str, cost: float = 1.0) -> Callable[[Validator], Validator]:
     """Decorator: register a validator function under ``name`` (kind ``validator`` of
     :mod:`taugen.plugins`).
+
+    Args:
+        cost: how long the validator takes relative to others (roughly its seconds on a 300-task bundle);
+            validators run side by side are started longest first, so no long one starts last and runs
+            alone. It changes no finding.
 
     Raises:
         ValueError: ``name`` is taken by a function defined elsewhere.
     """
 
     def register(function: Validator) -> Validator:
+        function.validator_cost = cost  # type: ignore[attr-defined]
         return plugins.register("validator", name, function)
+
+    return register
+
+
+Preparation = Callable[["BundleView", Executor, int], None]
+
+
+def preparation(name: str) -> Callable[[Preparation], Preparation]:
+    """Decorator: register ``function(view, executor, workers)`` (kind ``validator_preparation`` of
+    :mod:`taugen.plugins`), run by :func:`run_validators` before validators run side by side. It computes
+    work that several validators share (replaying every task's gold actions) spread over the executor's
+    workers and leaves the results in this process's memos, which the validators' forked workers inherit:
+    without it each worker would compute the same work again. It must not change what any validator
+    finds, only how soon; validators run one by one skip it.
+
+    Raises:
+        ValueError: ``name`` is taken by a function defined elsewhere.
+    """
+
+    def register(function: Preparation) -> Preparation:
+        return plugins.register("validator_preparation", name, function)
 
     return register
 
@@ -81,8 +108,14 @@ def run_validators(view: "BundleView", on_validator: Callable[[str], None] | Non
                 on_validator(name)
             findings += _run_one(name, function, view)
     else:
-        names = list(registered)
-        units = (executor or LocalExecutor()).map(_run_named, view, names, workers=min(workers, len(names)))
+        runner = executor or LocalExecutor()
+        from taugen.validators.bundle_view import share_texts
+
+        share_texts(view, runner, workers)
+        for prepare in plugins.registered("validator_preparation").values():
+            prepare(view, runner, workers)
+        names = sorted(registered, key=lambda name: -getattr(registered[name], "validator_cost", 1.0))
+        units = runner.map(_run_named, view, names, workers=min(workers, len(names)))
         for name, found in zip(names, units, strict=True):  # strict: resumes the executor to its end
             if executor is not None and executor.remote and any(f.code == "validator_crashed" for f in found):
                 found = _run_one(name, registered[name], view)

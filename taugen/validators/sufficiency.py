@@ -114,16 +114,50 @@ def stated(value: Any, text: str, lowered: str | None = None) -> bool:
         if spoken in (lowered if lowered is not None else text.lower()):
             return True
     if isinstance(value, (int, float)):
-        return any(form in text and re.search(rf"(?<![\d.]){re.escape(form)}(?!\d|\.\d)", text)
-                   for form in _number_forms(value))
+        return any(_number_at(form, text) for form in _number_forms(value))
     return stated_text(str(value), text, lowered)
 
 
+def _number_at(form: str, text: str) -> bool:
+    """Whether the number ``form`` occurs in ``text`` with no digit or point before it and no digit, nor a
+    point and a digit, after it (what the pattern ``(?<![0-9.])FORM(?![0-9]|[.][0-9])`` matches, with Unicode
+    digits, found with ``str.find``: a regular expression per value over a corpus-sized text made this check
+    slow)."""
+    start = text.find(form)
+    while start >= 0:
+        end = start + len(form)
+        before = text[start - 1] if start else ""
+        after = text[end:end + 2]
+        if not (before == "." or before.isdecimal()) and not (after[:1].isdecimal()
+                                                             or (after[:1] == "." and after[1:2].isdecimal())):
+            return True
+        start = text.find(form, start + 1)
+    return False
+
+
+_WORD_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_\u0131\u017f")
+"""What ``[A-Za-z0-9_]`` matches under ``re.IGNORECASE``, lower-cased: the ASCII letters, digits and
+underscore, and the letters Python's case folding maps onto ASCII ones (dotless i, long s; the Kelvin sign
+lower-cases to ``k``). See the ``re`` documentation on ``IGNORECASE``."""
+
+
 def stated_text(needle: str, text: str, lowered: str | None = None) -> bool:
-    """Whether ``needle`` occurs in ``text`` as a whole token, case-insensitively."""
-    if needle.lower() not in (lowered if lowered is not None else text.lower()):
+    """Whether ``needle`` occurs in ``text`` as a whole token (no ASCII letter, digit or underscore on
+    either side), case-insensitively. ``lowered`` is ``text.lower()`` when the caller has it."""
+    lowered = lowered if lowered is not None else text.lower()
+    wanted = needle.lower()
+    if wanted not in lowered:
         return False
-    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(needle)}(?![A-Za-z0-9_])", text, re.IGNORECASE) is not None
+    if len(lowered) != len(text) or len(wanted) != len(needle):  # lower-casing moved the offsets: rare, exact
+        return re.search(rf"(?<![A-Za-z0-9_]){re.escape(needle)}(?![A-Za-z0-9_])", text, re.IGNORECASE) is not None
+    start = lowered.find(wanted)
+    while start >= 0:
+        end = start + len(wanted)
+        if (not start or lowered[start - 1] not in _WORD_CHARACTERS) and \
+                (end == len(lowered) or lowered[end] not in _WORD_CHARACTERS):
+            return True
+        start = lowered.find(wanted, start + 1)
+    return False
 
 
 class Knowledge:
@@ -199,8 +233,16 @@ class _DbSession:
     """taugen's DB replay for toolkit domains without their own session (banking)."""
 
     def __init__(self, toolkit_class: Any, view: BundleView, task: Mapping[str, Any]) -> None:
+        from taugen.generators.environment import clone
+
         patch = ((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data")
-        start = toolkit_class.db_model.model_validate(_merged(view.db, patch or {}))
+        if patch:
+            start = toolkit_class.db_model.model_validate(_merged(view.db, patch))
+        else:  # most tasks start from the database as it is: validated once per view, cloned for each
+            shared = view.__dict__.get("_sufficiency_start")
+            if shared is None or shared[0] is not toolkit_class:
+                shared = view.__dict__["_sufficiency_start"] = (toolkit_class, toolkit_class.db_model.model_validate(view.db))
+            start = clone(shared[1])
         self.toolkit = toolkit_class(start, view.now)
 
     def step(self, action: Mapping[str, Any]) -> str | None:
@@ -358,7 +400,7 @@ def _probe(session: Any, side: str, specs: Mapping[str, Any], tokens: list[str])
     return found
 
 
-@validator("sufficiency")
+@validator("sufficiency", cost=4)
 def check_sufficiency(view: BundleView) -> list[Finding]:
     """See the module docstring."""
     definition = _domain(view)

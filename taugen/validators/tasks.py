@@ -94,7 +94,7 @@ def replay(toolkit_class: type[Toolkit], start, actions: list[dict[str, Any]], n
     return toolkit, errors
 
 
-@validator("tasks")
+@validator("tasks", cost=3)
 def check_tasks(view: BundleView) -> list[Finding]:
     """See the module docstring."""
     findings: list[Finding] = []

@@ -338,7 +338,7 @@ _PASSES: Memo[tuple[list[Defect], list[tuple[str, str, str, str]]]] = Memo(20_00
 """Each task's policy pass by the digest of what it reads (:func:`policy_defects`); only read."""
 
 
-@validator(CHECK)
+@validator(CHECK, cost=2)
 def check_policy_defects(view: BundleView) -> list[Finding]:
     """K1 / K3 / K9 / K17 on a taugen bundle (see module docstring)."""
     taskset = taskset_for_view(view)

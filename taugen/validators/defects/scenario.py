@@ -927,7 +927,7 @@ def scenario_defects(taskset: TaskSet) -> list[Defect]:
             + k16_defects(taskset))
 
 
-@validator(CHECK)
+@validator(CHECK, cost=3)
 def check_scenario(view: BundleView) -> list[Finding]:
     """K7, K8, K10, K11 and K16 on a taugen bundle. K6 and the K16 of quoted tool names there are
     ``taugen.validators.sufficiency``'s (codes ``K6``, ``K16``), so they are not repeated; the K16 of

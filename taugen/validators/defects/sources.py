@@ -29,6 +29,7 @@ from typing import Any, Iterator
 from taugen.errors import InputError
 from taugen.validators.defects.base import Replay, Step, TaskSet, ToolInfo, leaves
 from taugen.validators.memo import Memo, digest
+from taugen.validators.registry import preparation
 
 _NOW = re.compile(r"current (?:time|date)[^0-9]{0,20}(\d{4}-\d{2}-\d{2})(?:[ T](\d{1,2}:\d{2})(?::\d{2})?)?", re.I)
 
@@ -174,7 +175,7 @@ def taugen_replayer(taskset: TaskSet):
         toolkit = taugen_start(taskset, task)
         if toolkit is None:
             return Replay(init_error=f"the initial state does not validate: {taskset.cache[('initial', id(task))]}")
-        replay = Replay(initial_hash=toolkit.db_hash())
+        replay = Replay(initial_hash=_start_hash(taskset, task, toolkit))
         for index, action in enumerate(actions):
             result = toolkit.call(action.get("name", ""), **(action.get("arguments") or {}))
             # per-step changes are not measured: unneeded writes are the certificate's check on bundles
@@ -183,6 +184,59 @@ def taugen_replayer(taskset: TaskSet):
         return _REPLAYS.put(key, replay)
 
     return run
+
+
+def _start_hash(taskset: TaskSet, task: dict[str, Any], toolkit: Any) -> str:
+    """The hash of ``toolkit``'s database, fresh from :func:`taugen_start` for ``task``: computed once per
+    initial state (every task without a patch starts from the same one), since a start is only cloned."""
+    start = taskset.cache[("initial", id(task))]
+    key = ("initial hash", id(start))
+    if key not in taskset.cache:
+        taskset.cache[key] = (start, toolkit.db_hash())  # the start is kept so its id stays its own
+    return taskset.cache[key][1]
+
+
+def replay_key(taskset: TaskSet, task: dict[str, Any]) -> str:
+    """The key of ``task``'s gold replay in the process-wide memo (see :func:`taugen_replayer`)."""
+    from taugen.validators.defects.base import actions
+
+    return digest(world(taskset), task.get("initial_state"), actions(task))
+
+
+def _replayed(view: Any, indexes: list[int]) -> list[Replay | None]:
+    """The gold replays of the tasks at ``indexes`` of ``view`` (an executor's unit: replays are small and
+    picklable, the databases they ran on stay in the worker); None where a replay raised (the validators
+    that replay the task report it)."""
+    taskset = taskset_for_view(view)
+    replays: list[Replay | None] = []
+    for index in indexes:
+        try:
+            replays.append(taskset.replay(taskset.tasks[index]))
+        except Exception:  # noqa: BLE001 - a crash is the validators' finding, not this preparation's
+            replays.append(None)
+    return replays
+
+
+@preparation("gold replays")
+def share_replays(view: Any, executor: Any, workers: int) -> None:
+    """Replay every task's gold actions once, spread over ``executor``'s workers, into the process-wide
+    memo (:data:`_REPLAYS`) that the defect validators read: they run in separate workers, and each used
+    to replay every task itself. Nothing for a domain that checks its own tasks or a bundle without a
+    database; a task whose replay is already remembered is not run again."""
+    try:
+        taskset = taskset_for_view(view)
+    except Exception:  # noqa: BLE001 - a bundle the validators cannot read is theirs to report
+        return
+    if taskset.replayer is None:
+        return
+    keys = [replay_key(taskset, task) for task in taskset.tasks]
+    wanted = [index for index, key in enumerate(keys) if _REPLAYS.get(key) is None]
+    count = max(1, min(workers, len(wanted)))
+    chunks = [wanted[start::count] for start in range(count)]
+    for chunk, replays in zip(chunks, executor.map(_replayed, view, chunks, workers=count), strict=True):
+        for index, replay in zip(chunk, replays, strict=True):
+            if replay is not None:
+                _REPLAYS.put(keys[index], replay)
 
 
 # ------------------------------------------------------------------------------------------ tau2 folders

@@ -1,0 +1,101 @@
+"""Validators run side by side share work prepared once (record texts, gold replays) and find exactly what
+validators run one by one find; the value searches that made ``sufficiency`` slow match their regular
+expressions."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from taugen.build.files import read_bundle
+from taugen.executors import LocalExecutor
+from taugen.validators import memo
+from taugen.validators.bundle_view import BundleView, share_texts
+from taugen.validators.defects.base import actions
+from taugen.validators.defects.sources import _REPLAYS, replay_key, share_replays, taskset_for_view, taugen_replayer
+from taugen.validators.registry import run_validators
+from taugen.validators.sufficiency import _number_at, stated_text
+
+TASKS = "tau2/domains/banking/tasks.json"
+
+
+@pytest.fixture(scope="module")
+def files(built_bundle) -> dict[str, bytes]:
+    return {path: data for path, data in read_bundle(built_bundle("medium")).items()
+            if not path.startswith("author/validation.") and path != "SHA256SUMS"}
+
+
+def _as_rows(findings) -> list[tuple[str, ...]]:
+    return [(f.severity, f.check, f.code, f.subject, f.message) for f in findings]
+
+
+# Letters that case folding treats specially (dotless i, long s, Kelvin sign, dotted capital I), digits of
+# another script, and the punctuation that borders tokens and numbers.
+_ALPHABET = "aAbB19_ .,-$%\u0131\u017f\u212a\u0130\u0663"
+
+
+@settings(max_examples=3000, deadline=None)
+@given(needle=st.text(_ALPHABET, min_size=1, max_size=4), text=st.text(_ALPHABET, max_size=16))
+def test_value_searches_match_the_regular_expressions_they_replace(needle, text):
+    token = needle.lower() in text.lower() and re.search(
+        rf"(?<![A-Za-z0-9_]){re.escape(needle)}(?![A-Za-z0-9_])", text, re.IGNORECASE) is not None
+    number = needle in text and re.search(rf"(?<![\d.]){re.escape(needle)}(?!\d|\.\d)", text) is not None
+    assert stated_text(needle, text) is token
+    assert _number_at(needle, text) is number
+
+
+def test_whole_token_and_number_boundaries():
+    assert stated_text("ACC-12", "see acc-12.") and not stated_text("ACC-12", "see ACC-123")
+    assert not stated_text("wire", "wires") and stated_text("wire", "a Wire, then")
+    assert _number_at("25.00", "costs $25.00.") and not _number_at("25.00", "costs $125.00")
+    assert not _number_at("5", "5.5 percent") and _number_at("5", "within 5. Then")
+
+
+def test_shared_replays_are_the_replays_each_validator_would_run(files):
+    memo.clear_all()
+    view = BundleView(dict(files), source="<shared>")
+    share_replays(view, LocalExecutor(), 2)
+    taskset = taskset_for_view(view)
+    keys = [replay_key(taskset, task) for task in taskset.tasks]
+    assert len(taskset.tasks) == 45 and all(_REPLAYS.get(key) is not None for key in keys)
+    shared = [_REPLAYS.get(key) for key in keys]
+    memo.clear_all()
+    alone = BundleView(dict(files), source="<alone>")
+    fresh = taskset_for_view(alone)
+    run = taugen_replayer(fresh)
+    replays = [run(task, actions(task)) for task in fresh.tasks]
+    assert replays == shared
+    assert sum(len(replay.steps) for replay in replays) > len(replays)  # gold actions were replayed
+    assert all(replay.initial_hash and replay.final_hash for replay in replays)
+
+
+def test_side_by_side_validation_finds_what_one_by_one_finds(files):
+    tasks = json.loads(files[TASKS])
+    action = next(a for task in tasks for a in task["evaluation_criteria"]["actions"] if a.get("arguments"))
+    key = next(iter(action["arguments"]))
+    action["arguments"][key] = "ZZ-40417"  # stated nowhere: sufficiency and the defect checks report it
+    planted = dict(files, **{TASKS: json.dumps(tasks).encode()})
+    memo.clear_all()
+    one_by_one = _as_rows(run_validators(BundleView(dict(planted), source="<planted>")))
+    memo.clear_all()
+    side_by_side = _as_rows(run_validators(BundleView(dict(planted), source="<planted>"), workers=2))
+    assert side_by_side == one_by_one
+    assert any(row[0] == "error" and "ZZ-40417" in row[4] for row in one_by_one)
+
+
+def test_a_record_that_cannot_be_read_is_left_to_the_validators(files):
+    manifest = json.loads(files["author/manifest.json"])
+    broken = next(a for a, entry in sorted(manifest["artifacts"].items()) if entry["genre"] == "spreadsheet")
+    path = manifest["artifacts"][broken]["files"][0]["path"]
+    damaged = dict(files, **{path: b"\x00not a workbook\xff"})  # its reader raises (not a ZIP)
+    view = BundleView(damaged, source="<damaged>")
+    share_texts(view, LocalExecutor(), 2)
+    readable = len(manifest["artifacts"]) - 1
+    assert len(view._text_cache) == readable and broken not in view._text_cache
+    memo.clear_all()
+    findings = run_validators(BundleView(dict(damaged), source="<damaged>"), workers=2)
+    assert any(f.severity == "error" and broken in f"{f.subject} {f.message}" for f in findings)
