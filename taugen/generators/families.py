@@ -604,7 +604,9 @@ def family_rules(binding_account_product, normalise: "Any", steps_on_file: "Any"
         topic_of = getattr(context.facts, "topic", None)
         if topic_of is None:
             return []
-        found = [f for f in context.facts.ids() if context.facts.is_current(f) and topic_of(f) == topic_id]
+        indexed = getattr(context.facts, "current_in_topic", None)
+        found = indexed(topic_id) if indexed is not None else \
+            [f for f in context.facts.ids() if context.facts.is_current(f) and topic_of(f) == topic_id]
         if product is None or len(found) < 2:
             return found
         products_of = getattr(context.facts, "topic_products", None) or (lambda f: context.facts.applies_to(f) or [])

@@ -101,6 +101,7 @@ class ManifestFacts:
         self.facts = facts
         self._adapter = TypeAdapter(FactValue)
         self._values: dict[str, Any] = {}
+        self._by_topic: dict[str | None, list[str]] | None = None
 
     def ids(self) -> Iterable[str]:
         return self.facts.keys()
@@ -126,6 +127,16 @@ class ManifestFacts:
     def topic(self, fact_id: str) -> str | None:
         """The catalogue topic a problem family binds the fact to (None when no family binds it)."""
         return (self.facts.get(fact_id) or {}).get("topic")
+
+    def current_in_topic(self, topic_id: str) -> list[str]:
+        """The current facts bound to ``topic_id``, in :meth:`ids` order (indexed on first use: the manifest's
+        facts table is read, never changed)."""
+        if self._by_topic is None:
+            self._by_topic = {}
+            for fact_id in self.ids():
+                if self.is_current(fact_id):
+                    self._by_topic.setdefault(self.topic(fact_id), []).append(fact_id)
+        return list(self._by_topic.get(topic_id, ()))
 
     def topic_products(self, fact_id: str) -> list[str]:
         """The account products the family binding lets the fact's topic act on (empty: any)."""
