@@ -113,6 +113,8 @@ def build(
     out: Path = typer.Option(Path("dist"), "--out", help="Folder to write the bundle folder into."),
     surface: Optional[Surface] = typer.Option(None, "--surface", help="Evidence surface overriding the tier's."),
     modality: Optional[Modality] = typer.Option(None, "--modality", help="Modality profile overriding the tier's."),
+    max_calls: Optional[int] = typer.Option(None, "--max-calls", help="Audio budget overriding the tier's: "
+                                            "call recordings that state rules (half as many more hold none)."),
     previous: Optional[Path] = typer.Option(None, "--previous", help="An earlier bundle to check the pack version "
                                             "against (default: the bundle already at the destination)."),
     llm: Optional[str] = typer.Option(None, "--llm", help="A litellm model that re-voices the voiced renditions "
@@ -167,7 +169,8 @@ def build(
                 result = run_build(domain, difficulty.value, seed=seed, out=out, progress=report,
                                    surface=surface.value if surface else None,
                                    modality=modality.value if modality else None, previous=previous, llm=settings,
-                                   seeded=seeded, tasks=tasks, readers=readers, executor=runner)
+                                   seeded=seeded, tasks=tasks, readers=readers, executor=runner,
+                                   max_calls=max_calls)
     except InputError as error:
         _fail_input(error)
         return

@@ -23,8 +23,9 @@ import taugen
 from taugen.authoring.pack import Pack
 from taugen import bundle_layout as layout
 from taugen.build.dataset_card import dataset_files
+from taugen.build.reference_mix import reference_mix
 from taugen.hashing import BundleFiles, digest_name, json_bytes, sha256_hex, sha256sums
-from taugen.generators.corpus.genre import CUE_STATUSES, RenderedArtifact
+from taugen.generators.corpus.genre import CUE_STATUSES, RenderedArtifact, get_genre
 from taugen.generators.corpus.planner import POLICY_DOCUMENT, CorpusPlan
 from taugen.generators.corpus.vocabulary import business_words
 from taugen.generators.domain import DomainDefinition
@@ -260,10 +261,13 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
 
     per_genre: dict[str, int] = {}
     tokens_per_genre: dict[str, int] = {}
+    by_kind: list[tuple[str, int]] = []
     for artifact in rendered:
         genre = artifact.plan.genre
+        tokens = count_tokens(extract[artifact.plan.artifact_id])
         per_genre[genre] = per_genre.get(genre, 0) + 1
-        tokens_per_genre[genre] = tokens_per_genre.get(genre, 0) + count_tokens(extract[artifact.plan.artifact_id])
+        tokens_per_genre[genre] = tokens_per_genre.get(genre, 0) + tokens
+        by_kind.append((get_genre(genre).reference_kind(artifact.plan.variant), tokens))
     tokens_per_genre[POLICY_DOCUMENT] = count_tokens(policy_text)
     per_genre[POLICY_DOCUMENT] = 1
     counts = {
@@ -273,6 +277,7 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
         "carriers": sum(1 for a in artifacts.values() if a["carrier"]),
         "fillers": sum(1 for a in artifacts.values() if not a["carrier"]),
         "tokens": sum(tokens_per_genre.values()), "tokens_per_genre": dict(sorted(tokens_per_genre.items())),
+        "reference_mix": reference_mix(by_kind),
         "problems_per_task": _histogram(len(t.problems) - 1 for t in tasks),
         "voiced_renditions": sum(1 for a in artifacts.values() for r in a["renditions"] if r["register"] == "voiced"),
         "renditions": sum(len(a["renditions"]) for a in artifacts.values()),

@@ -107,7 +107,8 @@ class _Stages:
 def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
           progress: Progress | None = None, surface: str | None = None, modality: str | None = None,
           previous: Path | None = None, llm: "LLMSettings | None" = None, seeded: bool = False,
-          tasks: int | None = None, readers: bool = True, executor: "Executor | None" = None) -> BuildResult:
+          tasks: int | None = None, readers: bool = True, executor: "Executor | None" = None,
+          max_calls: int | None = None) -> BuildResult:
     """Build a validated, versioned bundle.
 
     Args:
@@ -129,6 +130,8 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
         readers: at hard, measure the corpus with the strong readers (:mod:`taugen.validators.readers`, about
             a minute on 2 cores) into ``bundle.json`` ``realism.readers``; they are report only, so a build
             that does not need the numbers may skip them (``realism.readers`` then says so).
+        max_calls: the audio budget overriding the tier's (call recordings that state rules; half as many
+            more hold none; see :class:`~taugen.generators.tiers.TierPreset`).
         executor: where the corpus render, the strong readers and the validators run their units
             (:mod:`taugen.executors`; default: this process and forked workers). The bytes are the same
             whichever runs them; the caller closes it.
@@ -144,7 +147,7 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
     """
     check_output_folder(out)
     try:
-        preset = tier(difficulty).with_overrides(surface=surface, modality=modality)
+        preset = tier(difficulty).with_overrides(surface=surface, modality=modality, max_calls=max_calls)
     except KeyError as exc:
         raise InputError(str(exc.args[0])) from None
     if tasks is not None:

@@ -332,6 +332,11 @@ def collect_report(bundle: Path, page: Path | None = None) -> dict[str, Any]:
         "artifacts_per_genre": dict(counts.get("artifacts_per_genre") or
                                     Counter(a["genre"] for a in artifacts.values())),
         "tokens_per_genre": dict(counts.get("tokens_per_genre") or {}),
+        # records per τ^τ kit kind, in percent, labelled with the published bundle's share of that kind
+        "records_per_reference_kind": {f"{kind} (τ^τ {row['reference_share']:.0%})": round(100 * row["share"], 1)
+                                       for kind, row in sorted(((counts.get("reference_mix") or {}).get("kinds") or {}).items(),
+                                                               key=lambda item: (-item[1]["share"],
+                                                                                 -item[1]["reference_share"], item[0]))},
         # as the tier knob and bundle.json count them: problems besides identity verification, which opens every task
         "tasks_per_problem_count": dict(counts.get("problems_per_task") or
                                         _histogram(max(0, len(row["problems"]) - 1) for row in task_rows)),
@@ -453,6 +458,8 @@ def charts(data: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [
         bar_chart("Artifacts per genre", dist["artifacts_per_genre"], "genre → artifacts"),
         bar_chart("Tokens per genre", dist["tokens_per_genre"], "genre → word-piece tokens of the delivered text"),
+        bar_chart("Records per τ^τ kit kind", dist["records_per_reference_kind"],
+                  "kind (share of τ^τ-bench's airline hard evidence bundle) → % of this bundle's records"),
         bar_chart("Tasks per number of problems", dist["tasks_per_problem_count"],
                   "problems besides identity verification (the tier knob) → tasks"),
         bar_chart("Facts per artifact", facts_per_artifact, "facts an artifact carries → artifacts"),

@@ -30,7 +30,10 @@ class TierPreset:
             (the others keep only their current version in the records).
         filler_ratio: filler artifacts per carrier artifact.
         evidence_routes: how many facts are reachable only by following a pointer between two records.
-        max_calls: at most this many call recordings (audio is the slowest genre).
+        max_calls: the audio budget: at most this many call recordings state rules, and half as many more
+            (at least one) hold none; records planned beyond it are said in another genre (audio is the
+            slowest genre to render). ``--max-calls`` overrides it. At hard, 10 carriers and 5 fillers:
+            above the 12 records from which the length-spread gate judges a genre.
         modality: which media the records may use (``text``, ``text+image``, ``text+image+audio``).
         contested: how many facts the records disagree about (each with at least two decoys); only on
             ``hard_client``.
@@ -76,13 +79,20 @@ class TierPreset:
         """The preset as plain data for ``bundle.json``."""
         return asdict(self)
 
-    def with_overrides(self, surface: str | None = None, modality: str | None = None) -> "TierPreset":
-        """This preset with another evidence surface and/or modality profile.
+    def with_overrides(self, surface: str | None = None, modality: str | None = None,
+                       max_calls: int | None = None) -> "TierPreset":
+        """This preset with another evidence surface, modality profile and/or audio budget (``max_calls``:
+        call recordings that state rules; half as many more, at least one, hold none).
 
         Raises:
-            KeyError: an unknown surface or modality (the message lists the known ones).
+            KeyError: an unknown surface or modality (the message lists the known ones), or a negative
+                ``max_calls``.
         """
         preset = self
+        if max_calls is not None:
+            if max_calls < 0:
+                raise KeyError(f"the audio budget (--max-calls) must be 0 or more, not {max_calls}")
+            preset = replace(preset, max_calls=max_calls)
         if surface is not None:
             if surface not in SURFACES:
                 raise KeyError(f"unknown evidence surface '{surface}' (choose from {', '.join(SURFACES)})")
@@ -98,7 +108,7 @@ TIERS: dict[str, TierPreset] = {
     "easy": TierPreset("easy", (1, 1), ("None",), 60, "sop", 0.0, 0.0, 0.25, 0, 2, "text", 0, 0.0),
     "medium": TierPreset("medium", (2, 2), ("None", "Plain"), 120, "core", 0.3, 0.5, 0.6, 3, 4, "text+image", 0, 0.15,
                          filler_mentions=1.0),
-    "hard": TierPreset("hard", (3, 4), ("None", "Plain", "Demanding"), 300, "hard", 0.75, 1.0, 2.2, 12, 8,
+    "hard": TierPreset("hard", (3, 4), ("None", "Plain", "Demanding"), 300, "hard", 0.75, 1.0, 2.2, 12, 10,
                        "text+image+audio", 3, 1.0, 0.05, filler_mentions=1.0, mentions_per_fact=3,
                        mention_figures=0.8),
 }

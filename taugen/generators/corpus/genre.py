@@ -283,6 +283,10 @@ class Genre(ABC):
             the genres a route may name as the place to look.
         preferred_cue_host: True when the genre's generic lines state no values, so the planner puts
             pointers and caveats there first.
+        reference_kinds: by variant (``''`` = any variant), the kind of kit file τ^τ-bench files a record
+            of this genre as (the generic file stems of its construction kits: ``email``, ``screenshot``,
+            ``case_file``, ``process_map`` ...; see :mod:`taugen.build.reference_mix`), so a bundle's genre
+            mix can be set against the mix τ^τ-bench publishes.
     """
 
     name: str = ""
@@ -305,6 +309,12 @@ class Genre(ABC):
     spread_words: tuple[int, int] | Mapping[str, tuple[int, int]] | None = None
     anchor_titles: Mapping[str, str] = MappingProxyType({})
     preferred_cue_host: bool = False
+    reference_kinds: Mapping[str, str] = MappingProxyType({})
+
+    def reference_kind(self, variant: str) -> str:
+        """The τ^τ-bench kit kind of a record of ``variant`` (:attr:`reference_kinds`; ``other`` when the
+        genre declares none)."""
+        return self.reference_kinds.get(variant) or self.reference_kinds.get("") or "other"
 
     def lead_time(self, rng: random.Random) -> dt.timedelta:
         """How long before its last moment a record of this genre starts (default: 0 to 3 days, a

@@ -357,7 +357,7 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
         return [owner_of[f] for f in arc_members.get(fact_id, []) if f in owner_of]
 
     substitutions: list[tuple[Draft, str, str, str]] = []
-    budget = {"call_recording": (preset.max_calls, max(1, preset.max_calls // 2))}
+    budget = {"call_recording": (preset.max_calls, max(1, preset.max_calls // 2) if preset.max_calls else 0)}
     used_calls = {True: 0, False: 0}
     for draft in drafts:
         genre = genres_all[draft.genre]

@@ -26,6 +26,8 @@ kept author-side (``RenderedArtifact.author_text``) because audio has no text re
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import datetime as dt
 import io
 import math
@@ -516,6 +518,7 @@ class CallRecordingGenre(Genre):
     """
 
     name = "call_recording"
+    reference_kinds = MappingProxyType({"": "case_file"})
     affinity = (("money", "", 1), ("cap", "", 1), ("duration", "", 1))
     voiced = True
     label = "Call recording"

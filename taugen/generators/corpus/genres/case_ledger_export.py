@@ -26,6 +26,8 @@ the rule applied, verbatim. A superseded rendition is framed as history only whe
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import datetime as dt
 import json
 
@@ -131,6 +133,7 @@ class CaseLedgerExportGenre(Genre):
     """
 
     name = "case_ledger_export"
+    reference_kinds = MappingProxyType({"": "system_export"})
     label = "Case ledger export (JSON)"
     max_facts = 5
     variants = ("disputes", "service_cases")

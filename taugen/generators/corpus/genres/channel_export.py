@@ -36,6 +36,8 @@ decoys are posted in passing in a chatter thread, verbatim. ``timestamps`` are t
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import datetime as dt
 import json
 import random
@@ -155,6 +157,7 @@ class ChannelExportGenre(Genre):
     """
 
     name = "channel_export"
+    reference_kinds = MappingProxyType({"": "workspace_export"})
     label = "Chat channel export (Slack JSON)"
     max_facts = 3
     variants = ("internal", "shared")

@@ -28,6 +28,8 @@ from the same people and teams. Rows are in date order;
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import datetime as dt
 import random
 import re
@@ -188,6 +190,7 @@ class DecisionRegisterGenre(Genre):
     """
 
     name = "decision_register"
+    reference_kinds = MappingProxyType({"": "intake_form"})
     label = "Decision register (Markdown)"
     max_facts = 5
     grounded_fillers = True

@@ -42,6 +42,8 @@ page: a client export puts the newest message on top.
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import datetime as dt
 import random
 import re
@@ -299,6 +301,7 @@ class EmailThreadGenre(Genre):
     """
 
     name = "email_thread"
+    reference_kinds = MappingProxyType({"": "email"})
     affinity = (("money", "", 3), ("percent", "", 2), ("cap", "", 2), ("count", "", 2), ("duration", "", 3),
                 ("date", "", 3), ("enum", "", 2), ("boolean", "", 2), ("text", "", 2), ("none", "", 2))
     voiced = True

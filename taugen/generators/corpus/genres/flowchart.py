@@ -24,6 +24,8 @@ installed Graphviz and fonts), so renders are byte-identical on one machine.
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import datetime as dt
 import shutil
 import struct
@@ -186,6 +188,7 @@ class FlowchartGenre(Genre):
     """A customer-service process chart (PNG + SVG) rendered by Graphviz; see the module docstring."""
 
     name = "flowchart"
+    reference_kinds = MappingProxyType({"": "process_map"})
     affinity = (("duration", "", 1), ("boolean", "", 1), ("text", "", 3))
     label = "Process flowchart"
     max_facts = 4

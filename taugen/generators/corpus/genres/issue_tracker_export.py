@@ -38,6 +38,8 @@ chronological order.
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import datetime as dt
 import json
 import re
@@ -167,6 +169,7 @@ class IssueTrackerExportGenre(Genre):
     """
 
     name = "issue_tracker_export"
+    reference_kinds = MappingProxyType({"": "work_item_export"})
     label = "Issue tracker export (Jira JSON)"
     max_facts = 4
     variants = ("change_request", "defect")

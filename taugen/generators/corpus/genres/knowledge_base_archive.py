@@ -39,6 +39,8 @@ and returns its visible text (see :func:`~taugen.generators.corpus.genres.workpl
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import datetime as dt
 import re
 from html.parser import HTMLParser
@@ -249,6 +251,7 @@ class KnowledgeBaseArchiveGenre(Genre):
     """
 
     name = "knowledge_base_archive"
+    reference_kinds = MappingProxyType({"": "knowledge_archive"})
     grounded_fillers = True
     """Fillers' articles hold grounded figures (peers' published terms, the team's own working numbers)."""
     label = "Knowledge base archive (HTML)"

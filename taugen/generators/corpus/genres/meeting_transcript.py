@@ -31,6 +31,8 @@ the cues, in file order.
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import datetime as dt
 import random
 import re
@@ -258,6 +260,7 @@ class MeetingTranscriptGenre(Genre):
     """
 
     name = "meeting_transcript"
+    reference_kinds = MappingProxyType({"": "meeting_transcript"})
     label = "Meeting transcript (WebVTT)"
     max_facts = 4
     variants = ("working_session", "case_review")

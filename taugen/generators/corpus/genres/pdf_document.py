@@ -31,6 +31,8 @@ and creation/modification dates fixed to ``plan.end``.
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import datetime as dt
 import hashlib
 import io
@@ -152,6 +154,7 @@ class PdfDocumentGenre(Genre):
     """A PDF staff handbook excerpt or slide deck; see the module docstring."""
 
     name = "pdf_document"
+    reference_kinds = MappingProxyType({"handbook": "reference_document", "slides": "slide_deck"})
     affinity = (("money", "handbook", 2), ("money", "slides", 1), ("percent", "handbook", 2), ("cap", "slides", 2),
                 ("count", "slides", 2), ("duration", "handbook", 2), ("duration", "slides", 1), ("date", "handbook", 1),
                 ("enum", "handbook", 2), ("boolean", "slides", 1), ("text", "handbook", 2), ("text", "slides", 2),

@@ -28,6 +28,8 @@ reads them back with :mod:`csv`, and ``value_form`` = the surface form of the va
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import csv
 import dataclasses
 import datetime as dt
@@ -130,6 +132,7 @@ class ReferenceTableGenre(Genre):
     """
 
     name = "reference_table"
+    reference_kinds = MappingProxyType({"": "reference_document"})
     label = "Reference table (CSV)"
     max_facts = 8
     categories = ("fee", "fees", "limit", "limits", "deadline", "deadlines", "rate", "threshold", "waiver",

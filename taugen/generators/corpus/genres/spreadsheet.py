@@ -36,6 +36,8 @@ fixed entry order, fixed timestamps (``plan.end``), fixed permissions and fixed 
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import dataclasses
 import datetime as dt
 import io
@@ -484,6 +486,7 @@ class SpreadsheetGenre(Genre):
     """
 
     name = "spreadsheet"
+    reference_kinds = MappingProxyType({"": "reference_document"})
     grounded_fillers = True
     """Fillers' rows hold other organisations' published figures for comparable subjects."""
     anchor_titles = {"fee_schedule": "schedule", "decision_table": "decision table"}

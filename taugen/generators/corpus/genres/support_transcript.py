@@ -33,6 +33,8 @@ reuses them for its phone calls.
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import datetime as dt
 import random
 import re
@@ -327,6 +329,7 @@ class SupportTranscriptGenre(Genre):
     """
 
     name = "support_transcript"
+    reference_kinds = MappingProxyType({"": "case_file"})
     affinity = (("money", "chat", 2), ("money", "phone", 1), ("percent", "chat", 1), ("cap", "phone", 1),
                 ("count", "chat", 1), ("duration", "phone", 2), ("enum", "chat", 1), ("boolean", "chat", 2),
                 ("text", "chat", 1), ("text", "phone", 1), ("none", "chat", 1))

@@ -44,6 +44,8 @@ page's last-updated time and the capture time (``plan.end``).
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import base64
 import re
 import ctypes
@@ -475,6 +477,7 @@ class WebScreenshotGenre(Genre):
     """
 
     name = "web_screenshot"
+    reference_kinds = MappingProxyType({"website": "screenshot", "mobile_app": "device_screen"})
     label = "Website / app screenshot (PNG)"
     mention_audience = "reader"
     mention_host = True
