@@ -112,3 +112,19 @@ def test_a_spoken_mention_that_would_double_a_word_keeps_the_experts_words(plann
     assert texts == [t for t in texts if not has_doubled_words(t)]
     assert any(said in t for t in texts) and any(fact.subject.strip().rstrip(".") in t for t in texts)
     assert len(texts) == len(mention_texts(fact, random.Random(1), "staff"))  # one line per frame either way
+
+
+def test_a_mention_line_that_doubles_a_word_in_the_experts_words_too_is_left_out(planned):
+    """Seed 1 at hard once said "... disputes about hotel stays stays where it is" in a meeting (the
+    subject ends with the word the line goes on with) and failed the doubled-word gate."""
+    from taugen.authoring.models import Fact
+    from taugen.generators.corpus.prose import has_doubled_words
+    from taugen.generators.corpus.renditions import _MENTIONS_IN_MEETINGS, mention_texts
+
+    pack = planned[0]
+    base = next(f for f in pack.facts.values() if f.subject and f.value is not None and f.category == "fee")
+    fact = Fact.model_validate({**base.model_dump(), "subject": "supporting documents for disputes about hotel stays"})
+    texts = mention_texts(fact, random.Random(3), "meeting")
+    assert texts and not any(has_doubled_words(t) for t in texts)
+    doubling = [frame for frame in _MENTIONS_IN_MEETINGS if "{subject} stays" in frame.lower()]
+    assert len(doubling) == 3 and len(texts) == len(_MENTIONS_IN_MEETINGS) - len(doubling)

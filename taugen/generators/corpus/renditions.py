@@ -321,7 +321,8 @@ def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff", said:
     seeded order; empty when the fact
     has no subject that can be named without its value. The subject is used as the expert wrote it unless
     ``said`` words it (as people say it, :func:`spoken_subject`; a line where that wording would write a
-    word twice uses the subject as written): a mention owns nothing, so sharing the statement's words is
+    word twice uses the subject as written, and a line that doubles a word either way is left out: "...
+    hotel stays stays where it is"): a mention owns nothing, so sharing the statement's words is
     what a real record does (and a search on them finds talk about the rule beyond its owner). Raises
     ``ValueError`` for another audience."""
     if audience not in MENTION_AUDIENCES:
@@ -340,7 +341,7 @@ def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff", said:
     for frame in frames:
         for wording in ([said] if said else []) + [subject]:  # a spoken wording that doubles a word: as written
             text = frame.format(subject=wording, Subject=wording[:1].upper() + wording[1:])
-            if wording == subject or not has_doubled_words(text):
+            if not has_doubled_words(text):  # "... hotel stays stays where it is": not this frame at all
                 texts.append(text)
                 break
     return [text for text in texts if fact.value is None or find_surface_form(fact.value, text) is None]
