@@ -43,9 +43,10 @@ def reference_mix(records: Iterable[tuple[str, int]], reference: Mapping[str, in
 
     Returns:
         ``{"reference": name, "records": n, "reference_files": m, "kinds": {kind: {"records", "share",
-        "tokens", "token_share", "reference_files", "reference_share"}}, "total_variation": d}``, kinds
-        sorted by our share then name, shares rounded to 3 places; ``total_variation`` is half the sum of
-        the absolute share differences (0: the same mix, 1: no kind in common).
+        "tokens", "token_share", "reference_files", "reference_share"}}, "total_variation": d}``, kinds in
+        order of our records, then the reference's, then name (``bundle.json`` writes keys sorted), shares
+        rounded to 3 places; ``total_variation`` is half the sum of the absolute share differences (0: the
+        same mix, 1: no kind in common).
     """
     counts: dict[str, int] = {}
     tokens: dict[str, int] = {}

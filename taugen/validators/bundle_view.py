@@ -17,6 +17,7 @@ from pydantic import TypeAdapter
 from taugen.manifest import MANIFEST_PATH
 from taugen.authoring.values import FactValue
 from taugen.errors import InputError
+from taugen.validators.registry import preparation
 from taugen.generators.corpus.genre import ArtifactPlan, RenderedArtifact, RenderedFile, Rendition, get_genre
 
 _VALUE = TypeAdapter(FactValue)
@@ -161,6 +162,7 @@ def _texts_of(view: BundleView, artifact_ids: list[str]) -> list[str | None]:
     return texts
 
 
+@preparation("record texts")
 def share_texts(view: BundleView, executor: Any, workers: int) -> None:
     """Read every record's text back from its delivered files once, spread over ``executor``'s workers,
     into ``view``'s text cache, which validators run side by side inherit (most read every record; each

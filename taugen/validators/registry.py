@@ -44,7 +44,8 @@ Preparation = Callable[["BundleView", Executor, int], None]
 def preparation(name: str) -> Callable[[Preparation], Preparation]:
     """Decorator: register ``function(view, executor, workers)`` (kind ``validator_preparation`` of
     :mod:`taugen.plugins`), run by :func:`run_validators` before validators run side by side. It computes
-    work that several validators share (replaying every task's gold actions) spread over the executor's
+    work that several validators share (reading every record's text, replaying every task's gold actions)
+    spread over the executor's
     workers and leaves the results in this process's memos, which the validators' forked workers inherit:
     without it each worker would compute the same work again. It must not change what any validator
     finds, only how soon; validators run one by one skip it.
@@ -60,7 +61,8 @@ def preparation(name: str) -> Callable[[Preparation], Preparation]:
 
 
 def validators() -> dict[str, Validator]:
-    """Every registered validator by name (built-ins first imported)."""
+    """Every registered validator by name (built-ins, and their preparations, first imported)."""
+    import taugen.validators.bundle_view  # noqa: F401
     import taugen.validators.chronology  # noqa: F401
     import taugen.validators.corpus  # noqa: F401
     import taugen.validators.defects  # noqa: F401
@@ -109,9 +111,6 @@ def run_validators(view: "BundleView", on_validator: Callable[[str], None] | Non
             findings += _run_one(name, function, view)
     else:
         runner = executor or LocalExecutor()
-        from taugen.validators.bundle_view import share_texts
-
-        share_texts(view, runner, workers)
         for prepare in plugins.registered("validator_preparation").values():
             prepare(view, runner, workers)
         names = sorted(registered, key=lambda name: -getattr(registered[name], "validator_cost", 1.0))

@@ -518,7 +518,7 @@ class CallRecordingGenre(Genre):
     """
 
     name = "call_recording"
-    reference_kinds = MappingProxyType({"": "case_file"})
+    reference_kinds = MappingProxyType({"": "case_file"})  # τ^τ's banking evidence rooms file a call with its case
     affinity = (("money", "", 1), ("cap", "", 1), ("duration", "", 1))
     voiced = True
     label = "Call recording"
