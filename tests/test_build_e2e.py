@@ -105,7 +105,11 @@ def test_validators_side_by_side_find_what_one_process_finds(hard, tmp_path, man
     assert sum(f.severity == "error" for f in alone) >= 1
     from taugen.validators.registry import validators
 
-    assert started == list(validators())  # every validator reported, in registry order
+    registered = validators()
+    # every validator reported, the longest first (their declared cost), ties in registry order
+    assert started == sorted(registered, key=lambda name: -registered[name].validator_cost)
+    assert started[0] == "sufficiency" and set(started[:6]) == {"sufficiency", "tasks", "realism", "defect_scenario",
+                                                                "leakage", "defect_policy"}
 
 
 def test_same_seed_gives_identical_bytes_in_another_process(built_bundle, tmp_path, repo_root):
