@@ -7,8 +7,8 @@ Not a test. Run from the repository root on a built bundle::
 
 Each run is a fresh process (``python -m taugen validate BUNDLE --format json``, so no memo of an earlier
 run helps) with the content cache of texts read back from PDFs warm, as after a build. It prints the best
-wall seconds of ``--repeat`` runs, the peak memory (the largest resident set of any process of the runs,
-as ``getrusage`` reports it for children), the findings' digest (equal digests: the same findings) and the ratio to
+wall seconds of ``--repeat`` runs, the peak memory of a run (the largest resident set of the process
+and its workers), the findings' digest (equal digests: the same findings) and the ratio to
 ``BASELINE``. With ``--against DIR`` the same runs are made with the code of ``DIR`` (another checkout of
 taugen, e.g. a ``git worktree`` of the commit before a change), in turns with this tree's, and the ratio
 printed is of the two: the comparison to trust on a shared machine. ``--serial`` also prints each
@@ -21,9 +21,9 @@ import argparse
 import hashlib
 import json
 import os
-import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -37,21 +37,23 @@ the 2-core machine of session 19 (idle, PDF texts cached). Issue 14's goal is 10
 
 def _run(code: Path, bundle: Path) -> tuple[float, str, int]:
     """One ``taugen validate`` of ``bundle`` with the taugen at ``code``: wall seconds, findings digest, and
-    the largest resident set (kilobytes) of any child process waited for so far."""
-    env = dict(os.environ, PYTHONPATH=str(code), TAUGEN_WORKERS=os.environ.get("TAUGEN_WORKERS", ""))
-    if not env["TAUGEN_WORKERS"]:
-        del env["TAUGEN_WORKERS"]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "taugen", "validate", str(bundle), "--format", "json"],
-                          cwd=code, env=env, capture_output=True, text=True)
-    seconds = time.perf_counter() - started
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"taugen validate failed with exit code {done.returncode}: {done.stderr.strip()[-400:]}")
-    findings = json.loads(done.stdout)["findings"] if done.stdout.strip().startswith("{") else done.stdout
+    the run's peak resident set in kilobytes (``wait4``'s ``ru_maxrss``: the largest of the process and the
+    worker processes it waited for)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        process = subprocess.Popen([sys.executable, "-m", "taugen", "validate", str(bundle), "--format", "json"],
+                                   cwd=code, env=dict(os.environ, PYTHONPATH=str(code)), stdout=out, stderr=err)
+        _pid, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(), err.read().decode()
+    if process.returncode not in (0, 1):
+        raise SystemExit(f"taugen validate failed with exit code {process.returncode}: {stderr.strip()[-400:]}")
+    findings = json.loads(stdout)["findings"] if stdout.strip().startswith("{") else stdout
     text = json.dumps(findings, sort_keys=True)
-    peak = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-    return seconds, hashlib.sha256(text.encode()).hexdigest()[:16], peak
+    return seconds, hashlib.sha256(text.encode()).hexdigest()[:16], usage.ru_maxrss
 
 
 def serial(bundle: Path) -> None:
@@ -91,7 +93,7 @@ def main() -> int:
         for label, code in codes.items():
             seconds, digest, peak = _run(code, bundle)
             if label not in best or seconds < best[label][0]:
-                best[label] = (seconds, digest, max(peak, best.get(label, (0, "", 0))[2]))
+                best[label] = (seconds, digest, max(peak, best.get(label, (0, "", 0))[2]))  # peak: of any run
     for label, (seconds, digest, peak) in best.items():
         print(f"{label:10} {seconds:6.2f} s  findings {digest}  peak RSS {peak / 1024:.0f} MB")
     mine = best["this tree"][0]

@@ -17,7 +17,7 @@ from pydantic import TypeAdapter
 from taugen.manifest import MANIFEST_PATH
 from taugen.authoring.values import FactValue
 from taugen.errors import InputError
-from taugen.validators.registry import preparation
+from taugen.validators.registry import preparation, spread
 from taugen.generators.corpus.genre import ArtifactPlan, RenderedArtifact, RenderedFile, Rendition, get_genre
 
 _VALUE = TypeAdapter(FactValue)
@@ -168,9 +168,5 @@ def share_texts(view: BundleView, executor: Any, workers: int) -> None:
     into ``view``'s text cache, which validators run side by side inherit (most read every record; each
     used to read them all itself). Records already read are not read again."""
     wanted = sorted(a for a in view.manifest.get("artifacts", {}) if a not in view._text_cache)
-    if not wanted:
-        return
-    count = max(1, min(workers, len(wanted)))
-    chunks = [wanted[start::count] for start in range(count)]
-    for chunk, texts in zip(chunks, executor.map(_texts_of, view, chunks, workers=count), strict=True):
-        view._text_cache.update((a, text) for a, text in zip(chunk, texts, strict=True) if text is not None)
+    view._text_cache.update((a, text) for a, text in spread(executor, _texts_of, view, wanted, workers)
+                            if text is not None)

@@ -6,7 +6,7 @@ A validator is a function ``(BundleView) -> list[Finding]``. Third-party validat
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from taugen import plugins
 from taugen.executors import Executor, LocalExecutor
@@ -58,6 +58,20 @@ def preparation(name: str) -> Callable[[Preparation], Preparation]:
         return plugins.register("validator_preparation", name, function)
 
     return register
+
+
+def spread(executor: Executor, function: Callable[[Any, list[Any]], list[Any]], view: "BundleView",
+           items: list[Any], workers: int) -> list[tuple[Any, Any]]:
+    """``(item, result)`` for every item, ``function(view, chunk)`` run on up to ``workers`` interleaved
+    chunks of ``items`` through ``executor`` (a preparation's fan-out: one unit per worker, not per item);
+    ``function`` returns one result per item of its chunk, in order. No items: no unit runs."""
+    if not items:
+        return []
+    count = max(1, min(workers, len(items)))
+    chunks = [items[start::count] for start in range(count)]
+    return [(item, result) for chunk, results in zip(chunks, executor.map(function, view, chunks, workers=count),
+                                                     strict=True)
+            for item, result in zip(chunk, results, strict=True)]
 
 
 def validators() -> dict[str, Validator]:

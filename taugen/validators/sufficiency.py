@@ -36,7 +36,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from taugen.authoring.values import PercentValue
@@ -118,21 +118,28 @@ def stated(value: Any, text: str, lowered: str | None = None) -> bool:
     return stated_text(str(value), text, lowered)
 
 
+def _occurs(needle: str, haystack: str, bounded: Callable[[int, int], bool]) -> bool:
+    """Whether ``needle`` occurs in ``haystack`` at a place ``bounded(start, end)`` accepts (``str.find``
+    from one occurrence to the next: a regular expression per value over a corpus-sized text made the
+    searches below slow)."""
+    start = haystack.find(needle)
+    while start >= 0:
+        if bounded(start, start + len(needle)):
+            return True
+        start = haystack.find(needle, start + 1)
+    return False
+
+
 def _number_at(form: str, text: str) -> bool:
     """Whether the number ``form`` occurs in ``text`` with no digit or point before it and no digit, nor a
     point and a digit, after it (what the pattern ``(?<![0-9.])FORM(?![0-9]|[.][0-9])`` matches, with Unicode
-    digits, found with ``str.find``: a regular expression per value over a corpus-sized text made this check
-    slow)."""
-    start = text.find(form)
-    while start >= 0:
-        end = start + len(form)
-        before = text[start - 1] if start else ""
-        after = text[end:end + 2]
-        if not (before == "." or before.isdecimal()) and not (after[:1].isdecimal()
-                                                             or (after[:1] == "." and after[1:2].isdecimal())):
-            return True
-        start = text.find(form, start + 1)
-    return False
+    digits)."""
+    def bounded(start: int, end: int) -> bool:
+        before, after = text[start - 1] if start else "", text[end:end + 2]
+        return not (before == "." or before.isdecimal()) and \
+            not (after[:1].isdecimal() or (after[:1] == "." and after[1:2].isdecimal()))
+
+    return _occurs(form, text, bounded)
 
 
 _WORD_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_\u0131\u017f")
@@ -150,14 +157,8 @@ def stated_text(needle: str, text: str, lowered: str | None = None) -> bool:
         return False
     if len(lowered) != len(text) or len(wanted) != len(needle):  # lower-casing moved the offsets: rare, exact
         return re.search(rf"(?<![A-Za-z0-9_]){re.escape(needle)}(?![A-Za-z0-9_])", text, re.IGNORECASE) is not None
-    start = lowered.find(wanted)
-    while start >= 0:
-        end = start + len(wanted)
-        if (not start or lowered[start - 1] not in _WORD_CHARACTERS) and \
-                (end == len(lowered) or lowered[end] not in _WORD_CHARACTERS):
-            return True
-        start = lowered.find(wanted, start + 1)
-    return False
+    return _occurs(wanted, lowered, lambda start, end: (not start or lowered[start - 1] not in _WORD_CHARACTERS)
+                   and (end == len(lowered) or lowered[end] not in _WORD_CHARACTERS))
 
 
 class Knowledge:
@@ -239,10 +240,9 @@ class _DbSession:
         if patch:
             start = toolkit_class.db_model.model_validate(_merged(view.db, patch))
         else:  # most tasks start from the database as it is: validated once per view, cloned for each
-            shared = view.__dict__.get("_sufficiency_start")
-            if shared is None or shared[0] is not toolkit_class:
-                shared = view.__dict__["_sufficiency_start"] = (toolkit_class, toolkit_class.db_model.model_validate(view.db))
-            start = clone(shared[1])
+            if "_sufficiency_start" not in view.__dict__:
+                view.__dict__["_sufficiency_start"] = toolkit_class.db_model.model_validate(view.db)
+            start = clone(view.__dict__["_sufficiency_start"])
         self.toolkit = toolkit_class(start, view.now)
 
     def step(self, action: Mapping[str, Any]) -> str | None:

@@ -29,7 +29,7 @@ from typing import Any, Iterator
 from taugen.errors import InputError
 from taugen.validators.defects.base import Replay, Step, TaskSet, ToolInfo, leaves
 from taugen.validators.memo import Memo, digest
-from taugen.validators.registry import preparation
+from taugen.validators.registry import preparation, spread
 
 _NOW = re.compile(r"current (?:time|date)[^0-9]{0,20}(\d{4}-\d{2}-\d{2})(?:[ T](\d{1,2}:\d{2})(?::\d{2})?)?", re.I)
 
@@ -231,12 +231,9 @@ def share_replays(view: Any, executor: Any, workers: int) -> None:
         return
     keys = [replay_key(taskset, task) for task in taskset.tasks]
     wanted = [index for index, key in enumerate(keys) if _REPLAYS.get(key) is None]
-    count = max(1, min(workers, len(wanted)))
-    chunks = [wanted[start::count] for start in range(count)]
-    for chunk, replays in zip(chunks, executor.map(_replayed, view, chunks, workers=count), strict=True):
-        for index, replay in zip(chunk, replays, strict=True):
-            if replay is not None:
-                _REPLAYS.put(keys[index], replay)
+    for index, replay in spread(executor, _replayed, view, wanted, workers):
+        if replay is not None:
+            _REPLAYS.put(keys[index], replay)
 
 
 # ------------------------------------------------------------------------------------------ tau2 folders
