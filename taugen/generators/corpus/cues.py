@@ -25,6 +25,7 @@ from taugen.generators.corpus.renditions import (
     SpokenWords,
     mention_texts,
     spoken_subject,
+    with_stand_in,
 )
 from taugen.generators.tiers import TierPreset
 from taugen.hashing import stable_seed
@@ -176,7 +177,27 @@ def plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: Hos
     if preset.mentions_per_fact > 0:
         _top_up_mentions(preset.mentions_per_fact, rng, hosts, owner_of, by_topic, times, used, held_values,
                          related, figures)
+    _stand_ins_beside_rules(hosts, random.Random(stable_seed(seed, preset.name, "stand-ins")))
     _figures_beside_rules(hosts, held_values, figures)
+
+
+def _stand_ins_beside_rules(hosts: Hosts, rng: random.Random) -> None:
+    """Say a framed rule to a customer or among staff with a stand-in beside its value and the audience's
+    tail (:func:`~taugen.generators.corpus.renditions.with_stand_in`), at the rate a mention is said in a
+    twin of the frame: the words a record that only names the rule uses sit in both kinds of record. Only
+    current rules of records without a discovery cue, after every mention is planned (the mentions' draws
+    are unchanged); draws from ``rng``, in record order."""
+    for draft in hosts.drafts:
+        audience = hosts.genres[draft.genre].mention_audience
+        if any(r.status in ("pointer", "caveat") for r in draft.renditions):
+            continue
+        for index, rendition in enumerate(draft.renditions):
+            fact = draft.facts.get(rendition.fact_id)
+            if rendition.status != "current" or rendition.register != "voiced" or fact is None:
+                continue
+            text = with_stand_in(fact, rendition.text, rendition.value_form, audience, rng)
+            if text != rendition.text:
+                draft.renditions[index] = dataclasses.replace(rendition, text=text)
 
 
 def _figures_beside_rules(hosts: Hosts, held_values: list, figures: _MentionFigures) -> None:

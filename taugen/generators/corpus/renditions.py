@@ -9,7 +9,10 @@ wording, and when none qualifies the canonical statement is used (register ``can
 The module also words *cues*, sentences about a fact that do not own it: a pointer to the person who
 decides it, a caveat that it is decided case by case, a route pointer to the record that holds the
 value, a mention (the rule's subject named in passing, with no value and no pointer), and decoys (a
-contested fact stated with a wrong value).
+contested fact stated with a wrong value). A mention to a customer or among staff is often a *twin* of a
+rule's frame (the frame with a *stand-in*, "the published amount", where the value stood), and a framed
+rule said to them gets a stand-in beside its value at the same rate (:func:`with_stand_in`), so the
+frame's words are in both kinds of slot.
 """
 
 from __future__ import annotations
@@ -142,6 +145,34 @@ _MENTIONS_IN_MEETINGS = (
     "The templates' wording of {subject} gets checked before Friday.",
     "We add {subject} to the script review and leave the rest alone.",
 )
+# A rule's voiced frames each have twins: the same frame with a *stand-in* where the value stood (the
+# words that say where the value is written: "We charge the published amount for a wire"), so that a record
+# that names a rule in passing says it in the words a record that states it uses. A rule said in a frame
+# gets the same stand-ins beside its value ("We charge thirty dollars, the published amount, for a wire")
+# at the same rate, and both may end with the tail the audience says (where the page is): the words
+# around a value ("we charge", "comes to", "the published amount") then mark neither kind of record.
+_STAND_INS: dict[str, tuple[str, ...]] = {
+    "fee": ("the published amount", "the amount on the fee schedule", "what the fee schedule lists",
+            "the figure in the current terms"),
+    "money": ("the published amount", "the figure in the current terms", "what the current schedule lists"),
+    "percent": ("the published rate", "the figure on the rate sheet", "what the rate sheet shows"),
+    "duration": ("the published timeline", "the window in the current terms", "what the terms set out"),
+    "cap": ("the published limit", "the limit in the current terms", "what the limits page shows"),
+    "count": ("the published number", "the number in the current terms", "what the terms allow"),
+    "date": ("the one in our notice", "the one on the published notice"),
+}
+_TWIN_TAILS = {
+    "customer": ("and I'll send you the page after this", "and I've noted on the file that you asked",
+                 "and I'll put it in writing for you", "and you'll have the page in your secure inbox",
+                 "so I'll email you the current page"),
+    "staff": ("so link the page rather than retyping it", "and the page is in the shared folder",
+              "so quote it from the page, not from memory", "and I've put the page on the case",
+              "so the macro should point at the page"),
+}
+TWIN_SHARE = 0.6
+"""Share of the slots of a fact with a framed value (fees, limits, deadlines) said to a customer or among
+colleagues that hold a stand-in: a mention said in a twin of a rule's frame rather than in a remark of
+its own, and a rule said in a frame with a stand-in beside its value (:func:`with_stand_in`)."""
 MENTION_QUESTIONS = ("What should I know about {subject}?", "What are the rules for {subject}?",
                      "What applies to {subject}?", "Where can I read the terms for {subject}?")
 """The questions a bank's help page asks about a subject: the heading of a rule's answer, and of a rule
@@ -317,8 +348,9 @@ def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff", said:
     """Every mention of ``fact`` (its subject named in passing, no value) said to ``audience`` (one of
     :data:`MENTION_AUDIENCES`: ``customer`` uses the lines that fit a conversation with the customer,
     ``staff`` those and the lines colleagues say to each other, ``meeting`` an agenda item's outcome
-    without a value, ``reader`` a help page's questions), in a
-    seeded order; empty when the fact
+    without a value, ``reader`` a help page's questions), in a seeded order. For a customer or colleagues
+    the twins of the fact's frames (:func:`_twin_frames`: a rule's frame with a stand-in for its value)
+    come first with probability :data:`TWIN_SHARE` (one draw), else after the other lines. Empty when the fact
     has no subject that can be named without its value. The subject is used as the expert wrote it unless
     ``said`` words it (as people say it, :func:`spoken_subject`; a line where that wording would write a
     word twice uses the subject as written, and a line that doubles a word either way is left out: "...
@@ -337,6 +369,9 @@ def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff", said:
     else:
         frames = list(_MENTIONS_TO_CUSTOMER) + (list(_MENTIONS_AMONG_STAFF) if audience == "staff" else [])
     rng.shuffle(frames)
+    twins = _twin_frames(fact, audience, rng)
+    if twins:
+        frames = twins + frames if rng.random() < TWIN_SHARE else frames + twins
     texts = []
     for frame in frames:
         for wording in ([said] if said else []) + [subject]:  # a spoken wording that doubles a word: as written
@@ -345,6 +380,64 @@ def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff", said:
                 texts.append(text)
                 break
     return [text for text in texts if fact.value is None or find_surface_form(fact.value, text) is None]
+
+
+def _frames_of(fact: Fact) -> tuple[str, ...]:
+    """The frames a voiced rendition of ``fact`` is said in (:func:`voiced_text`); empty for the facts no
+    frame voices (no typed value, or a category whose rule a frame would cut short)."""
+    value = fact.value
+    if value is None or value.type not in _FRAMES or fact.category not in _FRAMED_CATEGORIES:
+        return ()
+    return _FEE_FRAMES if value.type == "money" and fact.category == "fee" else _FRAMES[value.type]
+
+
+def _stand_ins(fact: Fact) -> tuple[str, ...]:
+    value = fact.value
+    return _STAND_INS["fee" if value.type == "money" and fact.category == "fee" else value.type]  # type: ignore[union-attr]
+
+
+def _twin_frames(fact: Fact, audience: str, rng: random.Random) -> list[str]:
+    """Every twin of the frames a voiced rendition of ``fact`` is said in: the frame with each of the
+    fact's stand-ins (:data:`_STAND_INS`) where the value stands and each of ``audience``'s tails in place of
+    its closing full stop, in a seeded order, still holding ``{subject}``; empty for facts no frame voices
+    and for audiences without tails (a meeting's outcomes and a help page's questions have lines of their
+    own)."""
+    frames = _frames_of(fact)
+    if audience not in _TWIN_TAILS or not frames:
+        return []
+    lines = [frame.replace("{value}", stand_in)[:-1] + f", {tail}." for frame in frames
+             for stand_in in _stand_ins(fact) for tail in _TWIN_TAILS[audience]]
+    rng.shuffle(lines)
+    return lines
+
+
+@functools.lru_cache(maxsize=4096)
+def _framed_pattern(frame: str, form: str) -> re.Pattern[str]:
+    parts = re.split(r"(\{subject\}|\{Subject\}|\{value\})", frame)
+    pattern = "".join(".+?" if part in ("{subject}", "{Subject}") else f"({re.escape(form)})" if part == "{value}"
+                      else re.escape(part) for part in parts)
+    return re.compile(pattern + "$")
+
+
+def with_stand_in(fact: Fact, text: str, form: str, audience: str, rng: random.Random) -> str:
+    """``text`` (a voiced rendition of ``fact`` said to ``audience``, stating the value as ``form``) with,
+    with probability :data:`TWIN_SHARE`, one of the fact's stand-ins beside its value and one of the
+    audience's tails in place of its closing full stop ("We charge thirty dollars, the published amount,
+    for a wire, and I'll send you the page after this."): the words a twin of the frame holds
+    (:func:`mention_texts`), in a rule's slot at the rate they are in a mention's. One draw from ``rng``
+    when ``text`` was said in one of the fact's frames, none otherwise; ``text`` unchanged then, for an
+    audience without tails, or where the result would write a word twice."""
+    frames = _frames_of(fact)
+    if audience not in _TWIN_TAILS or not form:
+        return text
+    match = next((m for frame in frames if (m := _framed_pattern(frame, form).match(text))), None)
+    if match is None or rng.random() >= TWIN_SHARE:
+        return text
+    stand_in = rng.choice(_stand_ins(fact))
+    after = text[match.end(1):]
+    joined = f"{text[:match.end(1)]}, {stand_in}" + ("" if after[:1] in (",", ".") else ",") + after
+    tailed = f"{joined[:-1]}, {rng.choice(_TWIN_TAILS[audience])}."
+    return text if has_doubled_words(tailed) or shares_run(tailed, fact.statement) else tailed
 
 
 def framed_text(fact: Fact, value, rng: random.Random, spoken: bool = True,

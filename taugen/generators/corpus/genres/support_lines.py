@@ -230,11 +230,15 @@ HISTORY_LINES = (  # counts spoken, as a voiced value is
     "I see this came up on your account on {D} too.",
     "Looking at your file, you called about this on {D}, and again {W} days later.",
     "I can see {N} notes on your profile about this since {D}.",
+    "Your last request about this, on {D}, took {W} business days.",
+    "When this came up on {D}, it was sorted within {W} days.",
 )
 AMOUNT_LINES = (  # the customer's own transactions, where the subject is priced in a currency
     "I can see the {A} payment from {D} on your account.",
     "Your statement shows {A} going out on {D}.",
     "There's a transaction for {A} on {D} that I can see here.",
+    "On {D} your statement shows a payment of {A}.",
+    "The last one on your account, on {D}, came to {A}.",
 )
 GROUNDED_SHARE = 0.45
 """Share of rule statements that the agent opens with a line from the customer's own contact history; a
