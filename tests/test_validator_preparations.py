@@ -99,3 +99,33 @@ def test_a_record_that_cannot_be_read_is_left_to_the_validators(files):
     memo.clear_all()
     findings = run_validators(BundleView(dict(damaged), source="<damaged>"), workers=2)
     assert any(f.severity == "error" and broken in f"{f.subject} {f.message}" for f in findings)
+
+
+def test_sufficiency_replays_on_the_database_each_task_starts_from(files):
+    """Sufficiency's replay session starts each task from the bundle's database validated once, patched
+    where the task patches it and copied table by table as the tools reach them: after every gold step the
+    database has the DB hash of the same steps replayed on the merged data validated whole (tau2's way)."""
+    from taugen.generators import db_texts
+    from taugen.validators.defects.sources import merged
+    from taugen.validators.sufficiency import _DbSession, _domain
+
+    memo.clear_all()
+    view = BundleView(dict(files), source="<sessions>")
+    toolkit_class = _domain(view).toolkit
+    tasks = json.loads(files[TASKS])
+    patched = [t for t in tasks if ((t.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data")]
+    assert patched and len(patched) < len(tasks)  # both kinds of start are exercised
+    texts = db_texts.TableTexts()
+    steps = 0
+    for task in tasks:
+        session = _DbSession(toolkit_class, view, task)
+        patch = ((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data") or {}
+        whole = toolkit_class(toolkit_class.db_model.model_validate(merged(view.db, patch)), view.now)
+        for action in task["evaluation_criteria"]["actions"]:
+            if action.get("requestor", "assistant") != "assistant":
+                continue
+            assert (session.step(action) is None) == (not whole.call(action["name"], **action["arguments"]).ok)
+            state = db_texts.state_hash(toolkit_class.db_model, texts.state(session.toolkit.db))
+            assert state == whole.db_hash(), (task["id"], action["name"])
+            steps += 1
+    assert steps > len(tasks)

@@ -231,19 +231,32 @@ def graded_arguments(action: Mapping[str, Any]) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------- replay sessions
 class _DbSession:
-    """taugen's DB replay for toolkit domains without their own session (banking)."""
+    """taugen's DB replay for toolkit domains without their own session (banking).
+
+    The bundle's database is validated once per view; a task's starting database shares every table its
+    patch leaves alone (:func:`taugen.generators.db_texts.patched`, or the merged data validated whole where
+    the model cannot be validated field by field), and the replay runs on a copy that copies only the
+    tables the tools reach (:func:`taugen.generators.db_texts.copy_on_access`, or a whole :func:`clone` for
+    a model it does not support): the same database as validating the merged data for every task, at the
+    cost of the tables a task touches."""
 
     def __init__(self, toolkit_class: Any, view: BundleView, task: Mapping[str, Any]) -> None:
+        from taugen.generators import db_texts
         from taugen.generators.environment import clone
 
+        db_model = toolkit_class.db_model
+        bases = view.__dict__.setdefault("_sufficiency_bases", {})
+        if db_model not in bases:
+            bases[db_model] = db_model.model_validate(view.db)
+        start = bases[db_model]
         patch = ((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data")
         if patch:
-            start = toolkit_class.db_model.model_validate(_merged(view.db, patch))
-        else:  # most tasks start from the database as it is: validated once per view, cloned for each
-            if "_sufficiency_start" not in view.__dict__:
-                view.__dict__["_sufficiency_start"] = toolkit_class.db_model.model_validate(view.db)
-            start = clone(view.__dict__["_sufficiency_start"])
-        self.toolkit = toolkit_class(start, view.now)
+            try:
+                start = db_texts.patched(start, view.db, patch)
+            except ValueError:  # not field by field (an invalid patch raises here again, as it always did)
+                start = db_model.model_validate(_merged(view.db, patch))
+        copy = db_texts.copy_on_access if db_texts.supports(db_model) else clone
+        self.toolkit = toolkit_class(copy(start), view.now)
 
     def step(self, action: Mapping[str, Any]) -> str | None:
         result = self.toolkit.call(action["name"], **(action.get("arguments") or {}))
