@@ -426,7 +426,8 @@ def with_stand_in(fact: Fact, text: str, form: str, audience: str, rng: random.R
     for a wire, and I'll send you the page after this."): the words a twin of the frame holds
     (:func:`mention_texts`), in a rule's slot at the rate they are in a mention's. One draw from ``rng``
     when ``text`` was said in one of the fact's frames, none otherwise; ``text`` unchanged then, for an
-    audience without tails, or where the result would write a word twice."""
+    audience without tails, and where the result would write a word twice or share a run of
+    :data:`SHINGLE` words with the fact's statement (a voiced rendition never does)."""
     frames = _frames_of(fact)
     if audience not in _TWIN_TAILS or not form:
         return text
