@@ -308,7 +308,7 @@ class CancelProcessedRefused(Problem):
         _add_order(context, "processed", card.id, items=1, key="processed_id")
         return ScenarioFragment(
             reason_for_call=f"You want to cancel your orders {context.state['order_id']} and "
-                            f"{context.state['processed_id']} because you no longer need them.",
+                            f"{context.state['processed_id']}.",
             known_info=[_order_line(context), _order_line(context, "processed_id"),
                         "The reason for both is: no longer needed."],
             task_instructions=["If the agent says one of the orders cannot be cancelled, accept it and keep the "
@@ -377,7 +377,7 @@ class ModifyUserAddress(Problem):
     def setup(self, context: ProblemContext) -> ScenarioFragment:
         context.state["address"] = _new_address(context)
         return ScenarioFragment(
-            reason_for_call="You moved house and want the default address on your profile updated.",
+            reason_for_call="You moved house and want to update the default address on your profile.",
             known_info=[f"Your new address is {_address_words(context.state['address'])}."],
             task_instructions=["Only the default address on your profile should change."])
 

@@ -77,6 +77,9 @@ CATALOGUE: tuple[tuple[str, dict[str, tuple[str, ...]], tuple[int, int]], ...] =
 """The store's fifty product types: name, option names with their values, and the price range (dollars) of
 their variant items."""
 
+STATES = ("AL", "AZ", "CA", "CO", "CT", "FL", "GA", "IL", "IN", "MA", "MD", "MI", "MN", "MO", "NC", "NJ", "NY", "OH",
+          "OR", "PA", "TN", "TX", "VA", "WA", "WI")
+"""The states of seeded addresses (the fifty are not needed; territories never appear)."""
 CARD_BRANDS = ("visa", "mastercard", "amex", "discover")
 ORDER_STATUSES = (("pending", 0.42), ("delivered", 0.37), ("processed", 0.11), ("cancelled", 0.10))
 """The statuses of a seeded order and their shares (about tau2's: 423, 373, 102 and 102 of 1,000)."""
@@ -114,10 +117,10 @@ def _catalogue(rng: random.Random, taken: set[str]) -> dict[str, Product]:
 
 
 def _address(fake: Faker, rng: random.Random) -> UserAddress:
-    state = fake.state_abbr(include_territories=False)
+    state = rng.choice(STATES)
     second = f"Suite {rng.randint(100, 999)}" if rng.random() < 0.5 else ""
-    return UserAddress(address1=fake.street_address(), address2=second, city=fake.city(), country="USA",
-                       state=state, zip=fake.postcode_in_state(state))
+    return UserAddress(address1=f"{rng.randint(10, 999)} {fake.street_name()}", address2=second, city=fake.city(),
+                       country="USA", state=state, zip=fake.postcode_in_state(state))
 
 
 def build_world(config: DomainConfig, seed: int, users: int = 40) -> RetailDB:
