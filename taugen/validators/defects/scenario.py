@@ -557,14 +557,12 @@ _END = re.compile(r"(end the (conversation|call|chat)|###STOP###|hang up|accept|
 _REQUESTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "cancel": (r"\bcancel\b", ("cancel",)),
     "change the address": (r"\b(?:change|update|modify|correct)\w*\b[^.]{0,40}\baddress", ("address",)),
-    "return": (r"\breturn (?:the|my|an?|all|both|these|those|it|them|everything)\b", ("return", "cancel_pending")),
-    "exchange": (r"\b(?:exchange|swap)\w*", ("exchange", "modify_pending_order_items")),
 }
 """Request phrases and the stems of the write tools that carry them out, for any domain: cancelling and
-changing an address, and returning or exchanging an order (tau2's retail words: retail has no taugen pack
-yet to hold them). A domain adds its own (``DomainDefinition.request_words``, read into
-``TaskSet.requests``; see :func:`request_table`); a tau2 task folder of a domain a built-in pack mirrors
-(airline, telecom) gets that pack's (:func:`taugen.validators.defects.sources.taskset_from_folder`)."""
+changing an address. A domain adds its own (``DomainDefinition.request_words``, read into
+``TaskSet.requests``; see :func:`request_table`), as the retail pack adds returning and exchanging an order;
+a tau2 task folder of a domain a built-in pack mirrors (airline, retail, telecom) gets that pack's
+(:func:`taugen.validators.defects.sources.taskset_from_folder`)."""
 
 
 def request_table(taskset: TaskSet) -> dict[str, tuple[str, tuple[str, ...]]]:
