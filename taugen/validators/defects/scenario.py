@@ -702,8 +702,8 @@ def _replayed_policy_view(taskset: TaskSet, task: dict[str, Any]) -> Any:
     omitted = {tool for index, violation in found if index < 0 and violation.kind == "omission"
                for tool in getattr(rules_by_name.get(violation.rule), "tools", ())}
     customer = _customer(task)
-    if not customer:
-        return omitted, [], set()
+    if not customer:  # no candidates to judge a refusal by: the judgement without policy applies (a tau2 task
+        return (omitted, [], set()) if omitted else None  # whose gold reads no profile)
     scenario = scenario_text(task)
     done = [(a.get("name", ""), a.get("arguments") or {}) for a in gold]
     context = PolicyContext(state=toolkit.db, facts=taskset.facts, now=taskset.now, scenario=scenario, calls=done)
