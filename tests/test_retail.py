@@ -315,3 +315,25 @@ def test_every_retail_mutant_is_killed_by_its_kinds_validator(tmp_path):
         assert per_kind[kind]["killed"] == per_kind[kind]["applicable"] >= 2, kind
     for kind in ("K8", "K14", "K16", "K17"):
         assert per_kind[kind]["killed"] == per_kind[kind]["applicable"] >= 1, kind
+
+
+# ---------------------------------------------------------------------------- lint-tasks on tau2's own retail folder
+def test_lint_tasks_runs_the_retail_policy_kinds_on_tau2s_retail_folder():
+    """tau2's retail folder adopts the retail pack's policy as code: K1 names the failing gold exchange paid
+    with a gift card short of the difference (105), the exchange of a pending order (64) and the cancellation
+    for a reason the policy does not accept ("the wait time is unreasonable", 59); nothing else is K1, K3 or
+    K17 there."""
+    pytest.importorskip("tau2.domains.retail.tools")
+    if not (FIXTURE / "tasks.json").is_file():
+        pytest.skip("tau2's retail fixture is not available")
+    from taugen.validators.defects.sources import taskset_from_folder
+    from taugen.validators.foreign import lint_task_folder
+
+    taskset = taskset_from_folder(FIXTURE, replay=False)
+    assert taskset.rules == RULES and taskset.toolkit_class is RetailTools and taskset.targets == (("order_id", "orders"),)
+    findings = lint_task_folder(FIXTURE)
+    policy = sorted((f.subject, f.code, f.message.split("[facts: ")[-1].rstrip("]")) for f in findings
+                    if f.check == "defect_policy" and f.severity == "error")
+    assert policy == [("105", "K1", "exchange_gift_card_balance"), ("59", "K1", "cancel_other_reasons_refused"),
+                      ("64", "K1", "exchange_only_delivered")]
+    assert not any(f.code in ("K3", "K9", "K17") for f in findings)
