@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from taugen.mutation.edits import append_instruction, drop_gold, replace_known
-from taugen.mutation.model import MutableBundle, instructions, mutation
+from taugen.mutation.model import MutableBundle, gold, initial_records, instructions, mutation
 
 
 # ------------------------------------------------------------------------------------------ K6
@@ -48,11 +48,22 @@ def refused_cancellation_without_fallback(bundle: MutableBundle) -> str | None:
                           r"\s*If the agent says the order cannot be cancelled for that reason[^.]*\.")
 
 
-@mutation("K10", "refused_processed_cancellation_without_reaction",
-          "the two-order cancellation no longer says what to do when one of the orders cannot be cancelled")
-def refused_processed_cancellation_without_reaction(bundle: MutableBundle) -> str | None:
-    return _drop_fallback(bundle, "cancel_processed_refused",
-                          r"\s*If the agent says one of the orders cannot be cancelled[^.]*\.")
+@mutation("K10", "processed_order_cancellation_asked_without_reaction",
+          "the user also asks to cancel one of their processed orders (which the policy refuses: only a pending "
+          "order can be cancelled) and the scenario says nothing about what to do when the agent refuses")
+def processed_order_cancellation_asked_without_reaction(bundle: MutableBundle) -> str | None:
+    hosts = ("return_to_original_method", "modify_pending_order_address", "modify_user_address",
+             "exchange_delivered_order_item", "modify_pending_order_payment")
+    for task in sorted((t for name in hosts for t in bundle.tasks_of(name, alone=True)), key=lambda t: t["id"]):
+        user = next((a["arguments"]["user_id"] for a in gold(task) if a["name"] == "get_user_details"), None)
+        orders = initial_records(bundle, task, "orders")
+        processed = sorted(order_id for order_id, order in orders.items()
+                           if order.get("user_id") == user and order.get("status") == "processed")
+        if not processed:
+            continue
+        append_instruction(task, f"You also want to cancel your order {processed[0]}; you ordered it by mistake.")
+        return task["id"]
+    return None
 
 
 # ------------------------------------------------------------------------------------------ K11
