@@ -24,6 +24,8 @@ CANCEL_REASONS: tuple[str, ...] = ("no longer needed", "ordered by mistake")
 
 
 class _Record(BaseModel):
+    """A record that forbids fields tau2's schema does not have."""
+
     model_config = ConfigDict(extra="forbid")
 
 
@@ -45,6 +47,8 @@ class Product(_Record):
 
 
 class UserName(_Record):
+    """A user's first and last name."""
+
     first_name: str
     last_name: str
 
@@ -61,6 +65,8 @@ class UserAddress(_Record):
 
 
 class CreditCard(_Record):
+    """A credit card on a profile: brand and last four digits."""
+
     source: Literal["credit_card"] = "credit_card"
     id: str
     brand: str
@@ -68,11 +74,15 @@ class CreditCard(_Record):
 
 
 class Paypal(_Record):
+    """A PayPal account on a profile."""
+
     source: Literal["paypal"] = "paypal"
     id: str
 
 
 class GiftCard(_Record):
+    """A gift card on a profile and its balance in dollars."""
+
     source: Literal["gift_card"] = "gift_card"
     id: str
     balance: float
