@@ -614,7 +614,8 @@ def _linked(reaction: str, request: str, sentence: str, other_actions: set[str],
             table: dict[str, tuple[str, tuple[str, ...]]] = _REQUESTS) -> bool:
     """A conditional reaction speaks of this request: it uses the request's stem or shares a content
     word with the request sentence, or it names no other action of the domain (a word of another write
-    tool's name: "if the agent cannot *send* that amount" is about a wire, not a refund) and its
+    tool's name, or an inflection of one: "if the agent cannot *send* that amount" is about a wire, not a
+    refund; "if the order cannot be *cancelled*" is about a cancellation, not an address) and its
     ``antecedent`` is about this request.
 
     The antecedent is the last plain request before the reaction (:func:`_antecedent`): a reaction that
@@ -628,8 +629,8 @@ def _linked(reaction: str, request: str, sentence: str, other_actions: set[str],
     asked = {w.rstrip("s") for w in _CONTENT.findall(sentence.lower())} - _GENERIC
     if words & asked:
         return True
-    if words & other_actions:
-        return False
+    if any(word.startswith(action) for word in words for action in other_actions):
+        return False  # an inflection counts: "cannot be cancelled" is about a cancellation
     return antecedent is None or antecedent == sentence or bool(re.search(table[request][0], antecedent, re.I))
 
 
