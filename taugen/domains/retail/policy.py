@@ -165,7 +165,8 @@ def _modify(context: PolicyContext, tool: str, arguments: dict[str, Any]) -> lis
 
 def _item_rules(context: PolicyContext, tool: str, order: Order, arguments: dict[str, Any], rule: str,
                 facts: tuple[str, str, str]) -> list[Violation]:
-    """Each new item an available option of the same product; a gift card covers the price difference."""
+    """Each new item an available option of the same product (an identical item breaks the tools' contract,
+    K2, which tau2's exchange tool does not enforce itself); a gift card covers the price difference."""
     state: RetailDB = context.state  # type: ignore[assignment]
     same_product, no_type_change, gift_balance = facts
     found: list[Violation] = []
@@ -182,9 +183,12 @@ def _item_rules(context: PolicyContext, tool: str, order: Order, arguments: dict
                 found.append(Violation(rule, (no_type_change,), f"{tool} changes {item.name} {item_id} into another "
                                                                  "product"))
             continue
-        if (not variant.available or new_item_id == item_id) and _value(context, same_product):
+        if new_item_id == item_id and _value(context, same_product):
+            found.append(Violation(rule, (same_product,), f"item {item_id} is 'exchanged' for the identical item (the "
+                                                          "tool's contract: a different option)", kind="precondition"))
+        elif not variant.available and _value(context, same_product):
             found.append(Violation(rule, (same_product,), f"{tool} changes {item_id} to {new_item_id}, which is not "
-                                                          "another available option"))
+                                                          "available"))
         difference += variant.price - item.price
     method = _method(context, order, arguments.get("payment_method_id"))
     if method is not None and method.source == "gift_card" and method.balance < round(difference, 2) \
