@@ -75,6 +75,18 @@ ONE_USER = PolicyRule(name="one_user_rules", facts=("deny_requests_for_other_use
 _REASONS = {"no longer needed": "cancel_reason_no_longer_needed", "ordered by mistake": "cancel_reason_ordered_by_mistake"}
 _STATED_REASON = re.compile(r"\b(no longer need\w*|don't need|do not need|not need\w* (?:it|them|anymore)|by mistake|"
                             r"mistaken\w*|accident\w*|changed? (?:my|your|their) mind)\b", re.I)
+_GIVEN_REASON = re.compile(r"\b(because|since|as|due to|the reason)\b", re.I)
+
+
+def _unaccepted_reason(scenario: str) -> bool:
+    """The scenario gives a reason for cancelling ("cancel it because it is cheaper elsewhere") and states
+    no accepted one anywhere (a scenario that gives no reason at all leaves the agent to ask for it)."""
+    if _STATED_REASON.search(scenario):
+        return False
+    return any(re.search(r"\bcancel", sentence, re.I) and _GIVEN_REASON.search(sentence)
+               for sentence in _sentences(scenario))
+
+
 CANCEL_FACTS = ("cancel_only_pending", "cancel_reason_no_longer_needed", "cancel_reason_ordered_by_mistake",
                 "cancel_other_reasons_refused")
 
@@ -95,10 +107,10 @@ def _cancel(context: PolicyContext, tool: str, arguments: dict[str, Any]) -> lis
                                    f"{tool} cancels {order.order_id} for a reason the policy does not accept"))
     elif not _value(context, fact_id):
         found.append(Violation("cancellation_rules", (fact_id,), f"{tool} cancels {order.order_id} as {reason}"))
-    elif context.scenario and order.order_id in context.scenario and not _STATED_REASON.search(context.scenario) \
+    elif context.scenario and order.order_id in context.scenario and _unaccepted_reason(context.scenario) \
             and not _value(context, "cancel_other_reasons_refused"):
         found.append(Violation("cancellation_rules", ("cancel_other_reasons_refused",),
-                               f"{tool} cancels {order.order_id} as {reason}, but the user gives no accepted reason"))
+                               f"{tool} cancels {order.order_id} as {reason}, but the user's reason is none the policy accepts"))
     return found
 
 
