@@ -947,8 +947,9 @@ def test_courtesy_refund_setup_leaves_every_account_in_good_standing():
 @needs_tau2
 def test_a_tau2_folder_reads_the_request_words_of_the_pack_that_mirrors_its_domain():
     """Request words live in the domain's folder: tau2's airline folder gets taugen's airline pack's (the
-    same tools), so its task 4's ask for compensation is a request ``send_certificate`` carries out; retail,
-    which no pack mirrors, reads the generic table alone, and a task file's domain name is never a path."""
+    same tools), so its task 4's ask for compensation is a request ``send_certificate`` carries out; retail
+    gets the retail pack's return and exchange words (the generic table no longer holds them), and a task
+    file's domain name is never a path."""
     from taugen.domains.airline import DOMAIN as AIRLINE
     from taugen.validators.defects.sources import built_in_definition
 
@@ -958,6 +959,9 @@ def test_a_tau2_folder_reads_the_request_words_of_the_pack_that_mirrors_its_doma
     writes = {name for name, tool in airline.agent_tools.items() if tool.kind == "write"}
     found = {request for request, *_ in scenario._requests(task, writes, scenario.request_table(airline))}
     assert "be compensated" in found
-    assert taskset_from_folder(FIXTURES / "retail", replay=False).requests == {}
+    from taugen.domains.retail import DOMAIN as RETAIL
+
+    assert taskset_from_folder(FIXTURES / "retail", replay=False).requests == RETAIL.request_words
+    assert "return" in RETAIL.request_words and "return" not in scenario._REQUESTS
     assert "stop payment" not in scenario._REQUESTS and "stop payment" in BANKING.request_words
     assert built_in_definition("../banking") is None and built_in_definition("banking") is BANKING

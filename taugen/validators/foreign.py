@@ -1,9 +1,9 @@
 """``taugen lint-tasks``: the defect checks on any tau2 domain folder that taugen did not build.
 
 :func:`lint_task_folder` reads the folder (``taugen.validators.defects.sources.taskset_from_folder``)
-and runs every check that needs no taugen facts: schema, splits, K2, K4–K8, K10–K16, K18–K20 (K1, K3,
-K9 and K17 need a domain's policy as code and its typed facts; K13 runs on the folder's Markdown
-documents). With tau2 installed, airline, retail, telecom and mock tasks are replayed in tau2's own
+and runs every defect check: schema, splits, K2, K4–K8, K10–K16, K18–K20, and K1, K3, K9 and K17 on a
+folder of a domain a built-in pack mirrors (airline, retail), whose policy as code and typed facts it
+adopts (K13 runs on the folder's Markdown documents). With tau2 installed, airline, retail, telecom and mock tasks are replayed in tau2's own
 environment. Renderers give text grouped by task and kind, JSON, or JUnit XML for CI.
 
 A folder that is the runtime folder of a taugen bundle (``<bundle>/tau2/domains/<domain>`` beside
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Iterable
 from xml.sax.saxutils import escape, quoteattr
 
-from taugen.validators.defects import data, documents, executability, grader, grounding, scenario
+from taugen.validators.defects import data, documents, executability, grader, grounding, policy, scenario
 from taugen.validators.defects.base import to_findings
 from taugen.validators.defects.sources import quiet_tau2, taskset_from_folder
 from taugen.findings import Finding
@@ -62,6 +62,7 @@ def lint_task_folder(path: str | Path, tasks_file: str | None = None, replay: bo
             (scenario.CHECK, scenario.scenario_defects(taskset)),
             (grader.CHECK, grader.grader_defects(taskset)),
             (documents.CHECK, documents.document_defects(taskset)),
+            (policy.CHECK, policy.policy_defects(taskset)),
         ]
     findings: list[Finding] = []
     for check, defects in families:

@@ -40,16 +40,6 @@ RULE_K14 = ("every write argument appears in earlier tool output or known info; 
 _ID_KEYS = ("_id", "_ids")
 
 
-def _contract(action: dict[str, Any]) -> str | None:
-    """Preconditions of tau2's retail tools that the tools themselves do not enforce."""
-    name, arguments = action.get("name"), action.get("arguments") or {}
-    if name in ("exchange_delivered_order_items", "modify_pending_order_items"):
-        same = [old for old, new in zip(arguments.get("item_ids") or [], arguments.get("new_item_ids") or []) if old == new]
-        if same:
-            return f"item {same[0]} is 'exchanged' for the identical item (the tool's contract: a different option)"
-    return None
-
-
 def k2_defects(taskset: TaskSet, explained: set[tuple[str, int]] | None = None) -> list[Defect]:
     """K2 for every task; ``explained`` holds ``(task id, step)`` pairs another kind already explains
     (an id that does not exist is K5)."""
@@ -57,11 +47,6 @@ def k2_defects(taskset: TaskSet, explained: set[tuple[str, int]] | None = None) 
     explained = explained or set()
     for task in taskset.tasks:
         identifier = task_id(task)
-        for index, action in enumerate(actions(task)):
-            problem = _contract(action) if taskset.domain == "retail" else None
-            if problem:
-                defects.append(Defect("K2", "error", identifier, f"evaluation_criteria.actions[{index}]", problem,
-                                      evidence=excerpt(action.get("arguments")), rule=RULE_K2))
         replay = taskset.replay(task)
         if replay is None:
             continue

@@ -224,13 +224,18 @@ def check_policy(taskset: TaskSet, task: dict[str, Any]) -> list[Defect]:
 
 def _customer(task: dict[str, Any]) -> str | None:
     """The customer a task is about: a gold argument ``customer_id``, else the ``[CUSTOMER:...]`` part of a
-    taugen task id (a domain whose tools name the customer otherwise, such as a ``user_id``)."""
+    taugen task id (a domain whose tools name the customer otherwise, such as a ``user_id``), else the
+    ``user_id`` argument of the gold's first call that has one (a tau2 task folder)."""
     for call in actions(task):
         customer = (call.get("arguments") or {}).get("customer_id")
         if customer:
             return customer
     found = re.search(r"\[CUSTOMER:([^\]]+)\]", str(task.get("id") or ""))
-    return found.group(1) if found else None
+    if found:
+        return found.group(1)
+    # a tau2 task (no taugen id): the user the gold's first call with a user id names
+    return next((call["arguments"]["user_id"] for call in actions(task)
+                 if isinstance((call.get("arguments") or {}).get("user_id"), str)), None)
 
 
 def _same_target(a: dict[str, Any], b: dict[str, Any], keys: tuple[str, ...] = _TARGETS) -> bool:

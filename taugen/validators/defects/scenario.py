@@ -557,14 +557,12 @@ _END = re.compile(r"(end the (conversation|call|chat)|###STOP###|hang up|accept|
 _REQUESTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "cancel": (r"\bcancel\b", ("cancel",)),
     "change the address": (r"\b(?:change|update|modify|correct)\w*\b[^.]{0,40}\baddress", ("address",)),
-    "return": (r"\breturn (?:the|my|an?|all|both|these|those|it|them|everything)\b", ("return", "cancel_pending")),
-    "exchange": (r"\b(?:exchange|swap)\w*", ("exchange", "modify_pending_order_items")),
 }
 """Request phrases and the stems of the write tools that carry them out, for any domain: cancelling and
-changing an address, and returning or exchanging an order (tau2's retail words: retail has no taugen pack
-yet to hold them). A domain adds its own (``DomainDefinition.request_words``, read into
-``TaskSet.requests``; see :func:`request_table`); a tau2 task folder of a domain a built-in pack mirrors
-(airline, telecom) gets that pack's (:func:`taugen.validators.defects.sources.taskset_from_folder`)."""
+changing an address. A domain adds its own (``DomainDefinition.request_words``, read into
+``TaskSet.requests``; see :func:`request_table`), as the retail pack adds returning and exchanging an order;
+a tau2 task folder of a domain a built-in pack mirrors (airline, retail, telecom) gets that pack's
+(:func:`taugen.validators.defects.sources.taskset_from_folder`)."""
 
 
 def request_table(taskset: TaskSet) -> dict[str, tuple[str, tuple[str, ...]]]:
@@ -616,7 +614,8 @@ def _linked(reaction: str, request: str, sentence: str, other_actions: set[str],
             table: dict[str, tuple[str, tuple[str, ...]]] = _REQUESTS) -> bool:
     """A conditional reaction speaks of this request: it uses the request's stem or shares a content
     word with the request sentence, or it names no other action of the domain (a word of another write
-    tool's name: "if the agent cannot *send* that amount" is about a wire, not a refund) and its
+    tool's name, or an inflection of one: "if the agent cannot *send* that amount" is about a wire, not a
+    refund; "if the order cannot be *cancelled*" is about a cancellation, not an address) and its
     ``antecedent`` is about this request.
 
     The antecedent is the last plain request before the reaction (:func:`_antecedent`): a reaction that
@@ -630,8 +629,8 @@ def _linked(reaction: str, request: str, sentence: str, other_actions: set[str],
     asked = {w.rstrip("s") for w in _CONTENT.findall(sentence.lower())} - _GENERIC
     if words & asked:
         return True
-    if words & other_actions:
-        return False
+    if any(word.startswith(action) for word in words for action in other_actions):
+        return False  # an inflection counts: "cannot be cancelled" is about a cancellation
     return antecedent is None or antecedent == sentence or bool(re.search(table[request][0], antecedent, re.I))
 
 
@@ -704,8 +703,8 @@ def _replayed_policy_view(taskset: TaskSet, task: dict[str, Any]) -> Any:
     omitted = {tool for index, violation in found if index < 0 and violation.kind == "omission"
                for tool in getattr(rules_by_name.get(violation.rule), "tools", ())}
     customer = _customer(task)
-    if not customer:
-        return omitted, [], set()
+    if not customer:  # no candidates to judge a refusal by: the judgement without policy applies (a tau2 task
+        return (omitted, [], set()) if omitted else None  # whose gold reads no profile)
     scenario = scenario_text(task)
     done = [(a.get("name", ""), a.get("arguments") or {}) for a in gold]
     context = PolicyContext(state=toolkit.db, facts=taskset.facts, now=taskset.now, scenario=scenario, calls=done)

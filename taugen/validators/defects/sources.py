@@ -518,6 +518,26 @@ def built_in_definition(domain: str):
     return importlib.import_module(load_domain_config(folder).environment).DOMAIN
 
 
+def _adopt_policy(taskset: TaskSet, mirror, domain: str) -> None:
+    """Give a tau2 folder of a domain a built-in pack mirrors (same tools, same database shape) that pack's
+    policy as code: its rules, its typed facts, its toolkit (the policy replay runs the gold on the folder's
+    database with taugen's tools, equal in effect to tau2's) and its decision targets, so that lint-tasks runs
+    the policy kinds (K1, K3, K9, K17) there too. Nothing is adopted when the folder's database does not
+    validate as the pack's database model (another version of the domain)."""
+    from taugen.authoring.pack import BUILT_IN_PACKS, load_pack
+    from taugen.generators.policy import PackFacts
+
+    try:
+        mirror.toolkit.db_model.model_validate(taskset.db)
+    except Exception:  # noqa: BLE001 - a database of another shape: the policy kinds do not run
+        taskset.notes.append(f"the database does not have the {domain} pack's shape: its policy as code is not run")
+        return
+    taskset.facts = PackFacts(load_pack(BUILT_IN_PACKS / domain))
+    taskset.rules = tuple(mirror.policy)
+    taskset.toolkit_class = mirror.toolkit
+    taskset.targets = tuple(getattr(mirror, "decision_targets", None) or ())
+
+
 def taskset_from_folder(folder: str | Path, tasks_file: str | None = None, replay: bool = True) -> TaskSet:
     """Read a tau2 domain folder (see module docstring).
 
@@ -548,6 +568,8 @@ def taskset_from_folder(folder: str | Path, tasks_file: str | None = None, repla
                       subset=task_file not in ("tasks.json", "tasks/"), db=db, user_db=user_db,
                       documents=documents, now=world_now(policy),
                       requests=dict(getattr(mirror, "request_words", None) or {}))
+    if getattr(mirror, "policy", None) and db is not None:
+        _adopt_policy(taskset, mirror, domain)
     if domain in TAU2_DOMAINS and tau2_available():
         spec = TAU2_DOMAINS[domain]
         taskset.agent_tools, agent_helpers = tau2_tools(spec["tools"], "assistant")
