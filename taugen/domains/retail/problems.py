@@ -477,6 +477,19 @@ class _ItemChange(Problem):
     status: ClassVar[str]
     tool_name: ClassVar[str]
     fact: ClassVar[str]
+    verb: ClassVar[str]
+    """What the caller does to the item, as the scenario says it (``change``, ``exchange``)."""
+    request: ClassVar[str]
+    """The reason for the call, with ``{item}`` (the item's name) and ``{order}`` (the order id)."""
+
+    def setup(self, context: ProblemContext) -> ScenarioFragment:
+        order, item, target = self.make(context)
+        card = _user(context).payment_methods[context.state["card"]]
+        return ScenarioFragment(
+            reason_for_call=self.request.format(item=item.name, order=order.order_id),
+            known_info=[_order_line(context), f"You want the {item.name} with {_options(target)} instead."],
+            task_instructions=[f"This is the only item you want to {self.verb}. Settle any price difference with "
+                               f"{card_words(card)}."])
 
     def make(self, context: ProblemContext) -> tuple[Order, Any, Variant]:
         card = _card(_user(context))
@@ -520,16 +533,8 @@ class ModifyPendingItem(_ItemChange):
     facts = ("modify_items_same_product_available",)
     context_facts = ("modify_items_once", "modify_items_remind_all_items", "modify_items_payment_for_difference")
     summary = "Change one item of a pending order to another available option of the same product."
-
-    def setup(self, context: ProblemContext) -> ScenarioFragment:
-        order, item, target = self.make(context)
-        card = _user(context).payment_methods[context.state["card"]]
-        return ScenarioFragment(
-            reason_for_call=f"You want to change the {item.name} in your pending order {order.order_id} to another "
-                            "option.",
-            known_info=[_order_line(context), f"You want the {item.name} with {_options(target)} instead."],
-            task_instructions=[f"This is the only item you want to change. Settle any price difference with "
-                               f"{card_words(card)}."])
+    verb = "change"
+    request = "You want to change the {item} in your pending order {order} to another option."
 
 
 class ExchangeDeliveredItem(_ItemChange):
@@ -545,16 +550,8 @@ class ExchangeDeliveredItem(_ItemChange):
     context_facts = ("exchange_only_delivered", "exchange_remind_all_items", "exchange_payment_for_difference",
                      "exchange_no_new_order")
     summary = "Exchange one delivered item for another available option of the same product."
-
-    def setup(self, context: ProblemContext) -> ScenarioFragment:
-        order, item, target = self.make(context)
-        card = _user(context).payment_methods[context.state["card"]]
-        return ScenarioFragment(
-            reason_for_call=f"You want to exchange the {item.name} from your delivered order {order.order_id} for "
-                            "another option.",
-            known_info=[_order_line(context), f"You want the {item.name} with {_options(target)} instead."],
-            task_instructions=[f"This is the only item you want to exchange. Settle any price difference with "
-                               f"{card_words(card)}."])
+    verb = "exchange"
+    request = "You want to exchange the {item} from your delivered order {order} for another option."
 
 
 class ExchangeGiftCardTooLowRefused(ExchangeDeliveredItem):
