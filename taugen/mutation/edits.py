@@ -136,6 +136,22 @@ def replace_known(task: dict[str, Any], pattern: str, replacement: str) -> bool:
     return True
 
 
+_CALLER_NAME = re.compile(r"You are ([A-Z][^.]+)\.")
+
+
+def name_from_sibling(bundle: MutableBundle, problem: str) -> str | None:
+    """K8: in the first task of ``problem`` whose ``known_info`` opens "You are NAME.", put the alphabetically
+    first other caller's name from a sibling task in its place; the task's id, or None when no task of the
+    problem names its caller or no sibling names another."""
+    for task in bundle.tasks_of(problem):
+        mine = _CALLER_NAME.match(known_info(task))
+        others = sorted({m.group(1) for t in bundle.tasks for m in [_CALLER_NAME.match(known_info(t))]
+                         if m and mine and m.group(1) != mine.group(1)})
+        if mine and others and replace_known(task, rf"You are {re.escape(mine.group(1))}\.", f"You are {others[0]}."):
+            return task["id"]
+    return None
+
+
 def without_transfer(bundle: MutableBundle, problem: str) -> dict[str, Any] | None:
     """The first task (by id) composing ``problem`` whose gold hands nothing to a human team."""
     return next((task for task in bundle.tasks_of(problem)

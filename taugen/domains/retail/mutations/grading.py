@@ -9,9 +9,8 @@ what an author might add, wrongly:
 
 from __future__ import annotations
 
-import re
 
-from taugen.mutation.edits import add_assertion, gold_call, known_ids, known_info, replace_known, typo
+from taugen.mutation.edits import add_assertion, gold_call, known_ids, name_from_sibling, typo
 from taugen.mutation.model import MutableBundle, mutation
 
 
@@ -44,16 +43,9 @@ def assertion_names_a_neighbour_order(bundle: MutableBundle) -> str | None:
 
 
 # ------------------------------------------------------------------------------------------ K8
-_NAME = re.compile(r"You are ([A-Z][^.]+)\.")
 
 
 @mutation("K8", "caller_name_from_sibling_task",
           "the caller's name in known_info is another shopper's, copied from a sibling task")
 def caller_name_from_sibling_task(bundle: MutableBundle) -> str | None:
-    for task in bundle.tasks_of("modify_pending_order_address"):
-        mine = _NAME.match(known_info(task))
-        others = sorted({m.group(1) for t in bundle.tasks for m in [_NAME.match(known_info(t))]
-                         if m and mine and m.group(1) != mine.group(1)})
-        if mine and others and replace_known(task, rf"You are {re.escape(mine.group(1))}\.", f"You are {others[0]}."):
-            return task["id"]
-    return None
+    return name_from_sibling(bundle, "modify_pending_order_address")
