@@ -12,7 +12,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from taugen.mutation.model import MutableBundle, agent_patch, gold, instructions, renumber
+from taugen.mutation.model import MutableBundle, agent_patch, call_index, drop_call, gold, instructions, renumber
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.defects.grounding import quotable
 from taugen.validators.defects.sources import taskset_for_view
@@ -202,6 +202,30 @@ def other_persona(task_id: str, persona: str) -> str:
     """The id with its ``[PERSONA:..]`` part replaced (a copy filed under another persona)."""
     return re.sub(r"\[PERSONA:[^\]]*\]", f"[PERSONA:{persona}]", task_id) if "[PERSONA:" in task_id \
         else f"{task_id}[PERSONA:{persona}]"
+
+
+HURRIED = "You are in a hurry and answer in as few words as possible; you want the call over quickly."
+"""The persona of a twin filed under ``Hurried`` (:func:`persona_twin_without`)."""
+
+
+def persona_twin_without(bundle: MutableBundle, problem: str, tool: str) -> str | None:
+    """K17: a copy of the first task of ``problem`` whose gold calls ``tool``, filed under the ``Hurried``
+    persona (:data:`HURRIED`) with that call dropped from its gold, so the same user and the same record get
+    two decisions; the twin's id, or None when no task of the problem calls ``tool`` or every such task's
+    ``Hurried`` twin exists already."""
+    for task in bundle.tasks_of(problem):
+        index = call_index(task, tool)
+        if index is None:
+            continue
+        twin = copy.deepcopy(task)
+        twin["id"] = other_persona(task["id"], "Hurried")
+        if any(t["id"] == twin["id"] for t in bundle.tasks):
+            continue
+        twin["user_scenario"]["persona"] = HURRIED
+        drop_call(twin, index)
+        renumber(twin)
+        return add_twin(bundle, task, twin)
+    return None
 
 
 def first_artifact(bundle: MutableBundle, genre: str, suffix: str) -> tuple[str, dict, str] | None:

@@ -15,9 +15,9 @@ from __future__ import annotations
 import copy
 import re
 
-from taugen.mutation.edits import add_twin, other_persona
+from taugen.mutation.edits import persona_twin_without
 from taugen.mutation.model import (MutableBundle, call_index, drop_call, fact_amount, gold, initial_records,
-                                   insert_call, mutation, renumber, replace_call, tool_call)
+                                   insert_call, mutation, replace_call, tool_call)
 
 
 def _reservation_of(task: dict) -> str | None:
@@ -132,17 +132,4 @@ def booking_total_without_insurance(bundle: MutableBundle) -> str | None:
           "a persona variant of a within-the-window cancellation (same user, same reservation) is added whose gold "
           "keeps the reservation its twin cancels")
 def persona_twin_keeps_recent_booking(bundle: MutableBundle) -> str | None:
-    for task in bundle.tasks_of("cancel_recent_booking"):
-        index = call_index(task, "cancel_reservation")
-        if index is None:
-            continue
-        twin = copy.deepcopy(task)
-        twin["id"] = other_persona(task["id"], "Hurried")
-        if any(t["id"] == twin["id"] for t in bundle.tasks):
-            continue
-        twin["user_scenario"]["persona"] = ("You are in a hurry and answer in as few words as possible; you want the "
-                                            "call over quickly.")
-        drop_call(twin, index)
-        renumber(twin)
-        return add_twin(bundle, task, twin)
-    return None
+    return persona_twin_without(bundle, "cancel_recent_booking", "cancel_reservation")

@@ -10,11 +10,10 @@ Tasks are picked by problem name and id.
 
 from __future__ import annotations
 
-import copy
 
-from taugen.mutation.edits import add_twin, gold_call, other_persona
-from taugen.mutation.model import (MutableBundle, call_index, drop_call, gold, initial_records, insert_call, mutation,
-                                   renumber, replace_call, tool_call)
+from taugen.mutation.edits import gold_call, persona_twin_without
+from taugen.mutation.model import (MutableBundle, call_index, gold, initial_records, insert_call, mutation,
+                                   replace_call, tool_call)
 
 
 def _user_of(task: dict) -> str | None:
@@ -95,17 +94,4 @@ def exchange_paid_with_short_gift_card(bundle: MutableBundle) -> str | None:
           "a persona variant of a no-longer-needed cancellation (same user, same order) is added whose gold keeps "
           "the order its twin cancels")
 def persona_twin_keeps_unneeded_order(bundle: MutableBundle) -> str | None:
-    for task in bundle.tasks_of("cancel_pending_no_longer_needed"):
-        index = call_index(task, "cancel_pending_order")
-        if index is None:
-            continue
-        twin = copy.deepcopy(task)
-        twin["id"] = other_persona(task["id"], "Hurried")
-        if any(t["id"] == twin["id"] for t in bundle.tasks):
-            continue
-        twin["user_scenario"]["persona"] = ("You are in a hurry and answer in as few words as possible; you want the "
-                                            "call over quickly.")
-        drop_call(twin, index)
-        renumber(twin)
-        return add_twin(bundle, task, twin)
-    return None
+    return persona_twin_without(bundle, "cancel_pending_no_longer_needed", "cancel_pending_order")
