@@ -29,7 +29,7 @@ def test_every_stage_stores_its_contributions_in_the_one_registry():
     assert [op.mutant_id for op in operators()] == sorted(
         plugins.registered("mutation_operator"),
         key=lambda mutant_id: (int(mutant_id.split("-")[0][1:]), mutant_id.split("-", 1)[1]))
-    assert packs() == {name: BUILT_IN_PACKS / name for name in ("airline", "banking", "telecom")}
+    assert packs() == {name: BUILT_IN_PACKS / name for name in ("airline", "banking", "retail", "telecom")}
     declared = {method: {name for name, genre in known_genres.items()
                          if getattr(type(genre), method) is not getattr(Genre, method)}
                 for method in ("delivered_dates", "customer_opening")}
