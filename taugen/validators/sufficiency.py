@@ -246,15 +246,20 @@ class _DbSession:
 
         db_model = toolkit_class.db_model
         bases = view.__dict__.setdefault("_sufficiency_bases", {})
-        if db_model not in bases:
-            bases[db_model] = db_model.model_validate(view.db)
-        start = bases[db_model]
+
+        def base() -> Any:
+            if db_model not in bases:
+                bases[db_model] = db_model.model_validate(view.db)
+            return bases[db_model]
+
         patch = ((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data")
         if patch:
             try:
-                start = db_texts.patched(start, view.db, patch)
-            except ValueError:  # not field by field (an invalid patch raises here again, as it always did)
-                start = db_model.model_validate(_merged(view.db, patch))
+                start = db_texts.patched(base(), view.db, patch)
+            except ValueError:  # not field by field, or a base only the patch makes valid: the merged data
+                start = db_model.model_validate(_merged(view.db, patch))  # whole (invalid data raises, as always)
+        else:
+            start = base()
         copy = db_texts.copy_on_access if db_texts.supports(db_model) else clone
         self.toolkit = toolkit_class(copy(start), view.now)
 
