@@ -140,6 +140,14 @@ def _same_address(address: UserAddress, wanted: dict[str, str]) -> bool:
     return address.model_dump() == wanted
 
 
+def _decided(allowed: bool, done: bool, missing: str, against: str) -> list[str]:
+    """A check's findings for one write the policy decides: ``[missing]`` when the write is allowed and was
+    not made, ``[against]`` when it is refused and was made, else none."""
+    if allowed:
+        return [] if done else [missing]
+    return [against] if done else []
+
+
 # ----------------------------------------------------------------------------------------------- opening
 class UserIdentification(Problem):
     """Every task opens with it: the agent locates the caller's user id by email (or, for a caller who does
@@ -360,9 +368,9 @@ class ModifyPendingAddress(Problem):
 
     def check(self, context: ProblemContext) -> list[str]:
         moved = _same_address(_order(context).address, context.state["address"])
-        if _flag(context, "modify_address_allowed"):
-            return [] if moved else ["the order's address was not changed"]
-        return ["the address was changed against the policy"] if moved else []
+        return _decided(_flag(context, "modify_address_allowed"), moved,
+                        "the order's address was not changed",
+                        "the address was changed against the policy")
 
 
 class ModifyUserAddress(Problem):
@@ -388,9 +396,9 @@ class ModifyUserAddress(Problem):
 
     def check(self, context: ProblemContext) -> list[str]:
         moved = _same_address(_user(context).address, context.state["address"])
-        if _flag(context, "default_address_can_be_modified"):
-            return [] if moved else ["the default address was not changed"]
-        return ["the default address was changed against the policy"] if moved else []
+        return _decided(_flag(context, "default_address_can_be_modified"), moved,
+                        "the default address was not changed",
+                        "the default address was changed against the policy")
 
 
 class ModifyPendingPayment(Problem):
@@ -423,9 +431,9 @@ class ModifyPendingPayment(Problem):
     def check(self, context: ProblemContext) -> list[str]:
         moved = any(p.payment_method_id == context.state["paypal"] and p.transaction_type == "payment"
                     for p in _order(context).payment_history)
-        if _flag(context, "modify_payment_single_different_method"):
-            return [] if moved else ["the payment was not moved to PayPal"]
-        return ["the payment was changed against the policy"] if moved else []
+        return _decided(_flag(context, "modify_payment_single_different_method"), moved,
+                        "the payment was not moved to PayPal",
+                        "the payment was changed against the policy")
 
 
 class PaymentGiftCardTooLowRefused(Problem):
@@ -516,9 +524,9 @@ class _ItemChange(Problem):
         return any(item.item_id == context.state["new_item"] for item in order.items)
 
     def check(self, context: ProblemContext) -> list[str]:
-        if _flag(context, self.fact):
-            return [] if self.changed(context) else ["the item was not changed to the option asked for"]
-        return ["the item was changed against the policy"] if self.changed(context) else []
+        return _decided(_flag(context, self.fact), self.changed(context),
+                        "the item was not changed to the option asked for",
+                        "the item was changed against the policy")
 
 
 class ModifyPendingItem(_ItemChange):
