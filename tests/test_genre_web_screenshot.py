@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from taugen.authoring.models import DomainConfig, Fact
-from taugen.authoring.values import find_surface_form, normalise_text
+from taugen.authoring.values import DurationValue, TextValue, find_surface_form, normalise_text
 from genre_contract import contract
 from taugen.generators.corpus.genre import ArtifactPlan, RenderContext, RenderedArtifact, Rendition, get_genre
 from taugen.generators.corpus.genres import web_screenshot
@@ -184,6 +184,48 @@ def test_a_subject_answered_without_its_value_keeps_the_rules_own_sentence():
     for fact in (two, capped, FACTS["intl_wire_hold"], FACTS["police_report_stolen"]):
         assert web_screenshot.deferred_statement(fact, published) == "", fact.statement
     assert web_screenshot.deferred_statement(wire, {"percent": "on the rates page"}) == ""
+
+
+def test_a_span_a_day_a_clock_time_or_opening_hours_are_deferred_after_their_preposition():
+    """Durations, days of the year, clock times (with their time zone) and opening hours are deferred too,
+    as the noun phrase the pack gives (``duration``, ``date``, ``time``, ``hours``), and only after "by",
+    "until", "within", "after" or "before" (hours: "from ... until ..." becomes "during ..."): the words of
+    a family's rule (a branch's wire cut-off, a state's report date) are then on pages without it too."""
+    published = {"duration": "the period set out in the account terms", "date": "the date in the filing calendar",
+                 "time": "the cut-off time in the published schedule", "hours": "the hours in the branch directory"}
+    base = FACTS["intl_wire_hold"]
+
+    def text_fact(statement: str, *terms: str) -> Fact:
+        return base.model_copy(update={"statement": statement, "value": TextValue(key_terms=list(terms))})
+
+    cut_off = text_fact("The Lakeshore branch takes in-person domestic wire requests until 2:00 PM Central Time on "
+                        "business days.", "2:00 PM")
+    assert web_screenshot.deferred_statement(cut_off, published) == ("The Lakeshore branch takes in-person domestic "
+                                                                     "wire requests until the cut-off time in the "
+                                                                     "published schedule on business days.")
+    report = text_fact("Cedar Ridge Bank files its Maine unclaimed property report each year by April 30.", "April 30")
+    assert web_screenshot.deferred_statement(report, published) == \
+        "Cedar Ridge Bank files its Maine unclaimed property report each year by the date in the filing calendar."
+    for hours in ("until 12:00 PM", "until noon"):
+        saturday = text_fact(f"On Saturdays the Elm Street branch is open from 9:00 AM {hours}.", hours)
+        assert web_screenshot.deferred_statement(saturday, published) == \
+            "On Saturdays the Elm Street branch is open during the hours in the branch directory."
+    mailed = base.model_copy(update={
+        "statement": "A check for the closing balance is mailed within 7 business days after the account is closed.",
+        "value": DurationValue(amount=7, unit="business_days")})
+    assert web_screenshot.deferred_statement(mailed, published) == ("A check for the closing balance is mailed within "
+                                                                    "the period set out in the account terms after "
+                                                                    "the account is closed.")
+    # no figure (a closed branch), a duration before "of", a figure not after a preposition, another number
+    # left, a kind the pack names no place for
+    closed = text_fact("The Pine Ridge branch is closed on Saturdays.", "closed on Saturdays")
+    early = mailed.model_copy(update={"statement": "An account closed within 7 business days of opening pays a fee."})
+    bare = text_fact("Wires sent at 2:00 PM arrive the same day.", "2:00 PM")
+    two = text_fact("Wires over $10,000 are taken until 2:00 PM Central Time.", "2:00 PM")
+    for fact in (closed, early, bare, two):
+        assert web_screenshot.deferred_statement(fact, published) == "", fact.statement
+    assert web_screenshot.deferred_statement(report, {"time": "the cut-off time in the published schedule"}) == ""
+    assert find_surface_form(cut_off.value, web_screenshot.deferred_statement(cut_off, published)) is None
 
 
 def test_a_subject_keeps_its_capitals_except_an_opening_article():
