@@ -23,6 +23,7 @@ from genre_contract import contract
 from taugen.generators.corpus.genre import ArtifactPlan, RenderContext, RenderedArtifact, Rendition, get_genre
 from taugen.generators.corpus.genres import web_screenshot
 from taugen.generators.corpus.genres.web_screenshot import png_size
+from taugen.generators.corpus.renditions import deferred_statement
 
 pytestmark = pytest.mark.skipif(shutil.which("chromium") is None and shutil.which("chromium-browser") is None,
                                 reason="headless Chromium (Debian package 'chromium') is not installed")
@@ -168,22 +169,22 @@ def test_a_page_without_rules_asks_about_other_subjects_of_its_topic_without_val
 
 def test_a_subject_answered_without_its_value_keeps_the_rules_own_sentence():
     """A help page that names a rule it does not state answers with the rule's own sentence and the figure
-    deferred to where the business publishes it (the pack's ``published_in``), so the words of a rule are
+    deferred to where the business publishes it (the pack's ``common.published_in``), so the words of a rule are
     on pages without it too; only where the sentence reads right and then holds no number at all."""
     published = {"money": "set out in the fee schedule", "percent": "shown on the rates page",
                  "cap": "set out in the account terms"}
     wire = FACTS["wire_fee_domestic"]
-    assert web_screenshot.deferred_statement(wire, published) == \
+    assert deferred_statement(wire, published) == \
         "An outgoing domestic wire costs the amount set out in the fee schedule."
     rent = wire.model_copy(update={"statement": "Annual rent for a small box is $25.00 per year."})
-    assert web_screenshot.deferred_statement(rent, published) == \
+    assert deferred_statement(rent, published) == \
         "Annual rent for a small box is set out in the fee schedule per year."
     # another number left in the sentence, a figure not after "is"/"costs", a type with no published place
     two = wire.model_copy(update={"statement": "A wire over $10,000 costs $25.00."})
     capped = FACTS["atm_daily_cap"]  # "... are limited to $1,250.00 per day."
     for fact in (two, capped, FACTS["intl_wire_hold"], FACTS["police_report_stolen"]):
-        assert web_screenshot.deferred_statement(fact, published) == "", fact.statement
-    assert web_screenshot.deferred_statement(wire, {"percent": "on the rates page"}) == ""
+        assert deferred_statement(fact, published) == "", fact.statement
+    assert deferred_statement(wire, {"percent": "on the rates page"}) == ""
 
 
 def test_a_span_a_day_a_clock_time_or_opening_hours_are_deferred_after_their_preposition():
@@ -200,20 +201,20 @@ def test_a_span_a_day_a_clock_time_or_opening_hours_are_deferred_after_their_pre
 
     cut_off = text_fact("The Lakeshore branch takes in-person domestic wire requests until 2:00 PM Central Time on "
                         "business days.", "2:00 PM")
-    assert web_screenshot.deferred_statement(cut_off, published) == ("The Lakeshore branch takes in-person domestic "
+    assert deferred_statement(cut_off, published) == ("The Lakeshore branch takes in-person domestic "
                                                                      "wire requests until the cut-off time in the "
                                                                      "published schedule on business days.")
     report = text_fact("Cedar Ridge Bank files its Maine unclaimed property report each year by April 30.", "April 30")
-    assert web_screenshot.deferred_statement(report, published) == \
+    assert deferred_statement(report, published) == \
         "Cedar Ridge Bank files its Maine unclaimed property report each year by the date in the filing calendar."
     for hours in ("until 12:00 PM", "until noon"):
         saturday = text_fact(f"On Saturdays the Elm Street branch is open from 9:00 AM {hours}.", hours)
-        assert web_screenshot.deferred_statement(saturday, published) == \
+        assert deferred_statement(saturday, published) == \
             "On Saturdays the Elm Street branch is open during the hours in the branch directory."
     mailed = base.model_copy(update={
         "statement": "A check for the closing balance is mailed within 7 business days after the account is closed.",
         "value": DurationValue(amount=7, unit="business_days")})
-    assert web_screenshot.deferred_statement(mailed, published) == ("A check for the closing balance is mailed within "
+    assert deferred_statement(mailed, published) == ("A check for the closing balance is mailed within "
                                                                     "the period set out in the account terms after "
                                                                     "the account is closed.")
     # no figure (a closed branch), a duration before "of", a figure not after a preposition, another number
@@ -223,9 +224,9 @@ def test_a_span_a_day_a_clock_time_or_opening_hours_are_deferred_after_their_pre
     bare = text_fact("Wires sent at 2:00 PM arrive the same day.", "2:00 PM")
     two = text_fact("Wires over $10,000 are taken until 2:00 PM Central Time.", "2:00 PM")
     for fact in (closed, early, bare, two):
-        assert web_screenshot.deferred_statement(fact, published) == "", fact.statement
-    assert web_screenshot.deferred_statement(report, {"time": "the cut-off time in the published schedule"}) == ""
-    assert find_surface_form(cut_off.value, web_screenshot.deferred_statement(cut_off, published)) is None
+        assert deferred_statement(fact, published) == "", fact.statement
+    assert deferred_statement(report, {"time": "the cut-off time in the published schedule"}) == ""
+    assert find_surface_form(cut_off.value, deferred_statement(cut_off, published)) is None
 
 
 def test_a_subject_keeps_its_capitals_except_an_opening_article():

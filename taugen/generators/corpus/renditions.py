@@ -490,3 +490,86 @@ def decoy_text(fact: Fact, value, rng: random.Random) -> tuple[str, str]:
             if form is not None and find_surface_form(fact.value, text) is None:
                 return text, form
     return "", ""
+
+
+_COPULA = re.compile(r"\b(is|are|costs?)\s+$", re.IGNORECASE)
+_PREPOSITION = re.compile(r"\b(by|until|within|after|before)\s+$", re.IGNORECASE)
+_NUMBERS = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
+                      r"thirty|forty|fifty|sixty|ninety|hundred|thousand|million|half|once|twice|noon|midnight)\b",
+                      re.IGNORECASE)
+_CLOCK = re.compile(r"\b\d{1,2}(?::\d{2})?\s?(?:AM|PM|a\.m\.|p\.m\.)(?!\w)", re.IGNORECASE)
+_DAY = re.compile(r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+                  r"\s+\d{1,2}(?:st|nd|rd|th)?(?:,\s*\d{4})?\b")
+_HOURS = re.compile(r"\bfrom\s+\d{1,2}(?::\d{2})?\s?(?:AM|PM)\s+(?:until|to)\s+(?:\d{1,2}(?::\d{2})?\s?(?:AM|PM)|noon)",
+                    re.IGNORECASE)
+_ZONE = re.compile(r"^\s+(?:(?:Central|Eastern|Mountain|Pacific)(?:\s+(?:Standard|Daylight))?\s+Time|[CEMP][SD]?T)\b")
+PUBLISHED_KINDS = ("money", "percent", "cap", "duration", "date", "time", "hours")
+"""What a page may defer to where the business publishes it: a figure after "is", "are" or "costs"
+(``money``, ``percent``, ``cap``: the place, as written after "is"), a span, a day or a clock time
+after "by", "until", "within", "after" or "before" (``duration``, ``date``, ``time``: a noun phrase), and
+opening hours ("from 9:00 AM until noon"; ``hours``: a noun phrase said after "during")."""
+
+
+def _deferred_span(fact: Fact, statement: str) -> tuple[str, int, int] | None:
+    """(kind, start, end) of the figure in ``statement`` that a page may defer, or None: the value's own
+    form for money, percent, cap, duration and date values; for a rule stated in words (``text``), a key
+    term that is or holds a clock time ("2:00 PM", a time zone after it included) or a day of the year, or
+    that closes a range of opening hours ("from 9:00 AM until 12:00 PM")."""
+    value = fact.value
+    if value.type in ("money", "percent", "cap", "duration", "date"):
+        form = find_surface_form(value, statement)
+        match = re.search(re.escape(form), statement, re.IGNORECASE) if form else None
+        return (value.type, match.start(), match.end()) if match else None
+    if value.type != "text":
+        return None
+    hours = _HOURS.search(statement)
+    if hours is not None and any(term.lower() in hours.group(0).lower() for term in value.key_terms):
+        return "hours", hours.start(), hours.end()
+    for term in value.key_terms:
+        at = statement.lower().find(term.lower())
+        if at < 0:
+            continue
+        for kind, pattern in (("time", _CLOCK), ("date", _DAY)):
+            found = pattern.search(statement, at, at + len(term))
+            if found:
+                end = found.end()
+                zone = _ZONE.match(statement[end:]) if kind == "time" else None
+                return kind, found.start(), end + (zone.end() if zone else 0)
+    return None
+
+
+def deferred_statement(fact: Fact, published_in: Mapping[str, str]) -> str:
+    """``fact``'s own statement with its figure deferred to where the business publishes such figures
+    (``published_in``, by :data:`PUBLISHED_KINDS`: the pack's ``common.published_in``): what a help page
+    answers, or a process step says, about a subject without giving the value. "Annual rent for a small box is $50.00." → "Annual rent for a small box is set out
+    in the fee schedule."; "The Lakeshore branch takes in-person wire requests until 2:00 PM Central Time
+    on business days." → "... until the cut-off time shown on the branch page on business days."; "...
+    files its Maine report each year by April 30." → "... by the date set out in the filing calendar.";
+    "On Saturdays the Elm Street branch is open from 9:00 AM until noon." → "... is open during the hours
+    listed in the branch directory."
+    Money, percents and caps only after "is", "are" or "costs"; durations, days and clock times only after
+    "by", "until", "within", "after" or "before" and not before "of"; and only where the sentence then
+    holds no other number (digit or number word, "noon" included). ``""`` otherwise (other value types,
+    other shapes, a kind the pack names no place for)."""
+    if fact.value is None:
+        return ""
+    statement = (fact.statement or "").strip()
+    span = _deferred_span(fact, statement)
+    if span is None or span[0] not in published_in:
+        return ""
+    kind, start, end = span
+    if kind in ("money", "percent", "cap"):
+        copula = _COPULA.search(statement[:start])
+        if copula is None:
+            return ""
+        verb = copula.group(1)
+        if verb.lower() in ("costs", "cost"):  # "costs $12.00 per day" → "costs the amount set out in ... per day"
+            verb += " the amount"
+        text = f"{statement[:copula.start()]}{verb} {published_in[kind]}{statement[end:]}"
+    elif kind == "hours":  # "is open from 9:00 AM until noon" → "is open during the hours listed in ..."
+        text = f"{statement[:start]}during {published_in[kind]}{statement[end:]}"
+    else:
+        if _PREPOSITION.search(statement[:start]) is None or re.match(r"\s+of\b", statement[end:]):
+            return ""  # "within 90 days of opening" has no place in it: "within the period set out ... of opening"
+        text = f"{statement[:start]}{published_in[kind]}{statement[end:]}"
+    return "" if _NUMBERS.search(text) else text

@@ -49,7 +49,7 @@ import string
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
@@ -147,6 +147,13 @@ class CommonWords(GenreVocabulary):
             "the My Account app").
         business: what kind of business it is, one noun, in "the bank's records" ("bank", "operator").
         business_description: the business in a few words, after its brand ("a US community bank").
+        published_in: by kind of figure (:data:`~taugen.generators.corpus.renditions.PUBLISHED_KINDS`),
+            where the business publishes such figures: for ``money``, ``percent`` and ``cap`` as written after
+            "is" ("set out in the fee schedule"), for ``duration``, ``date``, ``time`` and ``hours`` as a noun
+            phrase said after "by", "within" or "during" ("the period set out in the account terms"). A
+            record that names a rule without stating it may give the rule's own sentence with the figure
+            deferred there (:func:`~taugen.generators.corpus.renditions.deferred_statement`); a kind left
+            out is never deferred.
     """
 
     site: str = Field(min_length=1)
@@ -156,6 +163,12 @@ class CommonWords(GenreVocabulary):
     business_description: str = Field(min_length=1)
     site_names: tuple[str, ...] = ()
     regions: tuple[str, ...] = ()
+    published_in: dict[Literal["money", "percent", "cap", "duration", "date", "time", "hours"], str] = Field(
+        default_factory=lambda: {"money": "set out in the price list", "percent": "shown on the rates page",
+                                 "cap": "set out in the terms", "duration": "the period set out in the terms",
+                                 "date": "the date given in the published notice",
+                                 "time": "the time shown on the published schedule",
+                                 "hours": "the hours shown on the published schedule"})
 
     def terms(self) -> dict[str, str]:
         """The placeholder values: ``{"site": ..., "Site": ..., "sites": ..., "online": ...}``."""

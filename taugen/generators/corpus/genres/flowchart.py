@@ -10,8 +10,12 @@ The process is a :class:`networkx.DiGraph` whose nodes carry ``kind`` (``start``
 * one step per rendition in force on the chart's date (``plan.end``) whose label is the rendition
   text, wrapped on word boundaries; a superseded rendition is such a plain step unless
   :func:`~taugen.generators.corpus.genre.shown_as_history` holds on that date;
-* in the same run of steps, steps about other subjects of the topic that state nothing about them
-  (``Look up <subject> in the staff reference before answering``): every map draws how many subject
+* in the same run of steps, steps about other subjects of the topic that state nothing about them: the
+  subject's rule with its figure deferred to where the business publishes it, where its sentence allows
+  (:func:`~taugen.generators.corpus.renditions.deferred_statement`: "The Lakeshore branch takes
+  in-person domestic wire requests until the cut-off time in the published schedule on business days."),
+  else what to check or say about it (``Look up <subject> in the staff reference before answering``):
+  every map draws how many subject
   steps it has alike, rules take theirs and these the rest, so a map without a rule (a filler) is drawn
   by the same process as one with rules;
 * one note per rendition shown as history (``Previous rule, until <date>: <text>``; its successor is on
@@ -46,6 +50,7 @@ from taugen.generators.corpus.genre import (
     shown_as_history,
 )
 from taugen.generators.corpus.genres.benchmarks import other_subjects
+from taugen.generators.corpus.renditions import deferred_statement
 from taugen.findings import Finding, error
 
 if TYPE_CHECKING:
@@ -230,14 +235,18 @@ class FlowchartGenre(Genre):
         drawn = plan.end.date()
         current = [r for r in plan.renditions if not shown_as_history(plan, r, drawn)]  # in force that day
         # Every map draws how many subject steps it has alike: rules in force take theirs, steps about
-        # other subjects of the topic (what to check or say about them, no value) the rest, now and then
-        # one more, in the same place.
+        # other subjects of the topic the rest, now and then one more, in the same place. A step about a
+        # subject gives its rule's own sentence with the figure deferred to where it is published where
+        # the sentence allows (so a rule's words are in maps without it), else what to check or say about
+        # it (no value).
         wanted = max(rng.choice((1, 2, 2, 3, 3)) - len(current), 0) + int(rng.random() < 0.25)
         subjects = other_subjects(context, plan)
         rng.shuffle(subjects)
         slots: list = list(current)
-        for fact in subjects[:wanted]:
-            slots.insert(rng.randint(0, len(slots)), rng.choice(_SUBJECT_STEPS).format(S=_subject(fact)))
+        published_in = context.vocabulary.common.published_in
+        for fact in subjects[:wanted]:  # the rule's own sentence with its figure deferred, where it has one
+            step = rng.choice(_SUBJECT_STEPS).format(S=_subject(fact))
+            slots.insert(rng.randint(0, len(slots)), deferred_statement(fact, published_in) or step)
         for slot in slots:
             if isinstance(slot, str):
                 step = b.node("step", slot[:1].upper() + slot[1:])
