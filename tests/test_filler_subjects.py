@@ -10,6 +10,7 @@ from collections import Counter
 import pytest
 
 from taugen.authoring.pack import load_pack
+from taugen.authoring.values import find_surface_form
 from taugen.generators.corpus.genre import RenderContext
 from taugen.generators.corpus.render import template_environment
 from taugen.generators.corpus.genre import genres
@@ -193,3 +194,32 @@ def test_a_stand_in_goes_only_beside_a_framed_value(planned):
     assert 0.4 < changed / len(framed) < 0.75, changed
     text, form = canonical_text(unframed)
     assert with_stand_in(unframed, text, form, "staff", random.Random(0)) == text
+
+
+def test_a_mention_may_be_the_rules_own_sentence_with_its_figure_deferred(planned):
+    """Issue 10, item 3: a rule without a frame (a branch's wire cut-off, a state's report date) is stated in
+    its own sentence wherever people write or talk, so a mention to a customer, among colleagues or in a
+    meeting may be that sentence with the figure deferred to where the business publishes it (the pack's
+    ``common.published_in``), never on a help page (which asks its own questions) and never holding the value;
+    in a hard plan such mentions are placed, in fillers and carriers alike."""
+    from taugen.generators.corpus.renditions import deferred_statement, mention_texts
+
+    pack, plan, _context, _available, vocabulary = planned
+    published_in = vocabulary.common.published_in
+    cut_off = next(fact for fact in pack.facts.values() if fact.family == "branch_wire_cutoff")
+    written = deferred_statement(cut_off, published_in)
+    assert written.endswith("until the cut-off time in the published schedule on business days.")
+    for audience in ("customer", "staff", "meeting"):
+        assert written in mention_texts(cut_off, random.Random(1), audience, published_in=published_in)
+        assert written not in mention_texts(cut_off, random.Random(1), audience)
+    assert written not in mention_texts(cut_off, random.Random(1), "reader", published_in=published_in)
+    placed = Counter()
+    for artifact in plan.artifacts:
+        carrier = any(r.status in ("current", "superseded") for r in artifact.renditions)
+        for rendition in artifact.renditions:
+            fact = pack.facts[rendition.fact_id]
+            written = deferred_statement(fact, published_in)
+            if rendition.status == "mention" and written and rendition.text.startswith(written):
+                assert fact.value is None or find_surface_form(fact.value, rendition.text) is None
+                placed[carrier] += 1
+    assert placed[False] > 20 and placed[True] > 5, placed

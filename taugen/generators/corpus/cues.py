@@ -13,7 +13,7 @@ import dataclasses
 import datetime as dt
 import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from taugen.authoring.models import Fact
@@ -45,13 +45,17 @@ class Hosts:
     and for mentions only, of genres that declare ``mention_host``."""
 
     def __init__(self, drafts: list[Draft], genres: dict[str, Genre], spoken: SpokenWords | None = None,
-                 voiced_share: float = 0.0, wording: random.Random | None = None) -> None:
+                 voiced_share: float = 0.0, wording: random.Random | None = None,
+                 published_in: Mapping[str, str] | None = None) -> None:
         self.genres = genres
         self.drafts = [d for d in drafts if cue_capable(genres[d.genre]) or genres[d.genre].mention_host]
         self.by_id = {id(d): d for d in drafts}
         self.spoken = spoken
         self.voiced_share = voiced_share
         self.wording = wording or random.Random(0)
+        self.published_in = published_in
+        """Where the business publishes each kind of figure (the pack's ``common.published_in``): a mention
+        may give a rule's own sentence with its figure deferred there."""
 
     def said(self, fact: Fact, draft: Draft) -> str | None:
         """How a mention in ``draft`` says ``fact``'s subject: in a genre with ``spoken_mentions``, as often
@@ -288,7 +292,8 @@ def _mention(fact: Fact, draft: Draft, rng: random.Random, hosts: Hosts, used: s
     a peer's figure for the subject (``figures``). False when no line qualifies."""
     guarded = held_values + [f.value for f in draft.facts.values() if f.value is not None]
     audience = hosts.genres[draft.genre].mention_audience
-    text = next((t for t in mention_texts(fact, rng, audience, hosts.said(fact, draft)) if (draft.genre, t) not in used
+    lines = mention_texts(fact, rng, audience, hosts.said(fact, draft), hosts.published_in)
+    text = next((t for t in lines if (draft.genre, t) not in used
                  and not any(find_surface_form(value, t) for value in guarded)), None)
     if text is None:
         return False

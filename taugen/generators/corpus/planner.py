@@ -221,7 +221,8 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
         KeyError: an unknown surface or modality profile.
     """
     preset = preset.with_overrides(surface=surface, modality=modality)
-    spoken: SpokenWords = (vocabulary or load_vocabulary(pack.directory)).words("spoken")  # type: ignore[assignment]
+    words = vocabulary or load_vocabulary(pack.directory)
+    spoken: SpokenWords = words.words("spoken")  # type: ignore[assignment]
     rng = random.Random(stable_seed(seed, preset.name, "corpus"))
     achieved_surface: Surface = resolve_surface(preset, pack) if surface is None else preset.surface
     sections = {section.id: section.title for section in pack.config.sections}
@@ -408,7 +409,8 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
     overlay: list[dict[str, Any]] = []
     cue_rng = random.Random(stable_seed(seed, preset.name, "cues"))
     hosts = Hosts(drafts, genres_all, spoken, preset.voiced_share, random.Random(stable_seed(seed, preset.name,
-                                                                                              "mention wording")))
+                                                                                              "mention wording")),
+                  published_in=words.common.published_in)
     if achieved_surface == "hard_client":
         client_held = sorted(f.id for f in pack.facts.values() if f.holder == "client"
                              and f.effective_from <= pack.now.date())

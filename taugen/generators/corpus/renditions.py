@@ -344,13 +344,17 @@ def cue_text(fact: Fact, kind: str, rng: random.Random, anchor: tuple[str, str] 
     return text
 
 
-def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff", said: str | None = None) -> list[str]:
+def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff", said: str | None = None,
+                  published_in: Mapping[str, str] | None = None) -> list[str]:
     """Every mention of ``fact`` (its subject named in passing, no value) said to ``audience`` (one of
     :data:`MENTION_AUDIENCES`: ``customer`` uses the lines that fit a conversation with the customer,
     ``staff`` those and the lines colleagues say to each other, ``meeting`` an agenda item's outcome
     without a value, ``reader`` a help page's questions), in a seeded order. For a customer or colleagues
     the twins of the fact's frames (:func:`_twin_frames`: a rule's frame with a stand-in for its value)
-    come first with probability :data:`TWIN_SHARE` (one draw), else after the other lines. Empty when the fact
+    and, with ``published_in`` (the pack's ``common.published_in``), for a customer, colleagues or a
+    meeting the rule's own sentence with its figure deferred there (:func:`deferred_statement`, said as
+    it is written: a rule without a frame is stated in its own words in these genres too) come first with
+    probability :data:`TWIN_SHARE` (one draw), else after the other lines. Empty when the fact
     has no subject that can be named without its value. The subject is used as the expert wrote it unless
     ``said`` words it (as people say it, :func:`spoken_subject`; a line where that wording would write a
     word twice uses the subject as written, and a line that doubles a word either way is left out: "...
@@ -370,6 +374,9 @@ def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff", said:
         frames = list(_MENTIONS_TO_CUSTOMER) + (list(_MENTIONS_AMONG_STAFF) if audience == "staff" else [])
     rng.shuffle(frames)
     twins = _twin_frames(fact, audience, rng)
+    deferred = deferred_statement(fact, published_in) if published_in and audience != "reader" else ""
+    if deferred:  # written as it stands: no "{subject}" to fill, braces kept literal
+        twins.insert(rng.randint(0, len(twins)), deferred.replace("{", "{{").replace("}", "}}"))
     if twins:
         frames = twins + frames if rng.random() < TWIN_SHARE else frames + twins
     texts = []
