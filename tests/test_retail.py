@@ -54,15 +54,19 @@ def _start(pack, world, record):
 # ---------------------------------------------------------------------------- pack
 def test_pack_holds_every_policy_rule_as_a_typed_fact(pack):
     assert packs()["retail"] == PACK_DIR
-    assert len(pack.facts) == 69
+    assert len(pack.facts) == 145
     assert {f.section for f in pack.facts.values()} == {s.id for s in pack.config.sections}
-    assert len(pack.config.sections) == 8
+    assert len(pack.config.sections) == 15
     typed = [f for f in pack.facts.values() if f.value is not None and f.value.type != "text"]
-    assert len(typed) == 39
+    assert len(typed) == 88
     assert pack.fact("cancel_refund_other_methods_business_days").value.canonical() == "7 business days"
     assert int(pack.fact("product_type_count").value.value) == 50
     assert int(pack.fact("modify_items_once").value.amount) == 1
     assert pack.fact("return_refund_no_other_method").value.value is False
+    assert pack.fact("return_ship_back_window").value.canonical() == "14 days"
+    assert pack.fact("gift_card_no_expiry").value.value is False
+    assert int(pack.fact("delivered_order_one_return_or_exchange").value.amount) == 1
+    assert pack.fact("signature_on_delivery_amount").value.canonical() == "$1,000.00"
     statements = [" ".join(f.statement.lower().split()) for f in pack.facts.values()]
     assert len(set(statements)) == len(statements)
 
