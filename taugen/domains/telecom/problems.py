@@ -16,7 +16,9 @@ the build proves that perturbing each changes the task's gold (``compose.decisiv
 task declares). ``context_facts`` are the ones it follows that no typed perturbation can move: procedure
 text (which tool fixes what), the plan figures (the world's plans are tau2's database, which the pack's
 plan facts must match: ``build.check_pack_matches_world``), the one-bill cap (tau2's payment tool
-enforces it) and the free roaming charge (nothing in a task is charged for roaming).
+enforces it), the free roaming charge (nothing in a task is charged for roaming) and the other typed facts
+:data:`TYPED_CONTEXT` explains (the order of a procedure or of the workflow's checks, tau2's data model,
+what a phone check reports).
 """
 
 from __future__ import annotations
