@@ -127,6 +127,19 @@ def test_neutral_words_name_no_domain():
         assert not re.search(rf"\b{re.escape(word)}\b", words, re.IGNORECASE), word
 
 
+def _surname_in_a_name(text: str, match: re.Match[str]) -> bool:
+    """Whether ``match`` is a surname inside a person's or a firm's name the corpus drew from Faker ("Amy
+    Branch", "Kline Lynch and Branch": Faker's US surnames hold "Branch"): the word capitalised, one of Faker's
+    US surnames, right after one of its US first names or surnames (", " or " and " between surnames). A name
+    is not a banking word a genre hard-coded; "Head of Branch Operations" still counts."""
+    from faker.providers.person.en_US import Provider
+
+    word = match.group(0)
+    before = re.search(r"\b([A-Z][a-z]+)(?:,| and)?\s+$", text[:match.start()])
+    return (word[0].isupper() and word in Provider.last_names and before is not None
+            and (before.group(1) in Provider.first_names or before.group(1) in Provider.last_names))
+
+
 @pytest.mark.parametrize("seed", [1, pytest.param(0, marks=pytest.mark.slow)])  # a whole corpus each: one in CI
 def test_telecom_hard_records_say_no_banking_words(seed):
     """Every record of telecom's hard corpus (planned and rendered as ``taugen build telecom -d hard`` does,
@@ -157,6 +170,8 @@ def test_telecom_hard_records_say_no_banking_words(seed):
             if word in allowed:
                 continue
             for match in re.finditer(rf"\b{re.escape(word)}\b", text, re.IGNORECASE):
+                if _surname_in_a_name(text, match):
+                    continue
                 leaks.append(f"{artifact_id}: ...{text[max(0, match.start() - 60):match.end() + 30]}...")
     assert len(rendered) > 100
     assert not leaks, "\n".join(leaks[:20])

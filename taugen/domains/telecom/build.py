@@ -89,7 +89,9 @@ def unexercisable(pack: Pack) -> dict[str, str]:
         if fact.value is None or fact.value.type == "text":
             reason = "free text: no typed value a perturbation could change (procedure or context)"
         else:
-            reason = TYPED_CONTEXT["plan" if fact.id.startswith("plan_") else fact.id]
+            key = (fact.id if fact.id in TYPED_CONTEXT else fact.family if fact.family in TYPED_CONTEXT
+                   else "plan" if fact.id.startswith("plan_") else fact.id)
+            reason = TYPED_CONTEXT[key]
         reasons[fact.id] = reason + (f"; followed as context by {', '.join(followed)}" if followed else "")
     return reasons
 

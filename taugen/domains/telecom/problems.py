@@ -16,7 +16,9 @@ the build proves that perturbing each changes the task's gold (``compose.decisiv
 task declares). ``context_facts`` are the ones it follows that no typed perturbation can move: procedure
 text (which tool fixes what), the plan figures (the world's plans are tau2's database, which the pack's
 plan facts must match: ``build.check_pack_matches_world``), the one-bill cap (tau2's payment tool
-enforces it) and the free roaming charge (nothing in a task is charged for roaming).
+enforces it), the free roaming charge (nothing in a task is charged for roaming) and the other typed facts
+:data:`TYPED_CONTEXT` explains (the order of a procedure or of the workflow's checks, tau2's data model,
+what a phone check reports).
 """
 
 from __future__ import annotations
@@ -157,7 +159,8 @@ class AirplaneModeOn(TelecomProblem):
     name = "airplane_mode_on"
     slot = "airplane_mode"
     facts = ()
-    context_facts = ("airplane_mode_blocks_service", "airplane_mode_fix")
+    context_facts = ("airplane_mode_blocks_service", "airplane_mode_fix", "airplane_mode_check",
+                     "no_service_status_bar_signs", "service_fix_verify")
     description = "Airplane mode is on."
     summary = "Airplane mode is on: the user turns it off."
 
@@ -174,7 +177,7 @@ class UnseatSimCard(TelecomProblem):
     name = "unseat_sim_card"
     slot = "sim_seating"
     facts = ()
-    context_facts = ("sim_missing_fix",)
+    context_facts = ("sim_missing_fix", "sim_problem_causes", "sim_reseat_check_active", "service_fix_verify")
     description = "SIM card is unseated."
     summary = "The SIM card is not seated: the user reseats it."
 
@@ -191,7 +194,8 @@ class LockSimCardPin(TelecomProblem):
     name = "lock_sim_card_pin"
     slot = "sim_lock"
     facts = ()
-    context_facts = ("sim_locked_escalate", "transfer_when_out_of_scope", "transfer_procedure")
+    context_facts = ("sim_locked_escalate", "sim_problem_causes", "transfer_when_out_of_scope", "transfer_procedure",
+                     "transfer_hold_message")
     outcome = "transfer"
     description = "SIM card is locked with a PIN"
     summary = "The SIM card is PIN-locked: only a human agent can help."
@@ -209,7 +213,7 @@ class BreakApnSettings(TelecomProblem):
     name = "break_apn_settings"
     slot = "apn"
     facts = ()
-    context_facts = ("apn_incorrect_fix", "apn_reset_needs_reboot")
+    context_facts = ("apn_incorrect_fix", "apn_reset_needs_reboot", "apn_incorrect_loses_service", "service_fix_verify")
     description = "APN settings are broken"
     summary = "The APN settings are broken: reset them and reboot."
 
@@ -267,8 +271,10 @@ class _Suspension(TelecomProblem):
 class OverdueBillSuspension(_Suspension):
     name = "overdue_bill_suspension"
     facts = ()
-    context_facts = ("suspension_reasons", "resume_after_overdue_paid", "overdue_payment_steps",
-                     "one_bill_awaiting_payment", "reboot_after_resume", "suspended_line_no_service")
+    context_facts = ("suspension_for_overdue_bill", "resume_after_overdue_paid", "overdue_payment_steps",
+                     "one_bill_awaiting_payment", "reboot_after_resume", "suspended_line_no_service",
+                     "payment_request_sets_awaiting", "payment_on_acceptance", "payment_marks_bill_paid",
+                     "service_fix_verify")
     description = "Line is suspended for an overdue bill"
     summary = "The line is suspended for an overdue bill: request payment, resume the line, reboot."
 
@@ -279,8 +285,8 @@ class OverdueBillSuspension(_Suspension):
 class ContractEndSuspension(_Suspension):
     name = "contract_end_suspension"
     facts = ("no_resume_after_contract_end",)
-    context_facts = ("suspension_reasons", "suspension_unliftable_escalate", "transfer_when_out_of_scope",
-                     "transfer_procedure")
+    context_facts = ("suspension_for_overdue_bill", "suspension_for_contract_end", "suspension_unliftable_escalate",
+                     "transfer_when_out_of_scope", "transfer_procedure", "transfer_hold_message")
     outcome = "transfer"
     contract_ended = True
     description = "Line is suspended for an overdue bill and a contract end"
@@ -326,14 +332,15 @@ class _Roaming(TelecomProblem):
 class AbroadRoamingEnabledOff(_Roaming):
     name = "user_abroad_roaming_enabled_off"
     facts = ()
-    context_facts = ("roaming_device_toggle",)
+    context_facts = ("roaming_device_toggle", "roaming_ask_if_traveling", "data_fix_retest")
     summary = "Abroad, the line may roam but data roaming is off on the phone: the user turns it on."
 
 
 class AbroadRoamingDisabledOn(_Roaming):
     name = "user_abroad_roaming_disabled_on"
     facts = ()
-    context_facts = ("roaming_enable_when_traveling", "roaming_free_of_charge", "roaming_line_check")
+    context_facts = ("roaming_enable_when_traveling", "roaming_free_of_charge", "roaming_line_check",
+                     "roaming_line_needed_abroad", "roaming_ask_if_traveling", "data_fix_retest")
     roaming_on_device = True
     line_roaming = False
     summary = "Abroad, data roaming is on but the line is not roaming enabled: the agent enables it at no cost."
@@ -343,7 +350,8 @@ class AbroadRoamingDisabledOff(_Roaming):
     name = "user_abroad_roaming_disabled_off"
     facts = ()
     context_facts = ("roaming_enable_when_traveling", "roaming_free_of_charge", "roaming_line_check",
-                     "roaming_device_toggle")
+                     "roaming_device_toggle", "roaming_line_needed_abroad", "roaming_ask_if_traveling",
+                     "roaming_check_order", "data_fix_retest")
     line_roaming = False
     summary = "Abroad, neither the line nor the phone allows roaming: enable both."
 
@@ -352,7 +360,7 @@ class DataModeOff(TelecomProblem):
     name = "data_mode_off"
     slot = "data_mode"
     facts = ()
-    context_facts = ("mobile_data_disabled_fix",)
+    context_facts = ("mobile_data_disabled_fix", "mobile_data_without_wifi", "data_fix_retest")
     description = "Data mode is off"
     summary = "Mobile data is switched off: the user turns it on."
 
@@ -367,7 +375,7 @@ class DataSaverModeOn(TelecomProblem):
     name = "data_saver_mode_on"
     slot = "data_saver"
     facts = ()
-    context_facts = ("data_saver_fix",)
+    context_facts = ("data_saver_fix", "data_saver_slows_data", "slow_fix_retest")
     description = "Data saver mode is on"
     summary = "Data saver is on and slows data: the user turns it off."
 
@@ -382,7 +390,7 @@ class BadNetworkPreference(TelecomProblem):
     name = "bad_network_preference"
     slot = "network_mode"
     facts = ("network_mode_for_speed",)
-    context_facts = ("mms_needs_3g",)
+    context_facts = ("mms_needs_3g", "old_network_modes_slow", "slow_fix_retest")
     description = "Bad network preference"
     summary = "The phone prefers 2G: the user sets 4G/5G preferred."
 
@@ -397,7 +405,7 @@ class BadVpn(TelecomProblem):
     name = "bad_vpn"
     slot = "vpn"
     facts = ()
-    context_facts = ("vpn_poor_fix",)
+    context_facts = ("vpn_poor_fix", "vpn_can_slow_data", "slow_fix_retest")
     description = "Bad vpn"
     summary = "A poor VPN slows data: the user disconnects it."
 
@@ -420,7 +428,7 @@ class DataUsageExceeded(TelecomProblem):
     slot = "data_usage"
     facts = ("data_refuel_max",)
     context_facts = ("data_limit_exceeded_no_data", "data_refuel_steps", "plan_p1002_data_limit",
-                     "plan_p1002_refuel_price")
+                     "plan_p1002_refuel_price", "data_exceeded_user_chooses", "refuel_price_computation")
     description = "Data usage exceeded"
     summary = "The plan's data allowance is used up: the agent refuels the maximum."
 
@@ -442,7 +450,8 @@ class DataUsageExceededNoRefuel(TelecomProblem):
     name = "data_usage_exceeded_no_refuel"
     slot = "data_usage"
     facts = ("data_refuel_max",)
-    context_facts = ("data_limit_exceeded_no_data", "transfer_when_out_of_scope", "transfer_procedure")
+    context_facts = ("data_limit_exceeded_no_data", "data_exceeded_no_fix_escalate", "transfer_when_out_of_scope",
+                     "transfer_procedure", "transfer_hold_message")
     outcome = "transfer"
     description = "Data usage exceeded"
     summary = "The allowance is used up and the maximum refuel was already added: only a human agent can help."
@@ -463,7 +472,7 @@ class BadWifiCalling(TelecomProblem):
     name = "bad_wifi_calling"
     slot = "wifi_calling"
     facts = ()
-    context_facts = ("wifi_calling_mms_fix",)
+    context_facts = ("wifi_calling_mms_fix", "wifi_calling_can_block_mms", "mms_fix_retest")
     description = "Bad wifi calling"
     summary = "Wi-Fi Calling with MMS over Wi-Fi blocks MMS: the user turns Wi-Fi Calling off."
 
@@ -478,7 +487,7 @@ class BreakApnMmsSetting(TelecomProblem):
     name = "break_apn_mms_setting"
     slot = "apn_mms"
     facts = ()
-    context_facts = ("mmsc_missing_fix", "apn_reset_needs_reboot")
+    context_facts = ("mmsc_missing_fix", "apn_reset_needs_reboot", "mmsc_url_required", "mms_fix_retest")
     description = "Break apn mms setting"
     summary = "The MMSC URL is missing from the APN: reset the APN and reboot."
 
@@ -495,7 +504,7 @@ MESSAGING_APP = "messaging"
 class _AppPermission(TelecomProblem):
     slot = "app_permissions"
     facts = ()
-    context_facts = ("messaging_app_permissions",)
+    context_facts = ("messaging_app_permissions", "messaging_app_required_permissions", "mms_fix_retest")
     permissions: ClassVar[tuple[str, ...]] = ()
 
     def breaks(self, context):
@@ -527,6 +536,15 @@ class BreakAppBothPermissions(_AppPermission):
     summary = "The messaging app lacks the SMS and storage permissions: the user grants both."
 
 
+_PROCEDURE_ORDER = ("the order of an agent procedure: tau2 grades a telecom task by its final database and phone "
+                    "state, and no problem's gold is built from this order")
+_PATH_ORDER = ("the workflow's order of checks: a task's gold is its problems' fixes (tau2's fix calls), which do "
+               "not read this order, and tau2 grades the final state, not the order of the checks")
+_DATA_MODEL = ("describes tau2's telecom data model (its statuses, types and fields are tau2's own), and no task's "
+               "gold or graded assertion reads this number")
+_PHONE_REPORT = ("describes what a phone check reports (tau2's device tools compute it), and no task's gold or "
+                 "graded assertion turns on it")
+
 TYPED_CONTEXT = {
     "plan": "the world's plans are tau2's database (the plan facts must match it: check_pack_matches_world), "
             "so a task reads its plan's figures from the database, not from this fact",
@@ -536,9 +554,33 @@ TYPED_CONTEXT = {
                               "graded assertion carries a roaming charge",
     "speed_goal_excellent": "the mobile-data scenario states it, but the graded speed assertion is tau2's "
                             "(excellent at 200 Mbps), and no gold call turns on it",
+    "one_tool_call_at_a_time": "a rule of the conversation's turns: no task's gold or graded assertion counts "
+                               "tool calls per turn",
+    "overdue_payment_steps": _PROCEDURE_ORDER,
+    "data_refuel_steps": _PROCEDURE_ORDER,
+    "plan_change_steps": _PROCEDURE_ORDER,
+    "roaming_check_order": _PATH_ORDER,
+    "no_service_path_order": _PATH_ORDER,
+    "unavailable_data_path_order": _PATH_ORDER,
+    "slow_data_path_order": _PATH_ORDER,
+    "mms_path_order": _PATH_ORDER,
+    "account_statuses": _DATA_MODEL,
+    "line_statuses": _DATA_MODEL,
+    "device_types": _DATA_MODEL,
+    "payment_method_types": _DATA_MODEL,
+    "payment_method_last_digits": _DATA_MODEL,
+    "speed_test_levels": _PHONE_REPORT,
+    "signal_strength_bars": _PHONE_REPORT,
+    "messaging_app_required_permissions": "each app-permission problem names the permissions it removes and its "
+                                          "gold grants exactly those, not a number read from this fact",
+    "issue_classification": "a task's scenario describes the symptom, but its gold is the problems' fixes, "
+                            "whatever path the agent names",
+    "wifi_data_not_covered": "no task breaks Wi-Fi, so no task's gold turns on whether the mobile data path "
+                             "covers it",
 }
-"""Why a telecom fact with a typed value decides no task (``plan`` stands for every ``plan_*`` fact): it is
-context, and :func:`taugen.domains.telecom.build.unexercisable` reports the reason."""
+"""Why a telecom fact with a typed value decides no task (``plan`` stands for every ``plan_*`` fact; a family
+name, e.g. ``signal_strength_bars``, for every fact of the family): it is context, and
+:func:`taugen.domains.telecom.build.unexercisable` reports the reason."""
 
 
 PROBLEMS: tuple[type[TelecomProblem], ...] = (
