@@ -287,7 +287,10 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
             groups.setdefault((genre, variant, fact.section, status), []).append((fact, status))
         for (genre, variant, section, status), members in sorted(groups.items()):
             capacity = genres_all[genre].max_facts
-            members.sort(key=lambda item: (item[0].effective_from, item[0].id))
+            # in date order, a day's facts in a seeded order rather than by id: ids put a family's members
+            # side by side (the Saturday hours of six branches in one export), and a record holding a whole
+            # family is found by searching any member's subject words
+            members.sort(key=lambda item: (item[0].effective_from, stable_seed(seed, "holder order", item[0].id)))
             chunk: list[tuple[Fact, str]] = []
             for fact, fact_status in members + [(None, "")]:  # type: ignore[list-item]
                 low_high = [_date_range(pack, f, s) for f, s in chunk]
