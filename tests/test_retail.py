@@ -341,3 +341,19 @@ def test_lint_tasks_runs_the_retail_policy_kinds_on_tau2s_retail_folder():
     assert policy == [("105", "K1", "exchange_gift_card_balance"), ("59", "K1", "cancel_other_reasons_refused"),
                       ("64", "K1", "exchange_only_delivered")]
     assert not any(f.code in ("K3", "K9", "K17") for f in findings)
+
+
+def test_coverage_says_why_no_task_exercises_a_fact_no_problem_decides(pack, world):
+    """A fact no retail problem declares (a shipping rule) is reported as corpus-only, a fact problems only
+    follow as context as such, and a fact a problem decides gets no reason from the task space (when no task
+    is drawn for it, the coverage report says that instead)."""
+    from taugen.generators.tasks import CORPUS_ONLY, FOLLOWED_ONLY, task_space
+
+    space = task_space(DOMAIN, pack, world.model_copy(deep=True), 0)
+    decided = {f for problem in PROBLEMS for f in problem.facts}
+    followed = {f for problem in PROBLEMS for f in problem.context_facts} - decided
+    assert space.unexercisable["free_standard_shipping"] == CORPUS_ONLY
+    assert followed and all(space.unexercisable[f] == FOLLOWED_ONLY for f in followed)
+    assert decided and not decided & set(space.unexercisable)
+    current = {f for f in pack.facts if pack.is_current(f)}
+    assert set(space.unexercisable) == current - decided

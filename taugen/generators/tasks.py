@@ -153,6 +153,13 @@ HAND_TRIES = 8
 refuse a customer that ``applicable`` accepts (a product exempt from the fee the problem is about)."""
 
 
+CORPUS_ONLY = "no problem declares it: the records state it, and no task's gold depends on it"
+"""Why no task exercises a current fact that no problem of the task space declares (``author/coverage.json``)."""
+FOLLOWED_ONLY = ("a problem follows it as context (context_facts), but no problem's gold depends on it: no "
+                 "typed perturbation of it changes a gold")
+"""Why no task exercises a current fact that problems follow without deciding on it."""
+
+
 @dataclass
 class TaskSpace:
     """The enumerable space tasks are drawn from.
@@ -160,7 +167,9 @@ class TaskSpace:
     Attributes:
         problems: every problem class (hand-written, then family instances).
         dev: names of the problems reserved for the ``dev`` split (the ``test`` split never uses them).
-        unexercisable: current fact id → why no family instance takes it.
+        unexercisable: current fact id → why no problem decides it (a family's reason, else
+            :data:`FOLLOWED_ONLY` or :data:`CORPUS_ONLY`); a fact some problem decides has none (when no
+            task is drawn for it, the coverage report says that).
         customers: the customers a task can be about.
     """
 
@@ -211,6 +220,10 @@ def task_space(domain: DomainDefinition, pack: Pack, world: BaseModel, seed: int
         problems += instances
     exercised = {f for p in problems for f in p.facts}
     reasons = {f: r for f, r in reasons.items() if f not in exercised}
+    followed = {f for p in problems for f in p.context_facts}
+    for fact_id in sorted(pack.facts):  # no problem decides it: say so, not "no task was drawn for it"
+        if fact_id not in exercised and fact_id not in reasons and pack.is_current(fact_id):
+            reasons[fact_id] = FOLLOWED_ONLY if fact_id in followed else CORPUS_ONLY
     # The dev split takes about DEV_SHARE of the instances, stratified by section and family; every fifth
     # hand-written problem (by name) is dev-only too, so dev shows refusals and transfers as well.
     dev: set[str] = set()
