@@ -548,9 +548,10 @@ def _deferred_span(fact: Fact, statement: str) -> tuple[str, int, int] | None:
 def deferred_statement(fact: Fact, published_in: Mapping[str, str]) -> str:
     """``fact``'s own statement with its figure deferred to where the business publishes such figures
     (``published_in``, by :data:`PUBLISHED_KINDS`: the pack's ``common.published_in``): what a help page
-    answers, or a process step says, about a subject without giving the value. "Annual rent for a small box is $50.00." → "Annual rent for a small box is set out
-    in the fee schedule."; "The Lakeshore branch takes in-person wire requests until 2:00 PM Central Time
-    on business days." → "... until the cut-off time shown on the branch page on business days."; "...
+    answers, a process step says, or a mention says about a subject without giving the value. "Annual
+    rent for a small box is $50.00." → "Annual rent for a small box is set out in the fee schedule.";
+    "The Lakeshore branch takes in-person wire requests until 2:00 PM Central Time on business days." →
+    "... until the cut-off time shown on the branch page on business days."; "...
     files its Maine report each year by April 30." → "... by the date set out in the filing calendar.";
     "On Saturdays the Elm Street branch is open from 9:00 AM until noon." → "... is open during the hours
     listed in the branch directory."
