@@ -10,7 +10,6 @@ Tasks are picked by problem name and id.
 
 from __future__ import annotations
 
-
 from taugen.mutation.edits import gold_call, persona_twin_without
 from taugen.mutation.model import (MutableBundle, call_index, gold, initial_records, insert_call, mutation,
                                    replace_call, tool_call)

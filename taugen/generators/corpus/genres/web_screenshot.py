@@ -556,6 +556,7 @@ class WebScreenshotGenre(Genre):
     def _website(self, rng, plan: ArtifactPlan, context: RenderContext, ordered: list[Rendition], day: dt.date,
                  topic: str, accent: str, tint: str, shape: tuple[int, ...] | None = None) -> str:
         domain_words: WebScreenshotWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
+        published_in = context.vocabulary.common.published_in  # a subject's rule, its figure deferred there
         entries = []
         for group in self._groups(plan, ordered, day):
             fact = plan.facts.get(group[0].fact_id)
@@ -568,8 +569,7 @@ class WebScreenshotGenre(Genre):
             answer = rng.choice(_SUBJECT_ANSWERS).format(S=subject, US=upper_first(subject), **terms)
             entries.insert(rng.randint(0, len(entries)), {
                 "question": upper_first(question or rng.choice(MENTION_QUESTIONS).format(subject=subject)),
-                "answers": [{"text": deferred_statement(fact, context.vocabulary.common.published_in) or answer,
-                             "earlier": False}]})
+                "answers": [{"text": deferred_statement(fact, published_in) or answer, "earlier": False}]})
         fillers = list(domain_words.help_questions)
         rng.shuffle(fillers)
         wanted = rng.randint(2, 6) if shape is None else shape[0]  # open questions, with or without rules
@@ -592,6 +592,7 @@ class WebScreenshotGenre(Genre):
     def _app(self, rng, plan: ArtifactPlan, context: RenderContext, ordered: list[Rendition], day: dt.date,
              topic: str, accent: str, captured: dt.datetime, shape: tuple[int, ...] | None = None) -> str:
         domain_words: WebScreenshotWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
+        published_in = context.vocabulary.common.published_in  # a subject's rule, its figure deferred there
         cards = []
         for group in self._groups(plan, ordered, day):
             cards.append({"title": item_label(plan, group[0]), "paragraphs": self._answers(rng, plan, group, day),
@@ -600,7 +601,7 @@ class WebScreenshotGenre(Genre):
             title = question or rng.choice(MENTION_QUESTIONS).format(subject=subject_of(fact))
             text = rng.choice(_SUBJECT_CARDS)
             cards.insert(rng.randint(0, len(cards)), {"title": upper_first(title), "rows": [], "paragraphs": [
-                {"text": deferred_statement(fact, context.vocabulary.common.published_in) or text, "earlier": False}]})
+                {"text": deferred_statement(fact, published_in) or text, "earlier": False}]})
         helps = list(domain_words.app_help)
         rng.shuffle(helps)
         wanted = rng.randint(2, 4) if shape is None else shape[0]  # cards on the screen, with or without rules
