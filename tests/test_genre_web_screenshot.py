@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import datetime as dt
+from decimal import Decimal
 import re
 import shutil
 from itertools import pairwise
@@ -18,7 +19,7 @@ import pytest
 import yaml
 
 from taugen.authoring.models import DomainConfig, Fact
-from taugen.authoring.values import DurationValue, TextValue, find_surface_form, normalise_text
+from taugen.authoring.values import DurationValue, MoneyValue, PercentValue, TextValue, find_surface_form, normalise_text
 from genre_contract import contract
 from taugen.generators.corpus.genre import ArtifactPlan, RenderContext, RenderedArtifact, Rendition, get_genre
 from taugen.generators.corpus.genres import web_screenshot
@@ -227,6 +228,37 @@ def test_a_span_a_day_a_clock_time_or_opening_hours_are_deferred_after_their_pre
         assert deferred_statement(fact, published) == "", fact.statement
     assert deferred_statement(report, {"time": "the cut-off time in the published schedule"}) == ""
     assert find_surface_form(cut_off.value, deferred_statement(cut_off, published)) is None
+
+
+def test_a_figure_named_by_its_noun_or_a_span_counted_back_is_deferred_and_a_bound_or_a_share_is_not():
+    """"a margin of 1.5%" and "a minimum deposit of $500.00" keep their noun ("the margin shown on the rates
+    page"); "within the last 3 years" loses "the last" with its figure; a bound ("of $100.00 or less"), a
+    share of something ("is 3% of each purchase") and a multiple ("is $50 times ...") are not deferred, as no
+    place can stand in their sentence."""
+    published = {"money": "set out in the fee schedule", "percent": "shown on the rates page",
+                 "duration": "the period set out in the account terms"}
+    base = FACTS["wire_fee_domestic"]
+
+    def fact(statement: str, value) -> Fact:
+        return base.model_copy(update={"statement": statement, "value": value})
+
+    margin = fact("Wires sent in euros are converted at the bank's rate, which includes a margin of 1.5% over the "
+                  "wholesale rate.", PercentValue(value=Decimal("1.5")))
+    assert deferred_statement(margin, published) == ("Wires sent in euros are converted at the bank's rate, which "
+                                                     "includes the margin shown on the rates page over the wholesale "
+                                                     "rate.")
+    opening = fact("Opening a savings account takes a minimum deposit of $500.00.", MoneyValue(amount=Decimal("500")))
+    assert deferred_statement(opening, published) == \
+        "Opening a savings account takes the minimum deposit set out in the fee schedule."
+    recent = fact("A power of attorney is accepted if it was signed within the last 3 years.",
+                  DurationValue(amount=3, unit="years"))
+    assert deferred_statement(recent, published) == \
+        "A power of attorney is accepted if it was signed within the period set out in the account terms."
+    bound = fact("An error claim of $100.00 or less is credited the same day.", MoneyValue(amount=Decimal("100")))
+    share = fact("The foreign transaction fee is 3% of each purchase.", PercentValue(value=Decimal("3")))
+    multiple = fact("The certificate is $50.00 times the number of passengers.", MoneyValue(amount=Decimal("50")))
+    for unplaced in (bound, share, multiple):
+        assert deferred_statement(unplaced, published) == "", unplaced.statement
 
 
 def test_a_subject_keeps_its_capitals_except_an_opening_article():

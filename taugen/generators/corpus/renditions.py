@@ -500,7 +500,11 @@ def decoy_text(fact: Fact, value, rng: random.Random) -> tuple[str, str]:
 
 
 _COPULA = re.compile(r"\b(is|are|costs?)\s+$", re.IGNORECASE)
-_PREPOSITION = re.compile(r"\b(by|until|within|after|before)\s+$", re.IGNORECASE)
+_PREPOSITION = re.compile(r"\b(by|until|within|after|before)\s+(?:the\s+(?:last|past|first|next)\s+)?$", re.IGNORECASE)
+_NAMED_FIGURE = re.compile(r"\b(?:an?)\s+((?:[a-z][\w'-]*\s+){0,3}?(?:margin|deposit|yield|rate|balance|fee|charge|"
+                           r"minimum|premium|discount|rebate|credit|bonus))\s+of\s+$", re.IGNORECASE)
+"""A figure named by a noun before "of" ("a margin of 1.5%", "a minimum deposit of $5000.00"): the noun
+phrase, which the deferred statement keeps ("the margin shown on the rates page")."""
 _NUMBERS = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
                       r"thirty|forty|fifty|sixty|ninety|hundred|thousand|million|half|once|twice|noon|midnight)\b",
                       re.IGNORECASE)
@@ -555,8 +559,13 @@ def deferred_statement(fact: Fact, published_in: Mapping[str, str]) -> str:
     files its Maine report each year by April 30." → "... by the date set out in the filing calendar.";
     "On Saturdays the Elm Street branch is open from 9:00 AM until noon." → "... is open during the hours
     listed in the branch directory."
-    Money, percents and caps only after "is", "are" or "costs"; durations, days and clock times only after
-    "by", "until", "within", "after" or "before" and not before "of"; and only where the sentence then
+    "... includes a margin of 1.5% over the wholesale rate." → "... includes the margin shown on the rates
+    page over the wholesale rate."; "... if it was signed within the last 3 years." → "... signed within
+    the period set out in the account terms."
+    Money, percents and caps only after "is", "are" or "costs", or after a noun that names the figure
+    ("a margin of", "a minimum deposit of"; never a bound, "of $100.00 or less"); durations, days and clock
+    times only after "by", "until", "within", "after" or "before" (and "the last", "the first" ... after
+    them) and not before "of"; and only where the sentence then
     holds no other number (digit or number word, "noon" included). ``""`` otherwise (other value types,
     other shapes, a kind the pack names no place for)."""
     if fact.value is None:
@@ -568,8 +577,13 @@ def deferred_statement(fact: Fact, published_in: Mapping[str, str]) -> str:
     kind, start, end = span
     if kind in ("money", "percent", "cap"):
         copula = _COPULA.search(statement[:start])
-        if copula is None:
-            return ""
+        named = _NAMED_FIGURE.search(statement[:start]) if copula is None else None
+        if named is not None and not re.match(r"\s+or\s+(?:less|more|above|below)\b", statement[end:]):
+            # "includes a margin of 1.5% over ..." → "includes the margin shown on the rates page over ..."
+            text = f"{statement[:named.start()]}the {named.group(1)} {published_in[kind]}{statement[end:]}"
+            return "" if _NUMBERS.search(text) else text
+        if copula is None or re.match(r"\s+(?:of|times)\b", statement[end:]):
+            return ""  # "is 3% of each purchase": "is shown on the rates page of each purchase" says nothing
         verb = copula.group(1)
         if verb.lower() in ("costs", "cost"):  # "costs $12.00 per day" → "costs the amount set out in ... per day"
             verb += " the amount"
@@ -577,7 +591,9 @@ def deferred_statement(fact: Fact, published_in: Mapping[str, str]) -> str:
     elif kind == "hours":  # "is open from 9:00 AM until noon" → "is open during the hours listed in ..."
         text = f"{statement[:start]}during {published_in[kind]}{statement[end:]}"
     else:
-        if _PREPOSITION.search(statement[:start]) is None or re.match(r"\s+of\b", statement[end:]):
+        preposition = _PREPOSITION.search(statement[:start])
+        if preposition is None or re.match(r"\s+of\b", statement[end:]):
             return ""  # "within 90 days of opening" has no place in it: "within the period set out ... of opening"
-        text = f"{statement[:start]}{published_in[kind]}{statement[end:]}"
+        # "within the last 3 years" → "within the period set out in ...": the place replaces "the last"
+        text = f"{statement[:preposition.end(1)]} {published_in[kind]}{statement[end:]}"
     return "" if _NUMBERS.search(text) else text
