@@ -24,7 +24,7 @@ from taugen.build.report import report_json, report_markdown
 from taugen.errors import InputError
 from taugen.generators.corpus.genre import RenderContext, genres
 from taugen.hashing import stable_seed
-from taugen.generators.corpus.planner import plan_corpus
+from taugen.generators.corpus.planner import owner_genres, plan_corpus
 from taugen.generators.corpus.render import render_corpus, render_policy, render_workers, template_environment
 from taugen.generators.corpus.vocabulary import load_vocabulary
 from taugen.generators.domain import import_environment, load_domain
@@ -190,6 +190,7 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
                 llm_client = LLMClient(llm)  # a fresh ledger per drawn corpus: it describes the corpus shipped
                 stages.progress("corpus", f"voicing renditions with {llm.model}")
                 plan = voice_plan(plan, pack, llm_client, speakers)
+            context.owner_genres = owner_genres(plan)  # a record names its own genre's subjects first
             rendered, extract = _render(plan, context, available, stages, executor)
             policy_text = render_policy(pack, definition, plan, templates)
         if corpus_round and definition.compose is None and _special_facts(plan) != composed_for:

@@ -132,9 +132,11 @@ def plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: Hos
     not in ``excluded`` (client-held, contested, route facts), not in the same supersession arc as a
     fact the record holds, and its value is in none of the record's sentences; the mention states no
     value of a fact the record already names nor of any client-held fact, and a record with a discovery
-    cue (a pointer or caveat about a client-held fact) gets none. Facts
-    mentioned least so far come first, and no sentence is used twice in a genre, so the mentions spread
-    and never repeat.
+    cue (a pointer or caveat about a client-held fact) gets none. Facts that records of the record's own
+    genre state come first (a genre's carriers hold the rules the planner routes to it, so its other
+    records name those: drawn from the whole topic, the topic's words would tell the two apart), then
+    those mentioned least so far; no sentence is used twice in a genre, so the mentions spread and never
+    repeat.
     """
     held_values = [pack.facts[f].value for f in sorted(excluded) if f in pack.facts and pack.facts[f].holder == "client"
                    and pack.facts[f].value is not None]
@@ -168,7 +170,7 @@ def plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: Hos
         wanted = min(wanted, hosts.mention_room(draft))
         pool = [f for f in by_topic.get(draft.topic, []) if f.effective_from <= draft.day and owner_of[f.id] is not draft]
         rng.shuffle(pool)
-        pool.sort(key=lambda f: times.get(f.id, 0))
+        pool.sort(key=lambda f: (owner_of[f.id].genre != draft.genre, times.get(f.id, 0)))
         for fact in pool:
             if wanted <= 0:
                 break
@@ -314,8 +316,9 @@ def _top_up_mentions(target: int, rng: random.Random, hosts: Hosts, owner_of: di
     A rule a business keeps is talked about in more places than the one that states it; a fact named
     only by its owner is found by searching its subject words. Hosts are records of the fact's topic,
     dated on or after it took effect, with room, no discovery cue and no rendition of the fact's arc;
-    among them the record with the fewest sentences about rules so far (stated, cued or mentioned) is
-    taken, then the one with fewest mentions (ties drawn from ``rng``): every record fills its slots by
+    among them a record of the owner's genre is taken first (the first pass's reason), then the one with
+    the fewest sentences about rules so far (stated, cued or mentioned), then the one with fewest
+    mentions (ties drawn from ``rng``): every record fills its slots by
     one process, a carrier's with its rules first and a filler's with mentions, so both kinds end
     with as many rule slots and neither is marked by how many names it drops. The same
     sentence rules as the first pass apply (no value stated, no sentence twice in a genre).
@@ -336,7 +339,7 @@ def _top_up_mentions(target: int, rng: random.Random, hosts: Hosts, owner_of: di
                     and d.day >= fact.effective_from and hosts.mention_room(d) > 0 and not related(fact, d)
                     and not any(r.fact_id == fact.id for r in d.renditions)]
             rng.shuffle(pool)
-            pool.sort(key=lambda d: (len(d.renditions), mentions[id(d)]))
+            pool.sort(key=lambda d: (d.genre != owner_of[fact.id].genre, len(d.renditions), mentions[id(d)]))
             tried = 0
             for draft in pool:
                 if tried == 8:

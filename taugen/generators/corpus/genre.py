@@ -220,6 +220,10 @@ class RenderContext:
     :mod:`taugen.generators.corpus.vocabulary`): the domain's teams, titles, channels and customer reasons.
     A genre takes its domain words only from there (``context.vocabulary.words("<genre name>")``), never
     from its own code. Neutral words when a caller renders without one.
+
+    ``owner_genres`` maps each fact a record owns to the genre of that record (the plan's, see
+    :func:`~taugen.generators.corpus.planner.owner_genres`): a record that names subjects without their
+    values names those its own genre's records state first. Empty when a caller renders without a plan.
     """
 
     config: "DomainConfig"
@@ -228,6 +232,7 @@ class RenderContext:
     tier: str
     facts: Mapping[str, "Fact"] = field(default_factory=dict)
     vocabulary: DomainVocabulary = NEUTRAL_VOCABULARY
+    owner_genres: Mapping[str, str] = field(default_factory=dict)
 
     def __getstate__(self) -> dict:
         """The state pickled when the context is sent to another process (a Ray worker): the template

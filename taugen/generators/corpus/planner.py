@@ -66,7 +66,7 @@ from taugen.authoring.values import (
     PercentValue,
     find_surface_form,
 )
-from taugen.generators.corpus.genre import ArtifactPlan, Genre, Rendition
+from taugen.generators.corpus.genre import CUE_STATUSES, ArtifactPlan, Genre, Rendition
 from taugen.hashing import stable_seed
 from taugen.generators.corpus.cues import Hosts, plan_mentions
 from taugen.generators.corpus.renditions import (
@@ -122,6 +122,14 @@ class CorpusPlan:
     modality_substitutions: list[dict[str, str]] = field(default_factory=list)
     overlay: list[dict[str, Any]] = field(default_factory=list)
     requested: dict[str, Any] = field(default_factory=dict)
+
+
+def owner_genres(plan: CorpusPlan) -> dict[str, str]:
+    """Fact id → the genre of the record that owns it (states it as current or superseded), for every fact
+    a record of ``plan`` owns; facts no record owns (client-held, unrendered history, the policy's) are
+    absent."""
+    return {rendition.fact_id: artifact.genre for artifact in plan.artifacts for rendition in artifact.renditions
+            if rendition.status not in CUE_STATUSES}
 
 
 @dataclass

@@ -488,27 +488,22 @@ def plan_peers(context: RenderContext, plan: ArtifactPlan) -> list[str]:
     return peer_names(random.Random(0), plan.faker(context.config.locale, "grounded-peers"), context, 3)
 
 
-def other_subjects(context: RenderContext, plan: ArtifactPlan) -> list[Fact]:
-    """:func:`topic_subjects` of the plan's topic that the plan does not state: no subject of a fact it
-    holds, no fact of a supersession arc it holds, no subject whose words state its fact's value (sorted
-    by id, as :func:`topic_subjects`)."""
+def other_subjects(context: RenderContext, plan: ArtifactPlan, rng: random.Random) -> list[Fact]:
+    """:func:`topic_subjects` of the plan's topic that the plan does not state (no subject of a fact it
+    holds, no fact of a supersession arc it holds, no subject whose words state its fact's value), in an
+    order drawn from ``rng``: first the subjects whose rules records of the plan's own genre state
+    (:attr:`RenderContext.owner_genres`), then the others. A genre's carriers state the rules the planner
+    routes to it, so the subjects its records name without a value come from those rules first; drawn
+    from the whole topic, the topic's words would tell a record that states rules from one that only
+    names subjects."""
     owned = {_key(fact.subject) for fact in plan.facts.values()}
     arcs = {fact.id for fact in plan.facts.values()} | {fact.supersedes for fact in plan.facts.values()}
-    return [fact for fact in topic_subjects(context, plan.topic) if _key(fact.subject) not in owned
-            and fact.id not in arcs and fact.supersedes not in arcs
-            and (fact.value is None or find_surface_form(fact.value, fact.subject or "") is None)]
-
-
-def subject_run(rng: random.Random, subjects: list[Fact]) -> list[Fact]:
-    """``subjects`` (sorted by id, as :func:`topic_subjects` gives them) turned to start at a random one:
-    the first few of the result are neighbours in id order, the way the planner chunks a genre's rules of
-    a section into one carrier (sorted by date, then id), so the subjects a record names without a value
-    come in the same families (a state's power-of-attorney age and the next state's) as a carrier's rules
-    do. A copy; ``[]`` for no subjects."""
-    if not subjects:
-        return []
-    start = rng.randrange(len(subjects))
-    return subjects[start:] + subjects[:start]
+    subjects = [fact for fact in topic_subjects(context, plan.topic) if _key(fact.subject) not in owned
+                and fact.id not in arcs and fact.supersedes not in arcs
+                and (fact.value is None or find_surface_form(fact.value, fact.subject or "") is None)]
+    rng.shuffle(subjects)
+    subjects.sort(key=lambda fact: context.owner_genres.get(fact.id) != plan.genre)
+    return subjects
 
 
 @dataclass
@@ -535,12 +530,12 @@ class GroundedSlot:
 def grounded_slots(rng: random.Random, context: RenderContext, plan: ArtifactPlan, wanted: int, day: Any,
                    *, peer_lines: tuple[str, ...], volume_lines: tuple[str, ...],
                    note_lines: tuple[str, ...]) -> list[GroundedSlot]:
-    """Up to ``wanted`` grounded slots about :func:`other_subjects` of the plan (a :func:`subject_run` of them),
+    """Up to ``wanted`` grounded slots about :func:`other_subjects` of the plan (its own genre's first),
     each from :func:`grounded_sentences` with the genre's phrasings; peers are named by the plan's own
     generator; ``[]`` when the topic has no such subject. A slot in the ``voiced`` register says its
     subject in the pack's spoken wordings, as a voiced rule does
     (:func:`~taugen.generators.corpus.renditions.spoken_subject`)."""
-    subjects = subject_run(rng, other_subjects(context, plan))
+    subjects = other_subjects(context, plan, rng)
     if wanted <= 0 or not subjects:
         return []
     peers = plan_peers(context, plan)
@@ -580,7 +575,6 @@ __all__ = [
     "peer_value",
     "plan_peers",
     "portable",
-    "subject_run",
     "subject_values",
     "topic_subjects",
     "voiced_share",

@@ -321,15 +321,12 @@ class DecisionRegisterGenre(Genre):
     def _subjects(rng, plan: ArtifactPlan, context: RenderContext, has_rules: bool) -> list:
         """Other rules of the topic the register decides without stating them: in a register without rules
         as many as the plan's ``rule_slots`` (a register with rules' count; unplanned, one to four from
-        :data:`_SUBJECT_COUNTS`), one beside the rules half the time; a run of neighbours in id order
-        (:func:`~taugen.generators.corpus.genres.benchmarks.subject_run`), none of the plan's subjects or
+        :data:`_SUBJECT_COUNTS`), one beside the rules half the time; those registers state first
+        (:func:`~taugen.generators.corpus.genres.benchmarks.other_subjects`), none of the plan's subjects or
         supersession arcs."""
-        from taugen.generators.corpus.genres.benchmarks import (
-            other_subjects,
-            subject_run,
-        )
+        from taugen.generators.corpus.genres.benchmarks import other_subjects
 
-        subjects = subject_run(rng, other_subjects(context, plan))
+        subjects = other_subjects(context, plan, rng)
         wanted = (1 if rng.random() < 0.5 else 0) if has_rules else plan.rule_slots or rng.choice(_SUBJECT_COUNTS)
         return subjects[:wanted]
 

@@ -240,8 +240,7 @@ class FlowchartGenre(Genre):
         # the sentence allows (so a rule's words are in maps without it), else what to check or say about
         # it (no value).
         wanted = max(rng.choice((1, 2, 2, 3, 3)) - len(current), 0) + int(rng.random() < 0.25)
-        subjects = other_subjects(context, plan)
-        rng.shuffle(subjects)
+        subjects = other_subjects(context, plan, rng)
         slots: list = list(current)
         published_in = context.vocabulary.common.published_in
         for fact in subjects[:wanted]:  # the rule's own sentence with its figure deferred, where it has one

@@ -222,8 +222,7 @@ class IssueTrackerExportGenre(Genre):
             else:
                 groups.append([rendition])
         wanted = max(1, rng.randint(2, 4) - shrink)
-        subjects = other_subjects(context, plan)
-        rng.shuffle(subjects)
+        subjects = other_subjects(context, plan, rng)
         issues: list[dict] = [{"renditions": g} for g in groups]
         issues += [{"renditions": [], "about": subjects[n] if n < len(subjects) else None}
                    for n in range(max(wanted - len(groups), 0))]

@@ -64,7 +64,6 @@ from taugen.generators.corpus.genres.benchmarks import (
     peer_names,
     peer_value,
     portable,
-    subject_run,
 )
 from taugen.generators.corpus.genres.workplace import (
     said_subject,
@@ -318,7 +317,7 @@ class KnowledgeBaseArchiveGenre(Genre):
             n_extra = max(articles - len(groups), 2 - len(groups), 0)
         # articles about one subject of the topic with a peer's figure: as many in a filler as a carrier
         # has rule articles, and now and then one beside the rules of a carrier
-        subjects = subject_run(rng, other_subjects(context, plan))
+        subjects = other_subjects(context, plan, rng)
         if groups:
             n_peer = 1 if subjects and n_extra and rng.random() < 0.5 else 0
         else:

@@ -79,7 +79,7 @@ from taugen.generators.corpus.genre import (
     register_genre,
     shown_as_history,
 )
-from taugen.generators.corpus.genres.benchmarks import other_subjects, subject_run
+from taugen.generators.corpus.genres.benchmarks import other_subjects
 from taugen.generators.corpus.renditions import MENTION_QUESTIONS, deferred_statement
 from taugen.generators.corpus.genres.workplace import (
     item_label,
@@ -543,13 +543,13 @@ class WebScreenshotGenre(Genre):
     def _subjects(rng, context: RenderContext, plan: ArtifactPlan, rules: int) -> list[tuple[object, str]]:
         """``(fact, question)`` for each subject of the page's topic that it names without a value: first
         the planned mentions (the question is the rendition's text), then other subjects
-        (:func:`other_subjects`, a :func:`subject_run` of them; question ``''``, drawn by the caller) up to
+        (:func:`other_subjects`, the page's own genre's first; question ``''``, drawn by the caller) up to
         the number wanted: on a page without rules as many as the plan's ``rule_slots`` (the rule count of
         a page with rules; one to three unplanned), on a page with rules none to two, so that the
         subjects a page names do not tell whether it states rules."""
         mentioned = [(plan.facts[r.fact_id], r.text) for r in plan.renditions
                      if r.status == "mention" and r.fact_id in plan.facts]
-        subjects = subject_run(rng, other_subjects(context, plan))
+        subjects = other_subjects(context, plan, rng)
         wanted = rng.choice((0, 1, 1, 2)) if rules else plan.rule_slots or rng.choice((1, 2, 3))
         return mentioned + [(fact, "") for fact in subjects[:max(wanted - len(mentioned), 0)]]
 
