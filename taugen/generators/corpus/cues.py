@@ -24,6 +24,7 @@ from taugen.generators.corpus.genres.benchmarks import peer_names, peer_sentence
 from taugen.generators.corpus.renditions import (
     SpokenWords,
     mention_texts,
+    shares_run,
     spoken_subject,
     with_stand_in,
 )
@@ -225,7 +226,7 @@ def _figures_beside_rules(hosts: Hosts, held_values: list, figures: _MentionFigu
             if rendition.status != "current" or rendition.register != "voiced" or fact is None or not fact.subject:
                 continue
             guarded = held_values + [f.value for f in draft.facts.values() if f.value is not None and f is not fact]
-            text = figures.beside(fact, draft, rendition.text, guarded)
+            text = figures.beside(fact, draft, rendition.text, guarded, voiced=True)
             if text != rendition.text:
                 draft.renditions[index] = dataclasses.replace(rendition, text=text)
 
@@ -265,10 +266,14 @@ class _MentionFigures:
             fake.seed_instance(stable_seed(seed, preset.name, "mention peers"))
             self.peers = peer_names(self.rng, fake, self.context, 8)
 
-    def beside(self, fact: Fact, draft: Draft, text: str, guarded: list) -> str:
-        """``text`` (a staff mention of ``fact``) with a peer's figure for the subject after it, or as it
-        was: when the draw says no, the subject has no peer figure, or the figure would state one of
-        ``guarded`` (values the record must not state)."""
+    def beside(self, fact: Fact, draft: Draft, text: str, guarded: list, voiced: bool = False) -> str:
+        """``text`` (a staff mention of ``fact``, or a rule said among staff) with a peer's figure for the
+        subject after it, or as it was: when the draw says no, the subject has no peer figure, or the figure
+        would state one of ``guarded`` (values the record must not state). Beside a ``voiced`` rule, a
+        figure whose peer wording shares a run of :data:`~taugen.generators.corpus.renditions.SHINGLE` words
+        with the fact's statement is not used either (a voiced rendition never does, the peer's quote
+        included: "On reporting an error on an international wire ..." beside "An error on an
+        international wire must be reported ...")."""
         if self.share <= 0 or self.rng.random() >= self.share:
             return text
         for _ in range(5):  # no figure sentence twice in a build ("Hall Bank lists $25.00 for this." fits many)
@@ -279,7 +284,8 @@ class _MentionFigures:
             if not lines:
                 return text
             pieces = {" ".join(piece.lower().split()) for line in lines for piece in _PIECE.split(line) if piece.strip()}
-            if pieces & self.used or any(find_surface_form(value, line) for value in guarded for line in lines):
+            if pieces & self.used or any(find_surface_form(value, line) for value in guarded for line in lines) \
+                    or (voiced and shares_run(" ".join(lines), fact.statement)):
                 continue
             self.used |= pieces
             return f"{text} " + " ".join(line[:1].upper() + line[1:] for line in lines)
