@@ -7,15 +7,16 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import Counter
+from decimal import Decimal
 
 import pytest
 
 from taugen.authoring.pack import load_pack
-from taugen.authoring.values import find_surface_form
+from taugen.authoring.values import DurationValue, MoneyValue, PercentValue, find_surface_form
 from taugen.generators.corpus.genre import RenderContext
 from taugen.generators.corpus.render import template_environment
 from taugen.generators.corpus.genre import genres
-from taugen.generators.corpus.genres.benchmarks import other_subjects
+from taugen.generators.corpus.genres.benchmarks import other_subjects, peer_value
 from taugen.generators.corpus.genres.workplace import token_count
 from taugen.generators.corpus.planner import owner_genres, plan_corpus
 from taugen.generators.corpus.vocabulary import load_vocabulary
@@ -169,7 +170,7 @@ def test_framed_slots_hold_stand_ins_at_one_rate_in_rules_and_mentions(planned):
     (the frame with a stand-in where the value stood), and a rule said in a frame gets a stand-in beside
     its value at the same rate, so the words around a value mark neither kind of slot. Measured on the
     hard plan of seed 1: rules 241 of 437 framed slots, fillers' mentions 610 of 1,027."""
-    from taugen.authoring.values import find_surface_form
+    from taugen.authoring.values import DurationValue, MoneyValue, PercentValue, find_surface_form
     from taugen.generators.corpus.renditions import TWIN_SHARE, _STAND_INS, _frames_of
 
     pack, plan, _context, available, _vocabulary = planned
@@ -256,3 +257,40 @@ def test_a_mention_may_be_the_rules_own_sentence_with_its_figure_deferred(planne
                 assert fact.value is None or find_surface_form(fact.value, rendition.text) is None
                 placed[carrier] += 1
     assert placed[False] > 20 and placed[True] > 5, placed
+
+
+@pytest.mark.parametrize("amount,grain", [("35.00", "5"), ("15.00", "5"), ("2.50", "0.50"), ("4.00", "1"),
+                                          ("1000.00", "100"), ("5000.00", "500"), ("0.99", "0.01")])
+def test_a_peers_money_figure_is_as_round_as_the_rule_it_stands_beside(planned, amount, grain):
+    pack, _plan, _context, _available, _vocabulary = planned
+    fee = next(f for f in pack.facts.values() if f.value is not None and f.value.type == "money")
+    fact = fee.model_copy(update={"value": MoneyValue(amount=Decimal(amount), currency="USD")})
+    rng = random.Random(7)
+    figures = [peer_value(rng, fact, {fact.value.canonical()}) for _ in range(60)]
+    assert all(f.amount % Decimal(grain) == 0 and f.canonical() != fact.value.canonical() for f in figures)
+    assert len({f.amount for f in figures}) >= 2  # drawn, near the rule: 0.6 to 1.45 times it
+    assert all(Decimal("0.5") * Decimal(amount) <= f.amount <= Decimal("1.5") * Decimal(amount) + Decimal(grain)
+               for f in figures)
+
+
+@pytest.mark.parametrize("days,grain", [(60, 10), (90, 10), (45, 5), (3, 1), (21, 1)])
+def test_a_peers_span_is_as_round_as_the_rule_it_stands_beside(planned, days, grain):
+    pack, _plan, _context, _available, _vocabulary = planned
+    span = next(f for f in pack.facts.values() if f.value is not None and f.value.type == "duration")
+    fact = span.model_copy(update={"value": DurationValue(amount=days, unit="days")})
+    rng = random.Random(7)
+    figures = [peer_value(rng, fact, {fact.value.canonical()}) for _ in range(60)]
+    assert all(f.amount % grain == 0 and f.amount != days and f.unit == "days" for f in figures)
+    assert len({f.amount for f in figures}) >= 2
+
+
+@pytest.mark.parametrize("percent,grain", [("1.5", "0.5"), ("3", "1"), ("25", "5"), ("3.45", "0.05"), ("0.18", "0.01")])
+def test_a_peers_percent_is_as_round_as_the_rule_it_stands_beside(planned, percent, grain):
+    pack, _plan, _context, _available, _vocabulary = planned
+    rate = next(f for f in pack.facts.values() if f.value is not None and f.value.type == "percent")
+    fact = rate.model_copy(update={"value": PercentValue(value=Decimal(percent))})
+    rng = random.Random(7)
+    figures = [peer_value(rng, fact, {fact.value.canonical()}) for _ in range(60)]
+    assert all(f.value % Decimal(grain) == 0 and f.canonical() != fact.value.canonical() for f in figures)
+    assert all("E" not in str(f.value) for f in figures)  # 30, never Decimal("3E+1") in a manifest
+    assert len({f.value for f in figures}) >= 2

@@ -214,16 +214,24 @@ def avoided_values(context: RenderContext, fact: Fact, extra: Iterable[Fact] = (
     return values
 
 
+_MONEY_GRAINS = tuple(Decimal(g) for g in ("500", "100", "50", "10", "5", "1", "0.50", "0.25", "0.05", "0.01"))
+_COUNT_GRAINS = (100, 50, 10, 5, 1)
+_PERCENT_GRAINS = tuple(Decimal(g) for g in ("5", "1", "0.5", "0.25", "0.1", "0.05", "0.01"))
+
+
+def _grain(amount, grains):
+    """The coarsest of ``grains`` that divides ``amount`` and is at most a third of it (the last grain
+    otherwise): how round the business's own figure is ($35.00 → 5, $2.50 → 0.50, 60 days → 10, 1.5 % →
+    0.5), so a peer's figure is as round as the rule it stands beside ("thirty dollars", not "thirty-two
+    fifty"; "two percent", not "one point eight nine percent")."""
+    for grain in grains:
+        if amount % grain == 0 and 3 * grain <= amount:
+            return grain
+    return grains[-1]
+
+
 def _step(amount: Decimal) -> Decimal:
-    if amount < 10:
-        return Decimal("0.25")
-    if amount < 100:
-        return Decimal("0.50")
-    if amount < 1000:
-        return Decimal("5")
-    if amount < 10000:
-        return Decimal("50")
-    return Decimal("500")
+    return _grain(amount, _MONEY_GRAINS)
 
 
 def _nudged_amount(rng: random.Random, amount: Decimal) -> Decimal:
@@ -239,8 +247,9 @@ def _nudged_amount(rng: random.Random, amount: Decimal) -> Decimal:
 def _nudged_count(rng: random.Random, amount: int) -> int:
     if amount <= 0:
         return rng.randint(1, 3)
-    spread = max(1, round(amount * 0.4))
-    return max(1, amount + rng.choice([d for d in range(-spread, spread + 1) if d]))
+    grain = _grain(amount, _COUNT_GRAINS)
+    spread = max(1, round(amount * 0.4 / grain))
+    return max(grain, amount + grain * rng.choice([d for d in range(-spread, spread + 1) if d]))
 
 
 def _nudged(rng: random.Random, value: Any) -> Any:
@@ -253,11 +262,12 @@ def _nudged(rng: random.Random, value: Any) -> Any:
             amount = Decimal(_nudged_count(rng, int(value.amount)))
         return CapValue(amount=amount, currency=value.currency, unit=value.unit, per=value.per)
     if isinstance(value, PercentValue):
-        places = max(2, -int(value.value.normalize().as_tuple().exponent))
         base = value.value if value.value > 0 else Decimal("1")
-        quantum = Decimal(1).scaleb(-places)
-        number = (base * Decimal(str(round(rng.uniform(0.65, 1.4), 3)))).quantize(quantum, rounding=ROUND_HALF_UP)
-        return PercentValue(value=max(number, quantum).normalize())
+        grain = _grain(base, _PERCENT_GRAINS)
+        number = (base * Decimal(str(round(rng.uniform(0.65, 1.4), 3))) / grain).quantize(
+            Decimal(1), rounding=ROUND_HALF_UP) * grain
+        number = max(number, grain).normalize()
+        return PercentValue(value=number.quantize(Decimal(1)) if number == number.to_integral() else number)
     if isinstance(value, DurationValue):
         return DurationValue(amount=_nudged_count(rng, value.amount), unit=value.unit)
     if isinstance(value, CountValue):
