@@ -506,13 +506,13 @@ def test_rules_stated_among_staff_carry_other_organisations_figures_as_mentions_
 
 def test_every_owned_fact_is_talked_about_beyond_its_owner():
     """Issue 10 item 4 (keyword search): the hard tier names each fact a record owns in passing in up to
-    ``mentions_per_fact`` (3) other records of its topic, everyone to one mention before anyone gets two,
+    ``mentions_per_fact`` (4) other records of its topic, everyone to one mention before anyone gets two,
     so a subject-word search finds talk about the rule and not only its owner; the records with room take
     them fewest-slots-first, so carriers and fillers end with rule slots at one rate. Without the knob
     the first pass leaves most facts at one mention."""
     pack, seed = load_pack(PACK), 4  # seed 0's plan is the built bundle the other tests read
     preset = dataclasses.replace(tier("hard"), tasks=45)
-    assert preset.mentions_per_fact == 3
+    assert preset.mentions_per_fact == 4
 
     def tally(plan):
         mentioned: dict[str, int] = {}
@@ -550,7 +550,7 @@ def test_every_owned_fact_is_talked_about_beyond_its_owner():
     talked = [f for f in owned if mentioned.get(f, 0) >= 2]
     assert len(talked) >= 0.9 * len(owned), (len(talked), len(owned))
     assert sum(1 for f in owned if mentioned.get(f, 0) >= 3) >= 0.5 * len(owned)  # room runs out: 60% measured
-    assert max(mentioned.values()) <= 6
+    assert max(mentioned.values()) <= preset.mentions_per_fact + 3  # 7: a topic whose every rule has its share
 
     def gap(slots):  # mean rule slots (stated, cued or mentioned) of carriers minus fillers'
         return sum(slots[True]) / len(slots[True]) - sum(slots[False]) / len(slots[False])

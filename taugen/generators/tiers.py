@@ -109,7 +109,7 @@ TIERS: dict[str, TierPreset] = {
     "medium": TierPreset("medium", (2, 2), ("None", "Plain"), 120, "core", 0.3, 0.5, 0.6, 3, 4, "text+image", 0, 0.15,
                          filler_mentions=1.0),
     "hard": TierPreset("hard", (3, 4), ("None", "Plain", "Demanding"), 300, "hard", 0.75, 1.0, 2.2, 12, 10,
-                       "text+image+audio", 3, 1.0, 0.05, filler_mentions=1.0, mentions_per_fact=3,
+                       "text+image+audio", 3, 1.0, 0.05, filler_mentions=1.0, mentions_per_fact=4,
                        mention_figures=0.8),
 }
 

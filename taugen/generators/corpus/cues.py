@@ -137,7 +137,7 @@ def plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: Hos
     genre state come first (a genre's carriers hold the rules the planner routes to it, so its other
     records name those: drawn from the whole topic, the topic's words would tell the two apart), then
     those mentioned least so far; no sentence is used twice in a genre, so the mentions spread and never
-    repeat.
+    repeat; a fact already named ``preset.mentions_per_fact`` times goes after every fact named fewer.
     """
     held_values = [pack.facts[f].value for f in sorted(excluded) if f in pack.facts and pack.facts[f].holder == "client"
                    and pack.facts[f].value is not None]
@@ -171,7 +171,9 @@ def plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: Hos
         wanted = min(wanted, hosts.mention_room(draft))
         pool = [f for f in by_topic.get(draft.topic, []) if f.effective_from <= draft.day and owner_of[f.id] is not draft]
         rng.shuffle(pool)
-        pool.sort(key=lambda f: (owner_of[f.id].genre != draft.genre, times.get(f.id, 0)))
+        # own genre's rules first, but never one already named as often as the tier asks while others are not
+        pool.sort(key=lambda f: (0 < preset.mentions_per_fact <= times.get(f.id, 0),
+                                 owner_of[f.id].genre != draft.genre, times.get(f.id, 0)))
         for fact in pool:
             if wanted <= 0:
                 break
