@@ -298,3 +298,21 @@ def test_a_peers_percent_is_as_round_as_the_rule_it_stands_beside(planned, perce
     assert all(f.value % Decimal(grain) == 0 and f.canonical() != fact.value.canonical() for f in figures)
     assert all("E" not in str(f.value) for f in figures)  # 30, never Decimal("3E+1") in a manifest
     assert len({f.value for f in figures}) >= 2
+
+
+def test_a_customer_quoting_a_peer_puts_a_rules_stand_in_beside_the_figure_as_often_as_a_rule_gets_one(planned):
+    from taugen.generators.corpus.genres.support_lines import peer_question
+    from taugen.generators.corpus.renditions import TWIN_SHARE, stand_ins
+
+    pack, plan, context, _available, _vocabulary = planned
+    fee = pack.facts["fee_wire_recall"]  # "Cedar Ridge Bank charges $30.00 for each wire recall ..."
+    assert stand_ins(fee) and not stand_ins(pack.facts["branch_saturday_hours_ashford"])  # framed facts only
+    record = next(a for a in plan.artifacts if a.genre == "support_transcript")
+    rng = random.Random(5)
+    lines = [peer_question(rng, record, context, fee, "a wire recall", "Harper Bank") for _ in range(200)]
+    assert all(lines) and not any(",." in line or ", ," in line for line in lines)
+    beside = [line for line in lines if any(f", {s} on their site" in line for s in stand_ins(fee))]
+    quoted = [line for line in lines if '"' in line]  # the peer's own words: no stand-in added
+    assert not set(beside) & set(quoted)
+    share = len(beside) / (len(lines) - len(quoted))
+    assert abs(share - TWIN_SHARE) < 0.15, share

@@ -398,6 +398,12 @@ def _frames_of(fact: Fact) -> tuple[str, ...]:
     return _FEE_FRAMES if value.type == "money" and fact.category == "fee" else _FRAMES[value.type]
 
 
+def stand_ins(fact: Fact) -> tuple[str, ...]:
+    """The stand-ins a framed rule of ``fact`` holds beside or in place of its value ("the published amount",
+    "what the rate sheet shows"); empty for a fact no frame voices (see :func:`with_stand_in`)."""
+    return _stand_ins(fact) if _frames_of(fact) else ()
+
+
 def _stand_ins(fact: Fact) -> tuple[str, ...]:
     value = fact.value
     return _STAND_INS["fee" if value.type == "money" and fact.category == "fee" else value.type]  # type: ignore[union-attr]
@@ -597,3 +603,4 @@ def deferred_statement(fact: Fact, published_in: Mapping[str, str]) -> str:
         # "within the last 3 years" → "within the period set out in ...": the place replaces "the last"
         text = f"{statement[:preposition.end(1)]} {published_in[kind]}{statement[end:]}"
     return "" if _NUMBERS.search(text) else text
+

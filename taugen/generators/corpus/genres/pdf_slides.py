@@ -119,7 +119,7 @@ def subject_items(rng, plan: ArtifactPlan, context: RenderContext, day: dt.date,
     value any fact on the subject ever had), how often customers asked about it (a count that is none of
     the subject's values), or a working note. A deck without rules gets the plan's ``rule_slots`` (the
     rule count of a deck with rules; unplanned, one to five), a deck with rules one in two times; the
-    subjects are the deck's genre's first (``other_subjects``). Returns ``[(subject fact, text, note)]`` (note: the
+    subjects are those decks state first (``other_subjects``). Returns ``[(subject fact, text, note)]`` (note: the
     products label, or ''); ``[]`` when the context has no facts."""
     from taugen.authoring.values import find_surface_form
     from taugen.generators.corpus.genres.benchmarks import (

@@ -20,6 +20,7 @@ from taugen.generators.corpus.genre import (
     Rendition,
     shown_as_history,
 )
+from taugen.generators.corpus.renditions import TWIN_SHARE, stand_ins
 
 RELATIVES = ("husband", "wife", "son", "daughter", "mother", "father", "brother", "sister", "partner", "aunt")
 
@@ -381,8 +382,11 @@ def peer_question(rng: random.Random, plan: ArtifactPlan, context: RenderContext
                   peer: str) -> str:
     """The customer's question quoting ``peer``'s published figure for ``fact``'s subject (a comparable
     subject: a numeric value of a commercial category, no proper name), half the time in the peer's own
-    words (the frame a rule's slot uses, quoted); the figure equals no value any fact on the subject ever
-    had nor a value of the plan's facts. '' for any other subject."""
+    words (the frame a rule's slot uses, quoted), otherwise, at the rate a rule said to a customer gets one
+    (:data:`~taugen.generators.corpus.renditions.TWIN_SHARE`), with one of the rule's stand-ins beside the
+    figure ("ten dollars, the published amount on their site"): the words beside a rule's value are then
+    beside a peer's too. The figure equals no value any fact on the subject ever had nor a value of the
+    plan's facts. '' for any other subject."""
     from taugen.generators.corpus.genres.benchmarks import (
         COMPARABLE_CATEGORIES,
         NUMERIC_TYPES,
@@ -402,7 +406,11 @@ def peer_question(rng: random.Random, plan: ArtifactPlan, context: RenderContext
         value = peer_value(rng, fact, avoid)
         line = peer_quote(rng, context, fact, value, peer, True, subject=subject, leads=PEER_QUOTES) \
             if rng.random() < QUOTE_SHARE else ""
-        line = line or rng.choice(PEER_QUESTIONS).format(P=peer, V=rng.choice(value.voiced_forms()), S=subject)
+        if not line:  # the peer's figure with one of the rule's stand-ins beside it, as often as a rule gets one
+            figure = rng.choice(value.voiced_forms())
+            if stand_ins(fact) and rng.random() < TWIN_SHARE:
+                figure = f"{figure}, {rng.choice(stand_ins(fact))} on their site,"
+            line = rng.choice(PEER_QUESTIONS).format(P=peer, V=figure, S=subject).replace(",.", ".")
         if free_of(line, guarded):
             return line
         avoid.add(value.canonical())
