@@ -96,6 +96,7 @@ from taugen.generators.corpus.genres.email_lines import (
 )
 from taugen.generators.corpus.genres.email_schedule import schedule
 from taugen.generators.corpus.genres.workplace import said_subject
+from taugen.generators.corpus.prose import without_doubled_words
 from taugen.generators.corpus.stamps import MONTH_NUMBER, Chain, Stamp, aware
 from taugen.generators.corpus.vocabulary import (
     GenreVocabulary,
@@ -269,7 +270,9 @@ def _address_for(org: Organisation, first: str, last: str) -> str:
 
 
 def _fill(template: str, values: dict[str, str]) -> str:
-    return template.format(**values)
+    """``template`` filled with ``values``, a word a slot repeats kept once ("open {T} items" about the
+    topic "defective items" is "open defective items", not "defective items items")."""
+    return without_doubled_words(template.format(**values))
 
 
 def _quote_lines(text: str) -> str:

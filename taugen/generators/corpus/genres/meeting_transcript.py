@@ -65,6 +65,7 @@ from taugen.generators.corpus.genres.workplace import (
     zone,
 )
 from taugen.findings import Finding, error
+from taugen.generators.corpus.prose import without_doubled_words
 from taugen.generators.corpus.stamps import EPOCH, Chain, Stamp, utc_offset
 
 SUFFIX = ".vtt"
@@ -370,7 +371,8 @@ class MeetingTranscriptGenre(Genre):
                 rendition = sum(1 for s in sentences[:rendition] if s)
             lines.append(_Line(speaker, [s for s in sentences if s], rendition, decision))
 
-        say(host, rng.choice(_OPENERS), rng.choice(_AGENDA).format(**values))
+        # a topic that ends in the template's own word ('defective items' + ' items') says it once
+        say(host, rng.choice(_OPENERS), without_doubled_words(rng.choice(_AGENDA).format(**values)))
         if guest is not None:
             say(host, rng.choice(_GUEST).format(guest=guest.first, org=guest.org.name))
             say(guest, rng.choice(_GUEST_HELLO))
