@@ -257,7 +257,8 @@ def test_a_figure_named_by_its_noun_or_a_span_counted_back_is_deferred_and_a_bou
     bound = fact("An error claim of $100.00 or less is credited the same day.", MoneyValue(amount=Decimal("100")))
     share = fact("The foreign transaction fee is 3% of each purchase.", PercentValue(value=Decimal("3")))
     multiple = fact("The certificate is $50.00 times the number of passengers.", MoneyValue(amount=Decimal("50")))
-    for unplaced in (bound, share, multiple):
+    named_share = fact("The fee includes a margin of 2% of the converted amount.", PercentValue(value=Decimal("2")))
+    for unplaced in (bound, share, multiple, named_share):
         assert deferred_statement(unplaced, published) == "", unplaced.statement
 
 

@@ -584,7 +584,7 @@ def deferred_statement(fact: Fact, published_in: Mapping[str, str]) -> str:
     if kind in ("money", "percent", "cap"):
         copula = _COPULA.search(statement[:start])
         named = _NAMED_FIGURE.search(statement[:start]) if copula is None else None
-        if named is not None and not re.match(r"\s+or\s+(?:less|more|above|below)\b", statement[end:]):
+        if named is not None and not re.match(r"\s+(?:or\s+(?:less|more|above|below)|of|times)\b", statement[end:]):
             # "includes a margin of 1.5% over ..." → "includes the margin shown on the rates page over ..."
             text = f"{statement[:named.start()]}the {named.group(1)} {published_in[kind]}{statement[end:]}"
             return "" if _NUMBERS.search(text) else text
