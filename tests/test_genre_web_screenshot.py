@@ -19,7 +19,14 @@ import pytest
 import yaml
 
 from taugen.authoring.models import DomainConfig, Fact
-from taugen.authoring.values import DurationValue, MoneyValue, PercentValue, TextValue, find_surface_form, normalise_text
+from taugen.authoring.values import (
+    DurationValue,
+    MoneyValue,
+    PercentValue,
+    TextValue,
+    find_surface_form,
+    normalise_text,
+)
 from genre_contract import contract
 from taugen.generators.corpus.genre import ArtifactPlan, RenderContext, RenderedArtifact, Rendition, get_genre
 from taugen.generators.corpus.genres import web_screenshot

@@ -401,10 +401,8 @@ def _frames_of(fact: Fact) -> tuple[str, ...]:
 def stand_ins(fact: Fact) -> tuple[str, ...]:
     """The stand-ins a framed rule of ``fact`` holds beside or in place of its value ("the published amount",
     "what the rate sheet shows"); empty for a fact no frame voices (see :func:`with_stand_in`)."""
-    return _stand_ins(fact) if _frames_of(fact) else ()
-
-
-def _stand_ins(fact: Fact) -> tuple[str, ...]:
+    if not _frames_of(fact):
+        return ()
     value = fact.value
     return _STAND_INS["fee" if value.type == "money" and fact.category == "fee" else value.type]  # type: ignore[union-attr]
 
@@ -419,7 +417,7 @@ def _twin_frames(fact: Fact, audience: str, rng: random.Random) -> list[str]:
     if audience not in _TWIN_TAILS or not frames:
         return []
     lines = [frame.replace("{value}", stand_in)[:-1] + f", {tail}." for frame in frames
-             for stand_in in _stand_ins(fact) for tail in _TWIN_TAILS[audience]]
+             for stand_in in stand_ins(fact) for tail in _TWIN_TAILS[audience]]
     rng.shuffle(lines)
     return lines
 
@@ -447,7 +445,7 @@ def with_stand_in(fact: Fact, text: str, form: str, audience: str, rng: random.R
     match = next((m for frame in frames if (m := _framed_pattern(frame, form).match(text))), None)
     if match is None or rng.random() >= TWIN_SHARE:
         return text
-    stand_in = rng.choice(_stand_ins(fact))
+    stand_in = rng.choice(stand_ins(fact))
     after = text[match.end(1):]
     joined = f"{text[:match.end(1)]}, {stand_in}" + ("" if after[:1] in (",", ".") else ",") + after
     tailed = f"{joined[:-1]}, {rng.choice(_TWIN_TAILS[audience])}."
@@ -582,18 +580,19 @@ def deferred_statement(fact: Fact, published_in: Mapping[str, str]) -> str:
         return ""
     kind, start, end = span
     if kind in ("money", "percent", "cap"):
-        copula = _COPULA.search(statement[:start])
-        named = _NAMED_FIGURE.search(statement[:start]) if copula is None else None
-        if named is not None and not re.match(r"\s+(?:or\s+(?:less|more|above|below)|of|times)\b", statement[end:]):
-            # "includes a margin of 1.5% over ..." → "includes the margin shown on the rates page over ..."
-            text = f"{statement[:named.start()]}the {named.group(1)} {published_in[kind]}{statement[end:]}"
-            return "" if _NUMBERS.search(text) else text
-        if copula is None or re.match(r"\s+(?:of|times)\b", statement[end:]):
+        if re.match(r"\s+(?:of|times)\b", statement[end:]):
             return ""  # "is 3% of each purchase": "is shown on the rates page of each purchase" says nothing
-        verb = copula.group(1)
-        if verb.lower() in ("costs", "cost"):  # "costs $12.00 per day" → "costs the amount set out in ... per day"
-            verb += " the amount"
-        text = f"{statement[:copula.start()]}{verb} {published_in[kind]}{statement[end:]}"
+        copula = _COPULA.search(statement[:start])
+        if copula is not None:
+            verb = copula.group(1)
+            if verb.lower() in ("costs", "cost"):  # "costs $12.00 per day" → "costs the amount set out in ... per day"
+                verb += " the amount"
+            text = f"{statement[:copula.start()]}{verb} {published_in[kind]}{statement[end:]}"
+        else:  # "includes a margin of 1.5% over ..." → "includes the margin shown on the rates page over ..."
+            named = _NAMED_FIGURE.search(statement[:start])
+            if named is None or re.match(r"\s+or\s+(?:less|more|above|below)\b", statement[end:]):
+                return ""  # no noun names the figure, or it is a bound ("of $100.00 or less")
+            text = f"{statement[:named.start()]}the {named.group(1)} {published_in[kind]}{statement[end:]}"
     elif kind == "hours":  # "is open from 9:00 AM until noon" → "is open during the hours listed in ..."
         text = f"{statement[:start]}during {published_in[kind]}{statement[end:]}"
     else:

@@ -407,9 +407,9 @@ def peer_question(rng: random.Random, plan: ArtifactPlan, context: RenderContext
         line = peer_quote(rng, context, fact, value, peer, True, subject=subject, leads=PEER_QUOTES) \
             if rng.random() < QUOTE_SHARE else ""
         if not line:  # the peer's figure with one of the rule's stand-ins beside it, as often as a rule gets one
-            figure = rng.choice(value.voiced_forms())
-            if stand_ins(fact) and rng.random() < TWIN_SHARE:
-                figure = f"{figure}, {rng.choice(stand_ins(fact))} on their site,"
+            figure, beside = rng.choice(value.voiced_forms()), stand_ins(fact)
+            if beside and rng.random() < TWIN_SHARE:
+                figure = f"{figure}, {rng.choice(beside)} on their site,"
             line = rng.choice(PEER_QUESTIONS).format(P=peer, V=figure, S=subject).replace(",.", ".")
         if free_of(line, guarded):
             return line
