@@ -39,3 +39,41 @@ def stable_seed(*parts: object) -> int:
     """A 63-bit seed from any parts, stable across runs and Python versions (sha256, not hash())."""
     digest = hashlib.sha256("\x1f".join(str(part) for part in parts).encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
+
+
+def _canonical_default(value: Any) -> Any:
+    import dataclasses
+    import datetime as dt
+    import decimal
+    import enum
+    from pathlib import PurePath
+
+    if hasattr(value, "model_dump") and callable(value.model_dump):  # a pydantic model
+        return {"__model__": type(value).__qualname__, **value.model_dump(mode="json")}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {"__dataclass__": type(value).__qualname__,
+                **{field.name: getattr(value, field.name) for field in dataclasses.fields(value)}}
+    if isinstance(value, (set, frozenset)):
+        return sorted((json.loads(canonical_bytes(item)) for item in value), key=lambda item: json.dumps(item, sort_keys=True))
+    if isinstance(value, (dt.date, dt.datetime, dt.time)):
+        return value.isoformat()
+    if isinstance(value, (decimal.Decimal, PurePath)):
+        return str(value)
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, bytes):
+        return {"__sha256__": sha256_hex(value)}
+    raise TypeError(f"no canonical form for {type(value).__name__}")
+
+
+def canonical_bytes(data: Any) -> bytes:
+    """A canonical encoding of ``data`` for content keys: JSON with sorted keys, where a pydantic model is its
+    JSON dump, a dataclass its fields, a set its members in sorted order, a date its ISO form, a Decimal its
+    string and bytes their SHA-256 (each model and dataclass tagged with its class name). Equal data give
+    equal bytes in any process (no ``repr``, no ``hash()`` order).
+
+    Raises:
+        TypeError: ``data`` holds a type with no canonical form (never silently keyed by ``repr``).
+    """
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                      default=_canonical_default).encode()

@@ -26,7 +26,6 @@ Every choice is drawn from the ``rng`` / ``fake`` the caller seeds from its arti
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import random
 import re
 from collections.abc import Iterable, Mapping
@@ -44,6 +43,8 @@ from taugen.authoring.values import (
     PercentValue,
     find_surface_form,
 )
+from taugen.generators.corpus.fact_reads import lookup_of, raw_facts
+from taugen.generators.corpus.fact_reads import subject_key as _key
 from taugen.generators.corpus.prose import has_doubled_words
 from taugen.generators.corpus.renditions import framed_text, spoken_subject
 
@@ -57,17 +58,6 @@ COMPARABLE_CATEGORIES = frozenset({"fee", "fees", "rate", "rates", "limit", "lim
 limits and waivers, and the clocks and thresholds of its service (how long a hold lasts, how old an
 account must be, how much notice it gives)."""
 NUMERIC_TYPES = ("money", "percent", "cap", "duration", "count")
-
-
-@functools.lru_cache(maxsize=16384)
-def _key(subject: str | None) -> str:
-    return " ".join((subject or "").lower().split())
-
-
-def current_ids(facts: Mapping[str, Fact]) -> set[str]:
-    """Ids of the facts in ``facts`` that no other fact there supersedes."""
-    replaced = {fact.supersedes for fact in facts.values() if fact.supersedes}
-    return {fact_id for fact_id in facts if fact_id not in replaced}
 
 
 def portable(subject: str, context: RenderContext) -> bool:
@@ -89,12 +79,11 @@ def comparable_facts(context: RenderContext, topic: str, types: Iterable[str] = 
     (:data:`COMPARABLE_CATEGORIES`), one per subject, sorted by id; ``[]`` when the context has no facts."""
     facts: Mapping[str, Fact] = getattr(context, "facts", None) or {}
     wanted = set(types)
-    current = current_ids(facts)
     seen: set[str] = set()
     found = []
-    for fact_id in sorted(current):
+    for fact_id in lookup_of(facts).current_in_section(topic):
         fact = facts[fact_id]
-        if fact.section != topic or fact.value is None or fact.value.type not in wanted:
+        if fact.value is None or fact.value.type not in wanted:
             continue
         if fact.category not in COMPARABLE_CATEGORIES or not fact.subject or _key(fact.subject) in seen \
                 or not portable(fact.subject, context):
@@ -110,63 +99,22 @@ def topic_subjects(context: RenderContext, topic: str) -> list[Fact]:
     facts: Mapping[str, Fact] = getattr(context, "facts", None) or {}
     seen: set[str] = set()
     found = []
-    for fact_id in sorted(current_ids(facts)):
+    for fact_id in lookup_of(facts).current_in_section(topic):
         fact = facts[fact_id]
-        if fact.section != topic or not fact.subject or fact.holder != "records" or _key(fact.subject) in seen:
+        if not fact.subject or fact.holder != "records" or _key(fact.subject) in seen:
             continue
         seen.add(_key(fact.subject))
         found.append(fact)
     return found
 
 
-class _FactIndex:
-    """The lookups :func:`subject_values`, :func:`avoided_values` and :func:`values_among` make over a
-    context's facts, computed once per facts mapping (a build renders every record against the same
-    pack; each figure written near a rule used to walk all of its facts several times)."""
-
-    def __init__(self, facts: Mapping[str, Fact]) -> None:
-        self.canonical = {fact_id: fact.value.canonical() for fact_id, fact in facts.items() if fact.value is not None}
-        self.by_subject: dict[str, set[str]] = {}
-        self.by_section: dict[str, set[str]] = {}
-        self.by_canonical: dict[str, list[tuple[int, Any]]] = {}
-        parent = {fact_id: fact_id for fact_id in facts}
-
-        def root(fact_id: str) -> str:
-            while parent.setdefault(fact_id, fact_id) != fact_id:
-                parent[fact_id] = parent[parent[fact_id]]
-                fact_id = parent[fact_id]
-            return fact_id
-
-        for position, (fact_id, fact) in enumerate(facts.items()):
-            if fact.supersedes:
-                parent[root(fact_id)] = root(fact.supersedes)
-            if fact.value is None:
-                continue
-            canonical = self.canonical[fact_id]
-            self.by_subject.setdefault(_key(fact.subject), set()).add(canonical)
-            self.by_section.setdefault(fact.section, set()).add(canonical)
-            self.by_canonical.setdefault(canonical, []).append((position, fact.value))
-        self.arcs: dict[str, set[str]] = {}
-        for fact_id in parent:
-            self.arcs.setdefault(root(fact_id), set()).add(fact_id)
-        self.arc_of = {fact_id: self.arcs[root(fact_id)] for fact_id in parent}
-
-
-_INDEXES: dict[int, tuple[Mapping[str, Fact], int, _FactIndex]] = {}
-
-
-def _index(facts: Mapping[str, Fact], extra: Iterable[Fact]) -> _FactIndex | None:
-    """The :class:`_FactIndex` of ``facts`` (held with the mapping, so its id is not reused while cached,
-    and made again if the mapping's size changed), or None when ``extra`` holds a fact that is not one of
-    ``facts`` (then the callers walk both)."""
-    if not all(facts.get(fact.id) is fact for fact in extra):
+def _index(facts: Mapping[str, Fact], extra: Iterable[Fact]) -> Any:
+    """What answers fact lookups over ``facts`` (:func:`~taugen.generators.corpus.fact_reads.lookup_of`), or
+    None when ``extra`` holds a fact that is not one of ``facts`` (then the callers walk both)."""
+    plain = raw_facts(facts)
+    if not all(plain.get(fact.id) is fact for fact in extra):
         return None
-    held = _INDEXES.get(id(facts))
-    if held is None or held[0] is not facts or held[1] != len(facts):
-        if len(_INDEXES) >= 8:
-            _INDEXES.clear()
-        held = _INDEXES[id(facts)] = (facts, len(facts), _FactIndex(facts))
-    return held[2]
+    return lookup_of(facts)
 
 
 def subject_values(context: RenderContext, fact: Fact, extra: Iterable[Fact] = ()) -> set[str]:
@@ -177,9 +125,7 @@ def subject_values(context: RenderContext, fact: Fact, extra: Iterable[Fact] = (
     key = _key(fact.subject)
     index = _index(facts, extra)
     if index is not None:
-        chain = index.arc_of.get(fact.id, {fact.id}) | index.arc_of.get(fact.supersedes or "", set())
-        values = {index.canonical[fact_id] for fact_id in chain if fact_id in index.canonical}
-        return values | (index.by_subject.get(key, set()) if key else set())
+        return index.subject_values(fact.id, fact.supersedes, fact.subject)
     chain = {fact.id} | ({fact.supersedes} if fact.supersedes else set())
     pool = list(facts.values()) + extra
     grew = True
@@ -208,7 +154,7 @@ def avoided_values(context: RenderContext, fact: Fact, extra: Iterable[Fact] = (
                                                      if other.value is not None}
     index = _index(facts, extra)
     if index is not None:
-        return values | index.by_section.get(fact.section, set())
+        return values | index.section_values(fact.section)
     values |= {other.value.canonical() for other in facts.values()
                if other.value is not None and other.section == fact.section}
     return values
@@ -429,8 +375,7 @@ def values_among(context: RenderContext, canonical: set[str], extra: Iterable[Fa
         own = [other.value for other in facts.values() if other.value is not None
                and other.value.canonical() in canonical]
     else:
-        own = [value for _, value in sorted((found for form in canonical for found in index.by_canonical.get(form, ())),
-                                            key=lambda found: found[0])]
+        own = index.values_among(frozenset(canonical))
     return own + [other.value for other in extra if other.value is not None and other.value.canonical() in canonical]
 
 
@@ -573,7 +518,6 @@ __all__ = [
     "comparable",
     "comparable_facts",
     "comparison",
-    "current_ids",
     "grounded_sentences",
     "grounded_slots",
     "names_business",

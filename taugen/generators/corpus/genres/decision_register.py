@@ -345,6 +345,7 @@ class DecisionRegisterGenre(Genre):
             peer_names,
             peer_value,
             portable,
+            values_among,
         )
 
         subject = _subject_of(fact)
@@ -354,9 +355,7 @@ class DecisionRegisterGenre(Genre):
         if rng.random() < 0.3:
             block.append({"status": "Proposal", "text": rng.choice(_OPEN).format(**values), "facts": []})
         avoid = avoided_values(context, fact, plan.facts.values())
-        guarded = [f.value for f in plan.facts.values() if f.value is not None] + [
-            other.value for other in context.facts.values() if other.value is not None
-            and other.value.canonical() in avoid]
+        guarded = [f.value for f in plan.facts.values() if f.value is not None] + values_among(context, avoid)
         draw = rng.random()
         final = ""
         if draw < 0.4 and portable(subject, context) and fact in comparable_facts(context, fact.section):

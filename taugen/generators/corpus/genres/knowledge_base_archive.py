@@ -64,6 +64,7 @@ from taugen.generators.corpus.genres.benchmarks import (
     peer_names,
     peer_value,
     portable,
+    values_among,
 )
 from taugen.generators.corpus.genres.workplace import (
     said_subject,
@@ -406,8 +407,7 @@ class KnowledgeBaseArchiveGenre(Genre):
         values = _heading_words(rng, context, subject, upper_first(re.sub(r"^(the|a|an)\s+", "", subject,
                                                                             flags=re.IGNORECASE)))
         avoid = avoided_values(context, fact, plan.facts.values())
-        guarded = [other.value for other in context.facts.values() if other.value is not None
-                   and other.value.canonical() in avoid]
+        guarded = values_among(context, avoid)
         lines = []
         draw = rng.random()
         if peers and draw < 0.4 and portable(subject, context) and fact in comparable_facts(context, fact.section):

@@ -129,6 +129,7 @@ def subject_items(rng, plan: ArtifactPlan, context: RenderContext, day: dt.date,
         peer_names,
         peer_value,
         portable,
+        values_among,
     )
 
     subjects = other_subjects(context, plan, rng)
@@ -141,8 +142,7 @@ def subject_items(rng, plan: ArtifactPlan, context: RenderContext, day: dt.date,
     for fact in subjects[:wanted]:
         subject = lower_first((fact.subject or "").strip().rstrip("."))
         avoid = avoided_values(context, fact, plan.facts.values())
-        guarded = [other.value for other in context.facts.values() if other.value is not None
-                   and other.value.canonical() in avoid]
+        guarded = values_among(context, avoid)
         draw = rng.random()
         note = f"Applies to: {products_label(fact, context)}" if fact.applies_to else ""
         if draw < 0.4 and id(fact) in comparable and portable(subject, context):

@@ -77,6 +77,7 @@ from taugen.generators.corpus.genres.benchmarks import (
     peer_names,
     peer_value,
 )
+from taugen.generators.corpus.fact_reads import lookup_of
 from taugen.generators.corpus.genres.workplace import row_labels
 from taugen.findings import Finding, error, warning
 
@@ -393,7 +394,7 @@ def _fallback_subjects(context: RenderContext, plan: ArtifactPlan, rng) -> list[
     (a context without facts) one money subject per product of the pack."""
     from taugen.authoring.models import Fact as FactModel
 
-    found = [fact for section in sorted({f.section for f in context.facts.values()})
+    found = [fact for section in lookup_of(context.facts).sections()
              for fact in comparable_facts(context, section)]
     if found:
         return found
@@ -691,8 +692,7 @@ class SpreadsheetGenre(Genre):
         # a peer's figures take effect on the days schedules change (the pack's effective dates), so a
         # sheet shows no other day than its own window and those: the days an evidence route names a
         # sheet by stay unique to that sheet
-        days = sorted({d for f in context.facts.values() for d in (f.effective_from, f.decided_on)
-                       if d is not None and context.config.history_start <= d <= plan.start.date()}) \
+        days = lookup_of(context.facts).effective_days(context.config.history_start, plan.start.date()) \
             or [min(context.config.history_start, plan.start.date())]
         for fact in subjects:
             avoid = avoided_values(context, fact, plan.facts.values())

@@ -47,7 +47,6 @@ from __future__ import annotations
 from types import MappingProxyType
 
 import base64
-import re
 import ctypes
 import datetime as dt
 import io
