@@ -89,8 +89,9 @@ def _findings_table(findings, limit: int = 30) -> Table:
     return table
 
 
-_CACHE_OPTION = typer.Option(None, "--cache", help="Content cache folder for texts read back from PDFs "
-                             "(default $TAUGEN_CACHE, else ~/.cache/taugen).")
+_CACHE_OPTION = typer.Option(None, "--cache", help="Content cache folder: rendered records (reused while "
+                             "nothing they read changed) and texts read back from PDFs (default $TAUGEN_CACHE, "
+                             "else ~/.cache/taugen).")
 _NO_CACHE_OPTION = typer.Option(False, "--no-cache", help="Read every file afresh; read and write no cache.")
 _PACK_OPTION = typer.Option(None, "--pack", help="The pack folder the bundle was built from, for a domain whose "
                             "code lives in its pack folder (taugen new-domain); built-in and installed domains "
@@ -196,6 +197,9 @@ def build(
         summary.add_row("llm", f"{result.llm['model']}: {result.llm['requests']} requests "
                                f"({result.llm['cache_hits']} from the cache), ${result.llm['spent_usd']:.4f}, "
                                f"outcomes {result.llm['outcomes']}")
+    if result.reuse.get("records_reused"):
+        summary.add_row("render cache", f"{result.reuse['records_reused']:,} of {result.reuse['records']:,} records "
+                                        "reused (nothing they read had changed)")
     for stage, seconds in result.timings.items():
         summary.add_row(f"stage {stage}", f"{seconds:.2f} s")
     summary.add_row("total", f"{time.perf_counter() - started:.2f} s")

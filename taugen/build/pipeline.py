@@ -58,6 +58,9 @@ class BuildResult:
         llm: with ``--llm``, the ledger's totals plus ``cache_hits`` (responses read from the cache).
         repairs: what the build re-drew to meet the realism gates (as ``achieved.repairs`` in
             ``bundle.json``): ``corpus_redraws`` (and ``corpus_redraw_reason``), ``artifact_redraws``.
+        reuse: what came from the content cache (:mod:`taugen.content_cache`): ``records`` rendered for the
+            corpus shipped and ``records_reused``, those taken from the render cache
+            (:mod:`taugen.generators.corpus.render_cache`) because nothing they read had changed.
     """
 
     name: str
@@ -67,6 +70,7 @@ class BuildResult:
     timings: dict[str, float] = field(default_factory=dict)
     repairs: dict = field(default_factory=dict)
     llm: dict | None = None
+    reuse: dict = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -191,7 +195,8 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
                 stages.progress("corpus", f"voicing renditions with {llm.model}")
                 plan = voice_plan(plan, pack, llm_client, speakers)
             context.owner_genres = owner_genres(plan)  # a record names its own genre's subjects first
-            rendered, extract = _render(plan, context, available, stages, executor)
+            reuse = {"records": len(plan.artifacts), "records_reused": 0}
+            rendered, extract = _render(plan, context, available, stages, executor, reuse)
             policy_text = render_policy(pack, definition, plan, templates)
         if corpus_round and definition.compose is None and _special_facts(plan) != composed_for:
             with stages.stage("tasks"):  # the re-drawn corpus holds other facts back: compose for those
@@ -243,7 +248,7 @@ def build(domain: str, difficulty: str, seed: int = 0, out: Path = Path("dist"),
                 raise InputError(f"cannot write the bundle: {exc.strerror or exc}", destination) from None
             written = destination
     return BuildResult(name=assembled.name, path=written, counts=assembled.counts, findings=findings,
-                       timings=stages.timings, repairs=dict(repairs),
+                       timings=stages.timings, repairs=dict(repairs), reuse=reuse,
                        llm={**llm_client.ledger.as_dict(), "cache_hits": llm_client.ledger.cache_hits,
                             "entries": len(llm_client.ledger.entries)} if llm_client is not None else None)
 
@@ -320,9 +325,10 @@ MAX_ARTIFACT_REDRAWS = 4
 opening, a repeated long sentence, a doubled word or a genre whose lengths bunch."""
 
 
-def _render(plan, context: RenderContext, available: dict, stages: _Stages, executor: "Executor | None" = None):
+def _render(plan, context: RenderContext, available: dict, stages: _Stages, executor: "Executor | None" = None,
+            reuse: dict[str, int] | None = None):
     """Render ``plan`` through ``executor``; returns ``(rendered, texts)`` with each artifact's text as its
-    genre reads it back."""
+    genre reads it back. ``reuse["records_reused"]`` counts the records taken from the render cache."""
     total = len(plan.artifacts)
     done = [0]
 
@@ -331,7 +337,10 @@ def _render(plan, context: RenderContext, available: dict, stages: _Stages, exec
         stages.progress("corpus", f"{done[0]}/{total}")
 
     read_back: dict[str, str] = {}
-    rendered = render_corpus(plan, context, available, advanced, texts=read_back, executor=executor)
+    stats: dict = {}
+    rendered = render_corpus(plan, context, available, advanced, texts=read_back, executor=executor, stats=stats)
+    if reuse is not None:
+        reuse["records_reused"] = stats.get("reused", 0)
     extract = {a.plan.artifact_id: read_back[a.plan.artifact_id] if a.plan.artifact_id in read_back
                else available[a.plan.genre].extract_text(a.files, a.author_text) for a in rendered}
     return rendered, extract

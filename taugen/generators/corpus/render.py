@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Callable
 
@@ -9,9 +10,13 @@ import jinja2
 
 from taugen.authoring.pack import Pack
 from taugen.errors import InputError
+from taugen.content_cache import cache_root
 from taugen.executors import Executor, LocalExecutor, local_workers
+from taugen.generators.corpus.fact_reads import TracedFacts, TracedOwners, index_of, reads_hold
 from taugen.generators.corpus.genre import ArtifactPlan, Genre, RenderContext, RenderedArtifact
 from taugen.generators.corpus.planner import CorpusPlan
+from taugen.generators.corpus.render_cache import entry_key, job_key, lookup
+from taugen.generators.corpus.render_cache import store as store_entry
 from taugen.generators.corpus.vocabulary import business_words
 from taugen.generators.domain import DomainDefinition
 
@@ -35,18 +40,43 @@ def _render_one(artifact_plan: ArtifactPlan, context: RenderContext, available: 
 
 
 def _work(job: tuple, index: int):
-    """Render plan ``index`` of ``job`` (``(plans, context, available)``) wherever an executor runs it; return
-    what the caller needs, or None when it failed (the caller renders it again to raise the real error)."""
-    plans, context, available = job
+    """Render plan ``index`` of ``job`` (``(plans, context, available, cache job key or None)``) wherever an
+    executor runs it, or take it from the render cache (:mod:`taugen.generators.corpus.render_cache`) when
+    nothing it read has changed; return ``(files, author text, renditions, timestamps, metadata, text read
+    back, seconds, reused)``, or None when it failed (the caller renders it again to raise the real error)."""
+    plans, context, available, cache = job
     artifact_plan = plans[index]
     started = time.perf_counter()
+    key = None
+    if cache is not None:
+        key = entry_key(cache, artifact_plan)
+        found = lookup(key, lambda reads: reads_hold(reads, context.facts, index_of(context.facts),
+                                                     context.owner_genres, *_memos(job)))
+        if found is not None:
+            return (*found, time.perf_counter() - started, True)
+        traced = TracedFacts(context.facts, index_of(context.facts), *_memos(job))
+        context = dataclasses.replace(context, facts=traced, owner_genres=TracedOwners(context.owner_genres,
+                                                                                         traced.reads))
     try:
         artifact = _render_one(artifact_plan, context, available)
         text = available[artifact_plan.genre].extract_text(artifact.files, artifact.author_text)
     except Exception:  # noqa: BLE001 - the caller renders it again to raise the real error
         return None
-    return (artifact.files, artifact.author_text, artifact.renditions, artifact.timestamps,
-            artifact.metadata, text, time.perf_counter() - started)
+    result = (artifact.files, artifact.author_text, artifact.renditions, artifact.timestamps, artifact.metadata, text)
+    if key is not None:
+        store_entry(key, context.facts.reads, result)
+    return (*result, time.perf_counter() - started, False)
+
+
+_MEMO: list = [None, {}, {}]
+
+
+def _memos(job: tuple) -> tuple[dict, dict]:
+    """The digest memos shared by the cache checks of one job in this process (facts' digests, lookups'
+    answers), emptied when another job starts."""
+    if _MEMO[0] is not job:
+        _MEMO[:] = [job, {}, {}]
+    return _MEMO[1], _MEMO[2]
 
 
 def render_workers(count: int) -> int:
@@ -60,7 +90,7 @@ def render_corpus(plan: CorpusPlan, context: RenderContext, available: dict[str,
                   on_artifact: Callable[[RenderedArtifact], None] | None = None,
                   texts: dict[str, str] | None = None,
                   seconds: dict[str, float] | None = None,
-                  executor: Executor | None = None) -> list[RenderedArtifact]:
+                  executor: Executor | None = None, stats: dict | None = None) -> list[RenderedArtifact]:
     """Render every artifact of ``plan`` in order, through ``executor`` (default: a
     :class:`~taugen.executors.LocalExecutor`, forked worker processes when the corpus is large).
 
@@ -68,15 +98,17 @@ def render_corpus(plan: CorpusPlan, context: RenderContext, available: dict[str,
     machine rendered it or in which order; results come back in plan order and ``on_artifact`` is called in
     that order. When ``texts`` is given, it receives each artifact's text as its genre reads it back from
     the delivered files (read where it was rendered); ``seconds`` receives the time each artifact took to
-    render and read back (for benchmarks). An artifact that fails where it was rendered is rendered again
-    in this process, so that its real error is raised here.
+    render and read back, or take from the cache (for benchmarks); ``stats["reused"]`` counts the records
+    taken from the render cache (:mod:`taugen.generators.corpus.render_cache`) and ``stats["reused_ids"]``
+    lists them. An artifact that fails where it was rendered is rendered again in this process, so that its
+    real error is raised here.
 
     Raises:
         InputError: a template fails (reported with the template's name and line).
     """
     executor = executor or LocalExecutor()
     rendered: list[RenderedArtifact] = []
-    job = (plan.artifacts, context, available)
+    job = (plan.artifacts, context, available, job_key(context, list(available)) if cache_root() is not None else None)
     results = executor.map(_work, job, range(len(plan.artifacts)), chunksize=2)
     # strict: the executor is resumed after the last result, so a local pool is closed and joined, not
     # terminated (its workers then remove what they started: a browser and its profile folder)
@@ -87,7 +119,10 @@ def render_corpus(plan: CorpusPlan, context: RenderContext, available: dict[str,
                 texts[artifact_plan.artifact_id] = available[artifact_plan.genre].extract_text(artifact.files,
                                                                                                artifact.author_text)
         else:
-            files, author_text, renditions, timestamps, metadata, text, spent = result
+            files, author_text, renditions, timestamps, metadata, text, spent, reused = result
+            if reused and stats is not None:
+                stats["reused"] = stats.get("reused", 0) + 1
+                stats.setdefault("reused_ids", []).append(artifact_plan.artifact_id)
             artifact = RenderedArtifact(plan=artifact_plan, files=files, author_text=author_text,
                                         renditions=renditions, timestamps=timestamps, metadata=metadata)
             if texts is not None:
