@@ -411,11 +411,12 @@ def _standalone(needle: str) -> re.Pattern[str]:
 
 
 @_memoised
-def _needles(value: _Value) -> list[tuple[str, str]]:
+def _needles(value: _Value) -> tuple[tuple[str, str], ...]:
     """``value``'s surface forms with their normalised text, longest first, empty needles left out;
-    computed once per value object (a record checks the same values against many sentences)."""
-    return [(form, needle) for form in sorted(value.surface_forms(), key=len, reverse=True)
-            if (needle := normalise_text(form))]
+    computed once per value object (a record checks the same values against many sentences; a tuple,
+    so the memo hands out the same one instead of a copy)."""
+    return tuple((form, needle) for form in sorted(value.surface_forms(), key=len, reverse=True)
+                 if (needle := normalise_text(form)))
 
 
 def find_surface_form(value: _Value, text: str, normalised: bool = False) -> str | None:

@@ -23,7 +23,7 @@ from taugen.generators.corpus.genre import CUE_STATUSES, Genre, RenderContext, R
 from taugen.generators.corpus.genres.benchmarks import peer_names, peer_sentences
 from taugen.generators.corpus.renditions import (
     SpokenWords,
-    mention_texts,
+    mention_lines,
     shares_run,
     spoken_subject,
     with_stand_in,
@@ -302,7 +302,7 @@ def _mention(fact: Fact, draft: Draft, rng: random.Random, hosts: Hosts, used: s
     a peer's figure for the subject (``figures``). False when no line qualifies."""
     guarded = held_values + [f.value for f in draft.facts.values() if f.value is not None]
     audience = hosts.genres[draft.genre].mention_audience
-    lines = mention_texts(fact, rng, audience, hosts.said(fact, draft), hosts.published_in)
+    lines = mention_lines(fact, rng, audience, hosts.said(fact, draft), hosts.published_in)
     text = next((t for t in lines if (draft.genre, t) not in used
                  and not any(find_surface_form(value, t) for value in guarded)), None)
     if text is None:

@@ -20,12 +20,17 @@ from __future__ import annotations
 import functools
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from taugen.authoring.models import Fact
 from taugen.authoring.values import find_surface_form
 from taugen.generators.corpus.prose import has_doubled_words
-from taugen.generators.corpus.vocabulary import GenreVocabulary, Pool, register_vocabulary
+from taugen.generators.corpus.vocabulary import (
+    GenreVocabulary,
+    Pool,
+    register_vocabulary,
+)
 
 SHINGLE = 6
 """Voiced renditions share no run of this many words with the canonical statement."""
@@ -346,6 +351,12 @@ def cue_text(fact: Fact, kind: str, rng: random.Random, anchor: tuple[str, str] 
 
 def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff", said: str | None = None,
                   published_in: Mapping[str, str] | None = None) -> list[str]:
+    """Every line of :func:`mention_lines`, as a list."""
+    return list(mention_lines(fact, rng, audience, said, published_in))
+
+
+def mention_lines(fact: Fact, rng: random.Random, audience: str = "staff", said: str | None = None,
+                  published_in: Mapping[str, str] | None = None) -> Iterator[str]:
     """Every mention of ``fact`` (its subject named in passing, no value) said to ``audience`` (one of
     :data:`MENTION_AUDIENCES`: ``customer`` uses the lines that fit a conversation with the customer,
     ``staff`` those and the lines colleagues say to each other, ``meeting`` an agenda item's outcome
@@ -354,7 +365,9 @@ def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff", said:
     and, with ``published_in`` (the pack's ``common.published_in``), for a customer, colleagues or a
     meeting the rule's own sentence with its figure deferred there (:func:`deferred_statement`, said as
     it is written: a rule without a frame is stated in its own words in these genres too) come first with
-    probability :data:`TWIN_SHARE` (one draw), else after the other lines. Empty when the fact
+    probability :data:`TWIN_SHARE` (one draw), else after the other lines; ``rng`` draws everything when
+    called, and each line is filled as it is read (a caller that takes the first that fits fills no
+    more). Empty when the fact
     has no subject that can be named without its value. The subject is used as the expert wrote it unless
     ``said`` words it (as people say it, :func:`spoken_subject`; a line where that wording would write a
     word twice uses the subject as written, and a line that doubles a word either way is left out: "...
@@ -365,7 +378,7 @@ def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff", said:
         raise ValueError(f"mention audience must be one of {MENTION_AUDIENCES}, not {audience!r}")
     subject = (fact.subject or "").strip().rstrip(".")
     if not subject or (fact.value is not None and find_surface_form(fact.value, subject) is not None):
-        return []
+        return iter(())
     if audience == "reader":
         frames = list(MENTION_QUESTIONS)
     elif audience == "meeting":
@@ -379,14 +392,31 @@ def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff", said:
         twins.insert(rng.randint(0, len(twins)), deferred.replace("{", "{{").replace("}", "}}"))
     if twins:
         frames = twins + frames if rng.random() < TWIN_SHARE else frames + twins
-    texts = []
-    for frame in frames:
-        for wording in ([said] if said else []) + [subject]:  # a spoken wording that doubles a word: as written
+    value_key = fact.value.model_dump_json() if fact.value is not None else ""
+    texts = (_mention_line(frame, said or "", subject, fact.value, value_key) for frame in frames)
+    return (text for text in texts if text)  # every draw is made above: the lines are filled as they are read
+
+
+_MENTION_LINES: dict[tuple[str, str, str, str], str] = {}
+
+
+def _mention_line(frame: str, said: str, subject: str, value: Any, value_key: str) -> str:
+    """``frame`` filled with the ``said`` wording of the subject, or (a spoken wording that doubles a word)
+    with ``subject`` as written; "" when both double a word ("... hotel stays stays where it is": not this
+    frame at all) or the line holds a surface form of ``value`` (a mention names no value). Remembered by
+    ``value_key`` (the value's JSON) and the words: a plan asks for the same fact's lines in many records."""
+    key = (frame, said, subject, value_key)
+    if key not in _MENTION_LINES:
+        if len(_MENTION_LINES) >= 200_000:
+            _MENTION_LINES.clear()
+        line = ""
+        for wording in ([said] if said else []) + [subject]:
             text = frame.format(subject=wording, Subject=wording[:1].upper() + wording[1:])
-            if not has_doubled_words(text):  # "... hotel stays stays where it is": not this frame at all
-                texts.append(text)
+            if not has_doubled_words(text):
+                line = text if value is None or find_surface_form(value, text) is None else ""
                 break
-    return [text for text in texts if fact.value is None or find_surface_form(fact.value, text) is None]
+        _MENTION_LINES[key] = line
+    return _MENTION_LINES[key]
 
 
 def _frames_of(fact: Fact) -> tuple[str, ...]:
