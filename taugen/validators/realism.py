@@ -29,6 +29,7 @@ numbers (the build writes them into ``bundle.json`` under ``realism``), cached b
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import re
@@ -128,6 +129,19 @@ def _capitals_beside_lower(pair: list[str]) -> bool:
     return len(first) > 1 and (first.isupper() != second.isupper()) and (first.islower() or second.islower())
 
 
+@functools.lru_cache(maxsize=8192)
+def _shapes(text: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """One record's part of :func:`repetition`: its doubled words, and each sentence of :data:`MIN_WORDS`
+    words or more as ``(its words joined, its skeleton)``. Remembered by the text: a build measures the
+    corpus again after re-drawing a few records, and the others' texts are the same."""
+    pieces = []
+    for piece in sentence_pieces(text):
+        words = _words(piece)
+        if len(words) >= MIN_WORDS:
+            pieces.append((" ".join(words), skeleton(piece)))
+    return tuple(doubled_words(text)), tuple(pieces)
+
+
 def repetition(texts: list[str]) -> dict[str, Any]:
     """Repetition statistics of a genre's records: sentences of :data:`MIN_WORDS` words or more, the share
     of them that are distinct, the count of the most common :func:`skeleton` (and the skeleton), and the
@@ -136,12 +150,11 @@ def repetition(texts: list[str]) -> dict[str, Any]:
     shapes: Counter = Counter()
     doubled: Counter = Counter()
     for text in texts:
-        doubled.update(doubled_words(text))
-        for piece in sentence_pieces(text):
-            words = _words(piece)
-            if len(words) >= MIN_WORDS:
-                counted[" ".join(words)] += 1
-                shapes[skeleton(piece)] += 1
+        words_of_text, sentences_of_text = _shapes(text)
+        doubled.update(words_of_text)
+        for sentence, shape in sentences_of_text:
+            counted[sentence] += 1
+            shapes[shape] += 1
     total = sum(counted.values())
     top = shapes.most_common(1)[0] if shapes else ("", 0)
     return {"sentences": total, "distinct_share": round(len(counted) / total, 3) if total else 1.0,
