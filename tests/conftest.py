@@ -101,6 +101,17 @@ def pytest_configure(config) -> None:
         os.environ[CACHE_ENV] = _RUN_CACHE[0]
 
 
+@pytest.fixture
+def fresh_renders(monkeypatch):
+    """No content cache in this test (and the processes it starts): every record is rendered and read back
+    afresh. For tests about rendering itself (the same bytes in another process, on another executor),
+    which a record reused from the run's cache would pass without rendering anything."""
+    from taugen import content_cache
+
+    monkeypatch.setenv(content_cache.CACHE_ENV, "off")
+    monkeypatch.setattr(content_cache, "_configured", [])
+
+
 def pytest_unconfigure(config) -> None:
     for folder in _RUN_CACHE:
         shutil.rmtree(folder, ignore_errors=True)

@@ -114,16 +114,17 @@ def test_validators_side_by_side_find_what_one_process_finds(hard, tmp_path, man
 
 def test_same_seed_gives_identical_bytes_in_another_process(built_bundle, tmp_path, repo_root):
     """A hard bundle built in a fresh Python process (another hash seed, fresh module state, its own render
-    workers and espeak-ng runs) has the bytes of the same build made in the test session's process. The
-    seed is the sample's (tests/test_seed_sample.py), without the strong readers: that bundle is built anyway,
-    so the comparison costs one build, not two. (Seed 0's shared bundle measures the readers; their numbers
+    workers and espeak-ng runs, no cache: every record rendered there) has the bytes of the same build made
+    in the test session's process. The seed is the sample's (tests/test_seed_sample.py), without the strong
+    readers: that bundle is built anyway, so the comparison costs one build, not two. (Seed 0's shared bundle measures the readers; their numbers
     are seeded and compared with a fresh measurement in tests/test_strong_readers.py.)"""
     from test_seed_sample import REBUILT_SEED
 
     env = {key: value for key, value in os.environ.items() if key != "PYTHONHASHSEED"}
     env["PYTHONHASHSEED"] = "12345"  # a different str-hash order than this process's
     done = subprocess.run([sys.executable, "-m", "taugen", "build", "banking", "--difficulty", "hard", "--seed",
-                           str(REBUILT_SEED), "--tasks", str(TEST_TASKS), "--no-readers", "--out", str(tmp_path)], cwd=repo_root,
+                           str(REBUILT_SEED), "--tasks", str(TEST_TASKS), "--no-readers", "--no-cache", "--out", str(tmp_path)],
+                          cwd=repo_root,
                           env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=1800, check=False)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     here = built_bundle("hard", seed=REBUILT_SEED, readers=False)  # after the other process's build: by then often built

@@ -74,7 +74,7 @@ def test_local_executor_keeps_order_and_runs_in_forked_workers():
     assert {pid for _, _, pid in alone} == {os.getpid()}
 
 
-def test_forked_render_workers_exit_gracefully_and_remove_their_browser(monkeypatch, tmp_path):
+def test_forked_render_workers_exit_gracefully_and_remove_their_browser(monkeypatch, tmp_path, fresh_renders):
     """Screenshots rendered in 2 forked workers: once the render returns, the pool has been closed and joined
     (not terminated), so each worker has stopped its browser and removed its profile folder."""
     from taugen.authoring.pack import load_pack, packs
@@ -208,7 +208,7 @@ def test_an_unfinished_ray_map_closed_after_the_executor_starts_no_ray(tmp_path)
 
 
 @needs_ray
-def test_every_genre_renders_the_same_bytes_on_ray(ray_executor):
+def test_every_genre_renders_the_same_bytes_on_ray(ray_executor, fresh_renders):
     """One artifact of every genre of the hard plan (call audio, screenshots, PDFs, flowcharts included),
     rendered and read back locally and on Ray: the same files, texts and metadata."""
     from taugen.authoring.pack import load_pack, packs
@@ -241,7 +241,8 @@ def test_every_genre_renders_the_same_bytes_on_ray(ray_executor):
 
 
 @needs_ray
-def test_an_easy_bundle_built_on_ray_has_the_local_bundles_sha256sums(built_bundle, ray_executor, tmp_path):
+def test_an_easy_bundle_built_on_ray_has_the_local_bundles_sha256sums(built_bundle, ray_executor, tmp_path,
+                                                                       fresh_renders):
     from taugen.build.pipeline import build
 
     local = built_bundle("easy")

@@ -248,6 +248,12 @@ def test_reads_hold_until_what_was_read_changes(banking):
     assert holds(_with(facts, elsewhere.id, value=far))  # another section's fact: nothing it read
 
 
+def test_a_read_this_code_cannot_make_does_not_hold():
+    index = FactIndex({})
+    for read in [("query", "no_such_lookup", ()), ("query", "__init__", ({},)), ("something else",)]:
+        assert not reads_hold([(read, "digest")], {}, index, {}, {}, {})
+
+
 def test_owner_reads_are_recorded():
     reads: dict = {}
     owners = TracedOwners({"fee_a": "email_thread"}, reads)
