@@ -17,14 +17,17 @@ its genre reads back) is a pure function of
 An entry is stored under the SHA-256 of the first three (:func:`entry_key`) and holds up to
 :data:`MAX_TRACES` traces, each the reads with the digest of what each gave and the id of the result they
 produced (results are stored once, by their own digest); a trace is used only when every read gives the
-same digest against the pack being built (:func:`~taugen.generators.corpus.fact_reads.reads_hold`). So after a one-fact edit only the records
-that state the fact or read it (directly or through a lookup whose answer it changes) are rendered again,
-and the bundle is byte-identical to a build without the cache. Entries live in the content cache
-(:mod:`taugen.content_cache`: atomic writes, checksummed payloads, ``--cache DIR`` / ``--no-cache``); a
-corrupt or unreadable entry is a miss.
+same digest against the pack being built (:func:`~taugen.generators.corpus.fact_reads.reads_hold`). So
+after a one-fact edit only the records that state the fact or read it (directly, or through a lookup whose
+answer it changes: a new amount changes its section's value set, which every record writing figures on
+that section's subjects keeps clear of) are rendered again, and the bundle is byte-identical to a build
+without the cache. Entries live in the content cache (:mod:`taugen.content_cache`: atomic writes,
+checksummed payloads, ``--cache DIR`` / ``--no-cache``); a corrupt or unreadable entry is a miss.
 
-Payloads are pickles that only :func:`load` reads back, through an unpickler that builds nothing but
-taugen's own record types and plain data (a tampered cache cannot run code).
+Payloads are pickles that only :func:`traces` and :func:`result` read back, through an unpickler that
+builds nothing but taugen's own record types and plain data (a tampered cache cannot run code). A plug-in
+genre's code is covered by its distribution's version only: after editing an installed plug-in in place,
+build once with ``--no-cache``.
 """
 
 from __future__ import annotations
