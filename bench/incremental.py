@@ -77,12 +77,15 @@ def set_amount(pack: Path, fact_id: str, amount: Decimal) -> tuple[Path, bytes]:
     Returns the file and its bytes before the edit.
 
     Raises:
-        SystemExit: no inline fact ``fact_id`` with a money amount written in its statement.
+        SystemExit: no inline fact ``fact_id`` with a money amount written in its statement, or one with
+            hand-written voiced renditions.
     """
     loaded = load_pack(pack)
     fact = loaded.facts.get(fact_id)
     if fact is None or fact.value is None or fact.value.type != "money" or fact.value.canonical() not in fact.statement:
         raise SystemExit(f"--fact {fact_id}: not a fact with a money amount written in its statement")
+    if fact.voiced:
+        raise SystemExit(f"--fact {fact_id}: has hand-written voiced renditions, which would need rewording too")
     source = loaded.sources[fact_id]
     path = Path(source.file)
     before = path.read_bytes()

@@ -119,10 +119,16 @@ class FactIndex:
         return set(self._by_section.get(section, ()))
 
     def values_among(self, canonical: frozenset[str]) -> list[Any]:
-        """The typed values of the facts whose canonical form is in ``canonical``, in the facts' order."""
+        """The distinct typed values of the facts whose canonical form is in ``canonical``, each where it
+        first occurs in the facts' order. Distinct, not one per fact: callers test whether a line holds any
+        of them, which equal values answer alike, and a render that reads this answer then depends on the
+        values, not on how many facts hold each ($5.00 is the amount of facts in many sections)."""
         found = sorted((entry for form in canonical for entry in self._by_canonical.get(form, ())),
                        key=lambda entry: entry[0])
-        return [value for _, value in found]
+        distinct: dict[str, Any] = {}
+        for _, value in found:
+            distinct.setdefault(value.model_dump_json(), value)
+        return list(distinct.values())
 
 
 class TracedFacts(Mapping):

@@ -367,7 +367,7 @@ def peer_sentences(rng: random.Random, context: RenderContext, fact: Fact, subje
 
 def values_among(context: RenderContext, canonical: set[str], extra: Iterable[Fact] = ()) -> list[Any]:
     """The typed values of the context's facts and ``extra`` whose canonical form is in ``canonical`` (in
-    that order)."""
+    that order; the context's equal values may come once), for testing whether a line holds any of them."""
     facts: Mapping[str, Fact] = getattr(context, "facts", None) or {}
     extra = list(extra)
     index = _index(facts, extra)
