@@ -272,6 +272,15 @@ def test_an_entry_naming_anything_but_record_data_is_refused(tmp_path):
         assert render_cache.traces(key) == []
         content_cache.store(render_cache.RESULTS, "r1", pickle.dumps(os.system))
         assert render_cache.result("r1") is None
+        # a function of taugen's, or a dotted path through a taugen module to another module's function
+        content_cache.store(render_cache.RESULTS, "r2", pickle.dumps(content_cache.store))
+        assert render_cache.result("r2") is None
+        module, name = b"taugen.content_cache", b"os.getcwd"  # protocol 4 resolves dotted names
+        dotted = (b"\x80\x04\x8c" + bytes([len(module)]) + module + b"\x94\x8c" + bytes([len(name)]) + name
+                  + b"\x94\x93\x94.")
+        assert pickle.loads(dotted) is os.getcwd  # the path resolves ...
+        content_cache.store(render_cache.RESULTS, "r3", dotted)
+        assert render_cache.result("r3") is None  # ... but is refused
         render_cache.store(key, {}, ("files", b"%PDF", {"a": 1}))
         assert render_cache.lookup(key, lambda reads: True) == ("files", b"%PDF", {"a": 1})
 

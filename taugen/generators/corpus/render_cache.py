@@ -119,7 +119,8 @@ def entry_key(job: str, plan: "ArtifactPlan") -> str:
 
 
 class _RecordUnpickler(pickle.Unpickler):
-    """Builds only taugen's classes and plain data (dates, decimals, collections): anything else fails."""
+    """Builds only taugen's classes and plain data (dates, decimals, collections): a function, a dotted name
+    (``taugen.build.files.os.system``) or any other module's global fails."""
 
     _ALLOWED = {("builtins", name) for name in ("set", "frozenset", "list", "dict", "tuple", "bytes", "bytearray",
                                                    "str", "int", "float", "bool", "complex", "slice", "range")}
@@ -129,8 +130,12 @@ class _RecordUnpickler(pickle.Unpickler):
                  ("pydantic_core._pydantic_core", "TzInfo")}  # the fixed-offset zone of dates pydantic parsed
 
     def find_class(self, module: str, name: str) -> Any:
-        if (module, name) in self._ALLOWED or module == "taugen" or module.startswith("taugen."):
+        if (module, name) in self._ALLOWED:
             return super().find_class(module, name)
+        if (module == "taugen" or module.startswith("taugen.")) and "." not in name:
+            found = super().find_class(module, name)
+            if isinstance(found, type):  # a record type, never a function (nor a path to another module's)
+                return found
         raise pickle.UnpicklingError(f"a render cache entry names {module}.{name}")
 
 
