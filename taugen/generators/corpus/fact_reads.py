@@ -125,10 +125,15 @@ class FactIndex:
         values, not on how many facts hold each ($5.00 is the amount of facts in many sections)."""
         found = sorted((entry for form in canonical for entry in self._by_canonical.get(form, ())),
                        key=lambda entry: entry[0])
-        distinct: dict[str, Any] = {}
-        for _, value in found:
-            distinct.setdefault(value.model_dump_json(), value)
-        return list(distinct.values())
+        return distinct_values(value for _, value in found)
+
+
+def distinct_values(values: Iterable[Any]) -> list[Any]:
+    """``values`` (typed fact values) with each equal value kept once, where it first occurs."""
+    distinct: dict[str, Any] = {}
+    for value in values:
+        distinct.setdefault(value.model_dump_json(), value)
+    return list(distinct.values())
 
 
 class TracedFacts(Mapping):

@@ -43,7 +43,7 @@ from taugen.authoring.values import (
     PercentValue,
     find_surface_form,
 )
-from taugen.generators.corpus.fact_reads import lookup_of, raw_facts
+from taugen.generators.corpus.fact_reads import distinct_values, lookup_of, raw_facts
 from taugen.generators.corpus.fact_reads import subject_key as _key
 from taugen.generators.corpus.prose import has_doubled_words
 from taugen.generators.corpus.renditions import framed_text, spoken_subject
@@ -366,14 +366,15 @@ def peer_sentences(rng: random.Random, context: RenderContext, fact: Fact, subje
 
 
 def values_among(context: RenderContext, canonical: set[str], extra: Iterable[Fact] = ()) -> list[Any]:
-    """The typed values of the context's facts and ``extra`` whose canonical form is in ``canonical`` (in
-    that order; the context's equal values may come once), for testing whether a line holds any of them."""
+    """The distinct typed values of the context's facts whose canonical form is in ``canonical`` (in the facts'
+    order, :func:`~taugen.generators.corpus.fact_reads.distinct_values`), then those of ``extra``: for testing
+    whether a line holds any of them."""
     facts: Mapping[str, Fact] = getattr(context, "facts", None) or {}
     extra = list(extra)
     index = _index(facts, extra)
     if index is None:
-        own = [other.value for other in facts.values() if other.value is not None
-               and other.value.canonical() in canonical]
+        own = distinct_values(other.value for other in facts.values() if other.value is not None
+                              and other.value.canonical() in canonical)
     else:
         own = index.values_among(frozenset(canonical))
     return own + [other.value for other in extra if other.value is not None and other.value.canonical() in canonical]
