@@ -340,7 +340,7 @@ def _render(plan, context: RenderContext, available: dict, stages: _Stages, exec
     stats: dict = {}
     rendered = render_corpus(plan, context, available, advanced, texts=read_back, executor=executor, stats=stats)
     if reuse is not None:
-        reuse["records_reused"] = stats.get("reused", 0)
+        reuse["records_reused"] = len(stats.get("reused_ids", ()))
     extract = {a.plan.artifact_id: read_back[a.plan.artifact_id] if a.plan.artifact_id in read_back
                else available[a.plan.genre].extract_text(a.files, a.author_text) for a in rendered}
     return rendered, extract

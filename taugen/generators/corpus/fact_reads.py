@@ -221,25 +221,32 @@ class TracedOwners(Mapping):
         self.raw = owners
         self.reads = reads
 
+    def _owner(self, fact_id: object) -> None:
+        if isinstance(fact_id, str) and ("owner", fact_id) not in self.reads:
+            self.reads[("owner", fact_id)] = digest(self.raw.get(fact_id))
+
+    def _all(self) -> None:
+        if ("owners",) not in self.reads:
+            self.reads[("owners",)] = digest(sorted(self.raw.items()))
+
     def __getitem__(self, fact_id: str) -> str:
-        self.reads.setdefault(("owner", fact_id), digest(self.raw.get(fact_id)))
+        self._owner(fact_id)
         return self.raw[fact_id]
 
     def get(self, fact_id: str, default: Any = None) -> Any:
-        self.reads.setdefault(("owner", fact_id), digest(self.raw.get(fact_id)))
+        self._owner(fact_id)
         return self.raw.get(fact_id, default)
 
     def __contains__(self, fact_id: object) -> bool:
-        if isinstance(fact_id, str):
-            self.reads.setdefault(("owner", fact_id), digest(self.raw.get(fact_id)))
+        self._owner(fact_id)
         return fact_id in self.raw
 
     def __iter__(self) -> Iterator[str]:
-        self.reads.setdefault(("owners",), digest(sorted(self.raw.items())))
+        self._all()
         return iter(self.raw)
 
     def __len__(self) -> int:
-        self.reads.setdefault(("owners",), digest(sorted(self.raw.items())))
+        self._all()
         return len(self.raw)
 
 

@@ -98,9 +98,8 @@ def render_corpus(plan: CorpusPlan, context: RenderContext, available: dict[str,
     machine rendered it or in which order; results come back in plan order and ``on_artifact`` is called in
     that order. When ``texts`` is given, it receives each artifact's text as its genre reads it back from
     the delivered files (read where it was rendered); ``seconds`` receives the time each artifact took to
-    render and read back, or take from the cache (for benchmarks); ``stats["reused"]`` counts the records
-    taken from the render cache (:mod:`taugen.generators.corpus.render_cache`) and ``stats["reused_ids"]``
-    lists them. An artifact that fails where it was rendered is rendered again in this process, so that its
+    render and read back, or take from the cache (for benchmarks); ``stats["reused_ids"]`` lists the records
+    taken from the render cache (:mod:`taugen.generators.corpus.render_cache`). An artifact that fails where it was rendered is rendered again in this process, so that its
     real error is raised here.
 
     Raises:
@@ -121,7 +120,6 @@ def render_corpus(plan: CorpusPlan, context: RenderContext, available: dict[str,
         else:
             files, author_text, renditions, timestamps, metadata, text, spent, reused = result
             if reused and stats is not None:
-                stats["reused"] = stats.get("reused", 0) + 1
                 stats.setdefault("reused_ids", []).append(artifact_plan.artifact_id)
             artifact = RenderedArtifact(plan=artifact_plan, files=files, author_text=author_text,
                                         renditions=renditions, timestamps=timestamps, metadata=metadata)
