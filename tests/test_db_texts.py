@@ -20,6 +20,7 @@ from typing import ClassVar
 import pytest
 from pydantic import BaseModel, Field
 
+from taugen.findings import error
 from taugen.generators.db_texts import (
     TableTexts,
     copy_on_access,
@@ -31,7 +32,7 @@ from taugen.generators.db_texts import (
 )
 from taugen.generators.environment import Toolkit, clone, dict_hash, merged_for_reading
 from taugen.validators import tasks as tasks_validator
-from taugen.findings import error
+from taugen.validators.replays import DatabaseReplays, initial_state, replay
 
 
 class Item(BaseModel):
@@ -180,9 +181,9 @@ def reference_findings(toolkit_class, view, specs, task, certificate):
                                    "do-nothing fails"))
     patch = ((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data")
     actions = (task.get("evaluation_criteria") or {}).get("actions") or []
-    initial = tasks_validator.initial_state(toolkit_class, view.db, patch)
+    initial = initial_state(toolkit_class, view.db, patch)
     start = toolkit_class(initial, view.now)
-    final, errors = tasks_validator.replay(toolkit_class, initial, actions, view.now)
+    final, errors = replay(toolkit_class, initial, actions, view.now)
     for message in errors:
         findings.append(error("certificate", "gold_tool_error", task_id, message,
                               rule="no gold step raises a tool error (tau2 only warns and skips it)"))
@@ -193,7 +194,7 @@ def reference_findings(toolkit_class, view, specs, task, certificate):
         findings.append(error("certificate", "gold_hash_mismatch", task_id,
                               "replaying the gold actions does not reach the certified DB state"))
     for index in [i for i, a in enumerate(actions) if specs[a["name"]].kind != "read"]:
-        reduced, _ = tasks_validator.replay(toolkit_class, initial, actions[:index] + actions[index + 1:], view.now)
+        reduced, _ = replay(toolkit_class, initial, actions[:index] + actions[index + 1:], view.now)
         if reduced.db_hash() == final.db_hash():
             findings.append(error("certificate", "unneeded_write", task_id,
                                   f"dropping {actions[index]['action_id']} leaves the graded DB unchanged"))
@@ -238,7 +239,7 @@ def planted(tasks, certificates, specs):
 def test_validator_findings_are_those_of_full_replays(banking_tasks):
     toolkit_class, view, tasks, certificates = banking_tasks
     specs = toolkit_class.tool_specs()
-    replays = tasks_validator._Replays(view, toolkit_class)
+    replays = DatabaseReplays(toolkit_class, view.db, view.now)
     assert replays.fast  # banking's database takes the fast path
     codes = []
     for task, certificate in planted(tasks, certificates, specs):
@@ -254,11 +255,11 @@ def test_validator_findings_are_those_of_full_replays(banking_tasks):
 
 def test_validator_states_match_db_hashes_on_banking(banking_tasks):
     toolkit_class, view, tasks, certificates = banking_tasks
-    replays = tasks_validator._Replays(view, toolkit_class)
+    replays = DatabaseReplays(toolkit_class, view.db, view.now)
     for task in tasks:
         patch = task["initial_state"]["initialization_data"]["agent_data"]
         initial = replays.initial(patch)
-        full = tasks_validator.initial_state(toolkit_class, view.db, patch)
+        full = initial_state(toolkit_class, view.db, patch)
         assert initial == full and replays.hash(replays.state(initial)) == toolkit_class(full, view.now).db_hash()
         state, _ = replays.run(initial, task["evaluation_criteria"]["actions"])
         assert replays.hash(state) == certificates[task["id"]]["gold_hash"]
@@ -273,9 +274,8 @@ def test_a_broken_database_fails_as_validating_it_whole_does(banking_tasks):
     broken = copy.deepcopy(view.db)
     account = next(iter(broken["accounts"].values()))
     account["balance"] = "not a number"
-    broken_view = SimpleNamespace(db=broken, now=view.now)
     with pytest.raises(Exception) as whole:
-        tasks_validator.initial_state(toolkit_class, broken, patch)
+        initial_state(toolkit_class, broken, patch)
     with pytest.raises(Exception) as fast:
-        tasks_validator._Replays(broken_view, toolkit_class).initial(patch)
+        DatabaseReplays(toolkit_class, broken, view.now).initial(patch)
     assert str(fast.value) == str(whole.value) and "not a number" in str(fast.value)

@@ -73,6 +73,44 @@ def test_shared_replays_are_the_replays_each_validator_would_run(files):
     assert all(replay.initial_hash and replay.final_hash for replay in replays)
 
 
+def test_gold_replays_hash_as_a_whole_copy_and_dump_does(files):
+    """The defect validators' gold replays start from a patched base and copy only the tables their tools
+    reach (:class:`DatabaseReplays`); their hashes, step outputs and errors are those of validating the
+    merged database whole, replaying on a full clone and dumping the whole database (tau2's way), and a
+    patch that breaks the database model gives the whole validation's error."""
+    from taugen.generators.environment import clone, merged_for_reading
+
+    tasks = json.loads(files[TASKS])
+    broken = json.loads(json.dumps(next(t for t in tasks if t["initial_state"]["initialization_data"]["agent_data"])))
+    broken["id"] += "-broken"
+    account = next(iter(json.loads(files["tau2/domains/banking/db.json"])["accounts"]))
+    broken["initial_state"]["initialization_data"]["agent_data"]["accounts"] = {account: {"balance": "not a number"}}
+    planted = dict(files, **{TASKS: json.dumps(tasks + [broken]).encode()})
+    memo.clear_all()
+    taskset = taskset_for_view(BundleView(planted, source="<fast>"))
+    run = taugen_replayer(taskset)
+    checked = 0
+    for task in taskset.tasks:
+        fast = run(task, actions(task))
+        data = merged_for_reading(taskset.db, task["initial_state"]["initialization_data"]["agent_data"] or {})
+        try:
+            start = taskset.toolkit_class.db_model.model_validate(data)
+        except Exception as exc:  # noqa: BLE001 - the planted task
+            assert task is taskset.tasks[-1] and fast.init_error == f"the initial state does not validate: {exc}"
+            assert "not a number" in fast.init_error and not fast.steps
+            continue
+        toolkit = taskset.toolkit_class(clone(start), taskset.now)
+        assert fast.initial_hash == toolkit.db_hash()
+        for step, action in zip(fast.steps, actions(task), strict=True):
+            result = toolkit.call(action["name"], **action["arguments"])
+            assert (step.error, step.output) == (result.error, json.loads(json.dumps(
+                result.output.model_dump(mode="json") if hasattr(result.output, "model_dump") else result.output,
+                default=str)))
+        assert fast.final_hash == toolkit.db_hash() != fast.initial_hash
+        checked += 1
+    assert checked == 45
+
+
 def test_side_by_side_validation_finds_what_one_by_one_finds(files):
     tasks = json.loads(files[TASKS])
     action = next(a for task in tasks for a in task["evaluation_criteria"]["actions"] if a.get("arguments"))

@@ -20,18 +20,16 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
-from typing import Any, Callable
+from typing import Any
 
-from pydantic import BaseModel
-
-from taugen.generators import db_texts
-from taugen.generators.environment import Toolkit, clone, merged_for_reading
-from taugen.generators.policy import ManifestFacts
-from taugen.validators.bundle_view import BundleView
 from taugen.findings import Finding, error
+from taugen.generators.environment import Toolkit
+from taugen.generators.policy import ManifestFacts
 from taugen.text import normalised_scenario
+from taugen.validators.bundle_view import BundleView
 from taugen.validators.memo import Memo, digest
 from taugen.validators.registry import validator
+from taugen.validators.replays import DatabaseReplays
 
 REWARD_TYPES = {"DB", "ENV_ASSERTION", "NL_ASSERTION", "ACTION", "COMMUNICATE"}
 _REQUIRED_INSTRUCTIONS = ("domain", "reason_for_call", "task_instructions")
@@ -74,26 +72,6 @@ def _toolkit_class(view: BundleView) -> type[Toolkit]:
     return importlib.import_module(view.manifest["environment"]).DOMAIN.toolkit
 
 
-def initial_state(toolkit_class: type[Toolkit], db: dict[str, Any], patch: dict[str, Any] | None):
-    """The task's starting database: ``db`` with ``patch`` deep-merged, validated (tau2's
-    ``update_pydantic_model_with_dict``)."""
-    return toolkit_class.db_model.model_validate(merged_for_reading(db, patch or {}))
-
-
-def replay(toolkit_class: type[Toolkit], start, actions: list[dict[str, Any]], now,
-           copy: Callable[[BaseModel], BaseModel] = clone) -> tuple[Toolkit, list[str]]:
-    """Replay ``actions`` on a copy of the ``start`` database as tau2's gold environment does; returns the
-    toolkit and the tool errors met. ``copy`` makes the copy (:func:`clone`, or
-    :func:`taugen.generators.db_texts.copy_on_access`, which copies only the tables the tools reach)."""
-    toolkit = toolkit_class(copy(start), now)
-    errors = []
-    for action in actions:
-        result = toolkit.call(action["name"], **action["arguments"])
-        if not result.ok:
-            errors.append(f"{action['action_id']} {action['name']}: {result.error}")
-    return toolkit, errors
-
-
 @validator("tasks", cost=3)
 def check_tasks(view: BundleView) -> list[Finding]:
     """See the module docstring."""
@@ -122,7 +100,7 @@ def check_tasks(view: BundleView) -> list[Finding]:
     specs = toolkit_class.tool_specs()
     signatures: dict[str, str] = {}
     db_digest = hashlib.sha256(view.files[f"{view.runtime_dir}/db.json"]).hexdigest()
-    replays = _Replays(view, toolkit_class)
+    replays = DatabaseReplays(toolkit_class, view.db, view.now)
     for task in tasks:
         task_id = task["id"]
         certificate = certificates.get(task_id)
@@ -189,7 +167,7 @@ world's now, the task and its certificate). Validating many variants of one bund
 replays only the tasks that differ."""
 
 
-def _replay_findings(replays: _Replays, specs: dict[str, Any], task: dict[str, Any],
+def _replay_findings(replays: DatabaseReplays, specs: dict[str, Any], task: dict[str, Any],
                      certificate: dict[str, Any] | None) -> list[Finding]:
     """The certificate findings of one task: certified, gold runs without tool errors, reaches the
     certified state, changes the DB, and needs every write."""
@@ -225,64 +203,3 @@ def _replay_findings(replays: _Replays, specs: dict[str, Any], task: dict[str, A
             findings.append(error("certificate", "unneeded_write", task_id,
                                   f"dropping {actions[index]['action_id']} leaves the graded DB unchanged"))
     return findings
-
-
-class _Replays:
-    """The tasks' starting databases and the DB states of replays on them, for one bundle.
-
-    Findings compare DB states (the final state with the starting one and with each replay that drops a
-    write) and hash one (the final state, against the certificate). Replays run as tau2 runs them
-    (:func:`replay`); a state is taken as cheaply as the toolkit allows, the findings being the same:
-
-    * fast path, for a toolkit that hashes its database by tau2's rule (``Toolkit.db_hash`` not overridden)
-      over a model :func:`db_texts.supports` (tables of records): the bundle's database is validated once
-      and a task's starting database shares every table and record its patch leaves alone
-      (:func:`db_texts.patched`); a replay runs on a :func:`db_texts.copy_on_access` copy, which copies only
-      the tables the tools reach; a state is the tuple of table texts (:meth:`db_texts.TableTexts.state`), in
-      which a table or record no tool changed keeps the text remembered for the starting database, so a
-      table's text is dumped once per bundle, a patched record's once per task, and a changed record's
-      once per replay;
-    * otherwise: each starting database validated from the merged data (:func:`initial_state`), each replay
-      on a :func:`clone` of it, a state the toolkit's ``db_hash()``.
-
-    Either way two states are equal exactly when their DB hashes are, and :meth:`hash` is the DB hash.
-
-    Args:
-        view: the bundle.
-        toolkit_class: the domain's toolkit.
-    """
-
-    def __init__(self, view: BundleView, toolkit_class: type[Toolkit]) -> None:
-        self.view, self.toolkit_class = view, toolkit_class
-        self.fast = toolkit_class.db_hash is Toolkit.db_hash and db_texts.supports(toolkit_class.db_model)
-        self.texts = db_texts.TableTexts() if self.fast else None
-        self._base: BaseModel | None = None
-
-    def initial(self, patch: dict[str, Any] | None) -> BaseModel:
-        """The task's starting database, equal to :func:`initial_state`'s (read it or copy it, never change it)."""
-        if self.fast:
-            try:
-                if self._base is None:
-                    self._base = initial_state(self.toolkit_class, self.view.db, None)
-                return db_texts.patched(self._base, self.view.db, patch) if patch else self._base
-            except Exception:  # noqa: BLE001 - validated whole instead, which raises what the validator always raised
-                pass
-        return initial_state(self.toolkit_class, self.view.db, patch)
-
-    def state(self, db: BaseModel) -> db_texts.State | str:
-        """The state of a starting database from :meth:`initial`: table texts, or the DB hash."""
-        if self.texts is not None:
-            return self.texts.state(db)
-        return self.toolkit_class(db, self.view.now).db_hash()
-
-    def run(self, initial: BaseModel, actions: list[dict[str, Any]]) -> tuple[db_texts.State | str, list[str]]:
-        """Replay ``actions`` on a copy of ``initial``: the state after them and the tool errors met."""
-        if self.texts is None:
-            toolkit, errors = replay(self.toolkit_class, initial, actions, self.view.now)
-            return toolkit.db_hash(), errors
-        toolkit, errors = replay(self.toolkit_class, initial, actions, self.view.now, db_texts.copy_on_access)
-        return self.texts.state(toolkit.db), errors
-
-    def hash(self, state: db_texts.State | str) -> str:
-        """The DB hash of a state from :meth:`state` or :meth:`run`."""
-        return state if isinstance(state, str) else db_texts.state_hash(self.toolkit_class.db_model, state)

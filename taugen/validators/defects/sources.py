@@ -21,17 +21,19 @@ import importlib
 import inspect
 import json
 import re
-import tomllib
 import typing
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+
+import tomllib
 
 from taugen.errors import InputError
 from taugen.validators.defects.base import Replay, Step, TaskSet, ToolInfo, leaves
 from taugen.validators.memo import Memo, digest
 from taugen.validators.registry import preparation, spread
 
-_NOW = re.compile(r"current (?:time|date)[^0-9]{0,20}(\d{4}-\d{2}-\d{2})(?:[ T](\d{1,2}:\d{2})(?::\d{2})?)?", re.I)
+_NOW = re.compile(r"current (?:time|date)[^0-9]{0,20}(\d{4}-\d{2}-\d{2})(?:[ T](\d{1,2}:\d{2})(?::\d{2})?)?", re.IGNORECASE)
 
 
 # ------------------------------------------------------------------------------------------ taugen bundles
@@ -98,26 +100,29 @@ def taskset_for_view(view) -> TaskSet:
 
 
 def taugen_start(taskset: TaskSet, task: dict[str, Any]):
-    """A fresh toolkit on the task's initial state (``initialization_data.agent_data`` deep-merged into
-    the database, validated once per task and cloned for every call), or None when the merged database
-    does not validate."""
+    """A fresh toolkit on a full copy of the task's initial state (``initialization_data.agent_data``
+    deep-merged into the database, made once per task by :func:`_database_replays`: only what the patch
+    changes is validated), or None when the merged database does not validate. The copy is a
+    :func:`~taugen.generators.environment.clone`, so callers may dump it or clone it again."""
     from taugen.generators.environment import clone
 
-    key = ("initial", id(task))
-    if key not in taskset.cache:
-        patch = (((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data"))
-        taskset.cache[key] = _STARTS.compute(digest(world(taskset), patch), lambda: _validated(taskset, patch))
-    model = taskset.cache[key]
+    model = _initial(taskset, task)
     if isinstance(model, Exception):
         return None
     return taskset.toolkit_class(clone(model), taskset.now)
 
 
-def _validated(taskset: TaskSet, patch: dict[str, Any] | None) -> Any:
-    try:
-        return taskset.toolkit_class.db_model.model_validate(merged(taskset.db, patch or {}))
-    except Exception as exc:  # noqa: BLE001 - a patch that breaks the DB model is a finding, not a crash
-        return exc
+def _initial(taskset: TaskSet, task: dict[str, Any]) -> Any:
+    """The task's starting database (read or copy it, never change it), or the error validating it raised;
+    made once per task."""
+    key = ("initial", id(task))
+    if key not in taskset.cache:
+        patch = (((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data"))
+        try:
+            taskset.cache[key] = _database_replays(taskset).initial(patch)
+        except Exception as exc:  # noqa: BLE001 - a patch that breaks the DB model is a finding, not a crash
+            taskset.cache[key] = exc
+    return taskset.cache[key]
 
 
 def _jsonable(value: Any) -> Any:
@@ -141,9 +146,10 @@ def merged(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-_STARTS: Memo[Any] = Memo(256)
-"""Validated initial databases (or the validation error) by the digest of the world and the task's
-``agent_data`` patch; tasks without a patch share one. Only cloned, never changed."""
+_WORLDS: Memo[Any] = Memo(4)
+"""The :class:`~taugen.validators.replays.DatabaseReplays` of a world (toolkit class, clock, database) by its
+digest (:func:`world`): a mutation run validates dozens of bundles of one world, whose replays then share one
+validated base database and its table texts."""
 _REPLAYS: Memo[Replay] = Memo(50_000)
 """Replays by the digest of everything they read (:func:`taugen_replayer`), shared by every bundle view in
 this process. A mutation run validates dozens of bundles that differ from the clean one in a task or
@@ -160,9 +166,22 @@ def world(taskset: TaskSet) -> str:
     return taskset.cache["world"]
 
 
+def _database_replays(taskset: TaskSet):
+    """The :class:`~taugen.validators.replays.DatabaseReplays` of ``taskset``'s world, shared by the task sets of
+    every bundle view in this process that has the same toolkit, clock and database (:data:`_WORLDS`)."""
+    from taugen.validators.replays import DatabaseReplays
+
+    if "replays" not in taskset.cache:
+        taskset.cache["replays"] = _WORLDS.compute(
+            world(taskset), lambda: DatabaseReplays(taskset.toolkit_class, taskset.db, taskset.now))
+    return taskset.cache["replays"]
+
+
 def taugen_replayer(taskset: TaskSet):
-    """A replayer over a taugen toolkit: the task's initial state (:func:`taugen_start`), then the
-    actions in order, as tau2's gold environment runs them.
+    """A replayer over a taugen toolkit: the task's initial state, then the actions in order, as tau2's gold
+    environment runs them. Starts and states come from :func:`_database_replays` (a start shares every
+    table its patch leaves alone; a replay copies only the tables its tools reach), so the hashes are the
+    DB hashes a whole copy and dump would give.
 
     A replay reads the database, the toolkit class, the clock, the task's ``initial_state`` and the
     actions, and nothing else (the toolkit is built from the database and the clock alone), so it is
@@ -172,28 +191,20 @@ def taugen_replayer(taskset: TaskSet):
         remembered = _REPLAYS.get(key)
         if remembered is not None:
             return remembered
-        toolkit = taugen_start(taskset, task)
-        if toolkit is None:
-            return Replay(init_error=f"the initial state does not validate: {taskset.cache[('initial', id(task))]}")
-        replay = Replay(initial_hash=_start_hash(taskset, task, toolkit))
+        replays = _database_replays(taskset)
+        initial = _initial(taskset, task)
+        if isinstance(initial, Exception):
+            return Replay(init_error=f"the initial state does not validate: {initial}")
+        toolkit = replays.toolkit(initial)
+        replay = Replay(initial_hash=replays.start_hash(initial))
         for index, action in enumerate(actions):
             result = toolkit.call(action.get("name", ""), **(action.get("arguments") or {}))
             # per-step changes are not measured: unneeded writes are the certificate's check on bundles
             replay.steps.append(Step(index=index, action=action, output=_jsonable(result.output), error=result.error))
-        replay.final_hash = toolkit.db_hash()
+        replay.final_hash = replays.hash(replays.state_of(toolkit))
         return _REPLAYS.put(key, replay)
 
     return run
-
-
-def _start_hash(taskset: TaskSet, task: dict[str, Any], toolkit: Any) -> str:
-    """The hash of ``toolkit``'s database, fresh from :func:`taugen_start` for ``task``: computed once per
-    initial state (every task without a patch starts from the same one), since a start is only cloned."""
-    start = taskset.cache[("initial", id(task))]
-    key = ("initial hash", id(start))
-    if key not in taskset.cache:
-        taskset.cache[key] = (start, toolkit.db_hash())  # the start is kept so its id stays its own
-    return taskset.cache[key][1]
 
 
 def replay_key(taskset: TaskSet, task: dict[str, Any]) -> str:
