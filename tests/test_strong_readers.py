@@ -227,3 +227,34 @@ def test_reviewer_report_rows_name_the_worst_genre_and_the_target():
     assert rows["numeric (ROC AUC)"]["met"] is True
     assert rows["keyword search (owner in top 3)"]["overall"] == 0.3 and rows["keyword search (owner in top 3)"]["met"]
     assert _readers_rows(None) == [] and _readers_rows({"unavailable": "x"}) == []
+
+
+def test_a_rebuild_reuses_the_readers_summary_of_exactly_the_same_inputs(built_bundle, monkeypatch, tmp_path):
+    """The build keeps the readers' summary in the content cache under every file, text and the code: the
+    same inputs reuse it (the same data), a damaged entry or one changed record text measures again."""
+    from taugen import content_cache
+    from taugen.build import pipeline
+
+    monkeypatch.setenv(content_cache.CACHE_ENV, str(tmp_path / "cache"))
+    path = built_bundle("medium")
+    files = {name: data for name, data in read_bundle(path).items() if name != "SHA256SUMS"}
+    view = BundleView(dict(files))
+    texts = {record: view.text(record) for record in view.manifest["artifacts"]}
+    measured = []
+    real = readers.summary
+    monkeypatch.setattr(readers, "summary", lambda *args, **kwargs: measured.append(1) or real(*args, **kwargs))
+
+    first = pipeline.readers_summary(files, texts)
+    assert len(measured) == 1 and first["classifiers"]["artifacts"] == len(texts) - 1  # the policy is no record
+    assert pipeline.readers_summary(files, texts) == first and len(measured) == 1
+
+    [entry] = [p for p in (tmp_path / "cache" / pipeline.READERS_CACHE).rglob("*") if p.is_file()]
+    data = bytearray(entry.read_bytes())
+    data[-2] ^= 0x01
+    entry.write_bytes(bytes(data))
+    assert pipeline.readers_summary(files, texts) == first and len(measured) == 2
+
+    record = next(name for name, entry in sorted(view.manifest["artifacts"].items()) if entry["carrier"])
+    changed = dict(texts, **{record: texts[record] + " A closing note."})
+    pipeline.readers_summary(files, changed)
+    assert len(measured) == 3

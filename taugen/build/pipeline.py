@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 from taugen.authoring.pack import BUILT_IN_PACKS, Pack, load_pack, packs
 from taugen.build.assemble import assemble_bundle, bundle_name, seal
 from taugen.build.files import check_destination, check_output_folder, write_atomically
+from taugen.content_cache import content_key
 from taugen.hashing import BundleFiles, json_bytes
 from taugen.build.report import report_json, report_markdown
 from taugen.errors import InputError
@@ -277,12 +278,43 @@ def _attach_readers(files: BundleFiles, texts: dict[str, str], measure: bool = T
     the reviewer report shows them beside the gates. ``executor`` runs the readers (default: locally)."""
     import json
 
-    from taugen.validators.readers import summary
-
     bundle = json.loads(files["bundle.json"])
-    bundle["realism"]["readers"] = (summary(_view(files, texts), executor=executor) if measure
+    bundle["realism"]["readers"] = (readers_summary(files, texts, executor) if measure
                                     else {"skipped": "built with --no-readers"})
     files["bundle.json"] = json_bytes(bundle)
+
+
+READERS_CACHE = "readers"
+"""Content cache namespace of the strong readers' summaries (:func:`readers_summary`)."""
+
+
+def readers_summary(files: BundleFiles, texts: dict[str, str], executor: "Executor | None" = None) -> dict:
+    """:func:`taugen.validators.readers.summary` of the bundle ``files`` (with the records' ``texts`` read
+    back), as JSON data, from the content cache when one was stored for exactly these inputs.
+
+    The readers read the records, their texts and the manifest, and nothing else; the key holds every file
+    of the bundle as it stands before the summary is attached (path and bytes), every text, and
+    :func:`~taugen.generators.corpus.render_cache.code_version` (taugen's code, the Python version and the
+    installed distributions, scikit-learn among them), so a rebuild of an unchanged pack reuses the
+    summary and any change of a record, a task or the code measures again. A damaged entry is a miss
+    (:func:`taugen.content_cache.load`). Raises ImportError without scikit-learn."""
+    import json
+
+    from taugen import content_cache
+    from taugen.generators.corpus.render_cache import code_version
+    from taugen.validators.readers import summary
+
+    key = content_key(code_version(), *(part for path in sorted(files) for part in (path, files[path])),
+                      *(part for record in sorted(texts) for part in (record, texts[record])))
+    stored = content_cache.load(READERS_CACHE, key)
+    if stored is not None:
+        try:
+            return json.loads(stored)
+        except ValueError:  # a checksum-valid entry that is not JSON: written by something else, measure again
+            pass
+    measured = json.loads(json_bytes(summary(_view(files, texts), executor=executor)))
+    content_cache.store(READERS_CACHE, key, json_bytes(measured))
+    return measured
 
 
 def _attach_llm_ledger(files: BundleFiles, ledger: dict) -> None:
