@@ -144,7 +144,7 @@ def test_sufficiency_replays_on_the_database_each_task_starts_from(files):
     where the task patches it and copied table by table as the tools reach them: after every gold step the
     database has the DB hash of the same steps replayed on the merged data validated whole (tau2's way)."""
     from taugen.generators import db_texts
-    from taugen.validators.defects.sources import merged
+    from taugen.generators.environment import merged_for_reading
     from taugen.validators.sufficiency import _DbSession, _domain
 
     memo.clear_all()
@@ -158,7 +158,7 @@ def test_sufficiency_replays_on_the_database_each_task_starts_from(files):
     for task in tasks:
         session = _DbSession(toolkit_class, view, task)
         patch = ((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data") or {}
-        whole = toolkit_class(toolkit_class.db_model.model_validate(merged(view.db, patch)), view.now)
+        whole = toolkit_class(toolkit_class.db_model.model_validate(merged_for_reading(view.db, patch)), view.now)
         for action in task["evaluation_criteria"]["actions"]:
             if action.get("requestor", "assistant") != "assistant":
                 continue

@@ -21,19 +21,17 @@ import importlib
 import inspect
 import json
 import re
-import typing
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
-
 import tomllib
+import typing
+from pathlib import Path
+from typing import Any, Iterator
 
 from taugen.errors import InputError
 from taugen.validators.defects.base import Replay, Step, TaskSet, ToolInfo, leaves
 from taugen.validators.memo import Memo, digest
 from taugen.validators.registry import preparation, spread
 
-_NOW = re.compile(r"current (?:time|date)[^0-9]{0,20}(\d{4}-\d{2}-\d{2})(?:[ T](\d{1,2}:\d{2})(?::\d{2})?)?", re.IGNORECASE)
+_NOW = re.compile(r"current (?:time|date)[^0-9]{0,20}(\d{4}-\d{2}-\d{2})(?:[ T](\d{1,2}:\d{2})(?::\d{2})?)?", re.I)
 
 
 # ------------------------------------------------------------------------------------------ taugen bundles
@@ -131,19 +129,6 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, (dict, list, str, int, float, bool)) or value is None:
         return json.loads(json.dumps(value, default=str))
     return str(value)
-
-
-def merged(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
-    """``base`` with ``patch`` deep-merged as tau2 applies ``initialization_data`` (dicts merge
-    recursively, any other value replaces), sharing every subtree the patch does not touch: the result
-    is only read (validated into a model), so nothing is copied but the dicts along the patch's paths."""
-    result = dict(base)
-    for key, value in patch.items():
-        if isinstance(value, dict) and isinstance(result.get(key), dict):
-            result[key] = merged(result[key], value)
-        else:
-            result[key] = value
-    return result
 
 
 _WORLDS: Memo[Any] = Memo(4)
