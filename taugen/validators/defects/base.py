@@ -12,6 +12,7 @@ defect kind (``K1`` … ``K20``, see ``../shared/reference/defect-kinds.md``).
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -331,8 +332,14 @@ def mentions(text: str, value: Any) -> bool:
     day = parse_date(value)
     if day is not None and len(value) <= 25:
         return any(ref.matches(day) for ref in dates_in(text))
-    needle = re.escape(value.strip().lower())
-    return re.search(rf"(?<![\w]){needle}(?![\w])", text.lower()) is not None
+    return _word_pattern(value.strip().lower()).search(text.lower()) is not None
+
+
+@functools.lru_cache(maxsize=16384)
+def _word_pattern(word: str) -> re.Pattern[str]:
+    """``word`` as a whole word (not inside a longer word), compiled once: validators ask about the same
+    values of thousands of records, more than ``re``'s own cache of 512 patterns holds."""
+    return re.compile(rf"(?<![\w]){re.escape(word)}(?![\w])")
 
 
 def looks_like_id(value: Any) -> bool:
@@ -412,6 +419,7 @@ class DbIndex:
         self.by_value: dict[str, list[dict[str, Any]]] = {}
         self.top_of: dict[int, dict[str, Any]] = {}
         self.own: dict[str, dict[str, Any]] = {}
+        self._children_by_path: dict[str, dict[str, dict[str, Any]]] = {}
         for database in databases:
             self._walk(database, "", depth=0)
 
@@ -469,6 +477,18 @@ class DbIndex:
         path = self.path_of(record)
         return self.children.get(parent_path(path), []) if path else []
 
+    def children_by_path(self, parent: str) -> dict[str, dict[str, Any]]:
+        """The records directly under ``parent`` by their own path (a record without one by its object id),
+        records of one path merged in the order met; made once per container."""
+        known = self._children_by_path.get(parent)
+        if known is None:
+            known = {}
+            for child in self.children.get(parent, []):
+                key = self.path_of(child) or str(id(child))
+                known[key] = {**known[key], **child} if key in known else child
+            self._children_by_path[parent] = known
+        return known
+
 
 def _is_table(value: dict[str, Any]) -> bool:
     """A dict of records (``{id: {...}}``) rather than one record."""
@@ -504,14 +524,19 @@ class MultiIndex:
         return next((path for part in self.parts if (path := part.path_of(record))), None)
 
     def siblings(self, record: dict[str, Any]) -> list[dict[str, Any]]:
-        """Records in the same container; a task's patched record replaces the shared one of that path."""
+        """Records in the same container; a task's patched record is merged over the shared one of that path
+        (its keys win). The records returned are shared between calls: read them, never change them."""
         path = self.path_of(record)
         if not path:
             return []
+        parent = parent_path(path)
+        maps = [known for part in self.parts if (known := part.children_by_path(parent))]
+        if len(maps) == 1:
+            return list(maps[0].values())
         found: dict[str, dict[str, Any]] = {}
-        for part in self.parts:
-            for sibling in part.children.get(parent_path(path), []):
-                found[part.path_of(sibling) or str(id(sibling))] = {**found.get(part.path_of(sibling) or "", {}), **sibling}
+        for known in maps:
+            for key, sibling in known.items():
+                found[key] = {**found[key], **sibling} if key in found else sibling
         return list(found.values())
 
     def containing(self, value: Any) -> list[dict[str, Any]]:
