@@ -5,8 +5,10 @@ Not a test. Run from the repository root on a built bundle::
     python bench/validate_bundle.py dist/banking-hard-0.3.0
     python bench/validate_bundle.py dist/banking-hard-0.3.0 --against /path/to/a/checkout/of/main
 
-Each run is a fresh process (``python -m taugen validate BUNDLE --format json``, so no memo of an earlier
-run helps) with the content cache of texts read back from PDFs warm, as after a build. It prints the best
+Each run is a fresh process (``python -m taugen validate BUNDLE --format json``, so no in-process memo of an
+earlier run helps) with the content cache as a build of the bundle leaves it: texts read back from PDFs and
+each task's certificate replay, gold replay and sufficiency findings (:mod:`taugen.validators.memo`). With
+``--pdf-texts-only`` every run starts from a cache holding only the PDF texts, so every task is replayed. It prints the best
 wall seconds of ``--repeat`` runs, the peak memory of a run (the largest resident set of the process
 and its workers), the findings' digest (equal digests: the same findings) and the ratio to
 ``BASELINE``. With ``--against DIR`` the same runs are made with the code of ``DIR`` (another checkout of
@@ -21,6 +23,7 @@ import argparse
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,14 +38,15 @@ before validators shared the gold replays and found values without a regular exp
 the 2-core machine of session 19 (idle, PDF texts cached). Issue 14's goal is 10 s."""
 
 
-def _run(code: Path, bundle: Path) -> tuple[float, str, int]:
+def _run(code: Path, bundle: Path, cache: Path | None = None) -> tuple[float, str, int]:
     """One ``taugen validate`` of ``bundle`` with the taugen at ``code``: wall seconds, findings digest, and
     the run's peak resident set in kilobytes (``wait4``'s ``ru_maxrss``: the largest of the process and the
-    worker processes it waited for)."""
+    worker processes it waited for). ``cache``: the content cache folder to use (default: the environment's)."""
+    env = dict(os.environ, PYTHONPATH=str(code)) | ({"TAUGEN_CACHE": str(cache)} if cache is not None else {})
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
         process = subprocess.Popen([sys.executable, "-m", "taugen", "validate", str(bundle), "--format", "json"],
-                                   cwd=code, env=dict(os.environ, PYTHONPATH=str(code)), stdout=out, stderr=err)
+                                   cwd=code, env=env, stdout=out, stderr=err)
         _pid, status, usage = os.wait4(process.pid, 0)
         seconds = time.perf_counter() - started
         process.returncode = os.waitstatus_to_exitcode(status)
@@ -84,14 +88,23 @@ def main() -> int:
     parser.add_argument("--against", type=Path, help="another checkout of taugen to compare with")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--serial", action="store_true", help="also time each validator alone, in this process")
+    parser.add_argument("--pdf-texts-only", action="store_true",
+                        help="start every run from a cache holding only the PDF texts (every task replayed)")
     args = parser.parse_args()
     bundle = args.bundle.resolve()
     codes = {"this tree": ROOT} | ({"against": args.against.resolve()} if args.against else {})
-    _run(ROOT, bundle)  # warms the content cache of PDF texts, as a build leaves it
+    warm = Path(tempfile.mkdtemp(prefix="taugen-bench-cache-")) if args.pdf_texts_only else None
+    _run(ROOT, bundle, warm)  # warms the content cache, as a build leaves it
     best: dict[str, tuple[float, str, int]] = {}
     for _ in range(args.repeat):
         for label, code in codes.items():
-            seconds, digest, peak = _run(code, bundle)
+            cache = None
+            if warm is not None:  # a fresh folder with the PDF texts alone
+                cache = Path(tempfile.mkdtemp(prefix="taugen-bench-run-"))
+                shutil.copytree(warm / "pdf-pages", cache / "pdf-pages")
+            seconds, digest, peak = _run(code, bundle, cache)
+            if cache is not None:
+                shutil.rmtree(cache, ignore_errors=True)
             if label not in best or seconds < best[label][0]:
                 best[label] = (seconds, digest, max(peak, best.get(label, (0, "", 0))[2]))  # peak: of any run
     for label, (seconds, digest, peak) in best.items():
@@ -104,6 +117,8 @@ def main() -> int:
         print(f"ratio to the baseline ({BASELINE} s): {mine / BASELINE:.2f}; goal 10 s")
     if args.serial:
         serial(bundle)
+    if warm is not None:
+        shutil.rmtree(warm, ignore_errors=True)
     return 0
 
 

@@ -90,8 +90,9 @@ def _findings_table(findings, limit: int = 30) -> Table:
 
 
 _CACHE_OPTION = typer.Option(None, "--cache", help="Content cache folder: rendered records (reused while "
-                             "nothing they read changed), texts read back from PDFs and the strong readers' "
-                             "summary of an unchanged bundle (default $TAUGEN_CACHE, else ~/.cache/taugen).")
+                             "nothing they read changed), texts read back from PDFs, each task's replays and "
+                             "sufficiency findings, and the strong readers' summary of an unchanged bundle "
+                             "(default $TAUGEN_CACHE, else ~/.cache/taugen).")
 _NO_CACHE_OPTION = typer.Option(False, "--no-cache", help="Read every file afresh; read and write no cache.")
 _PACK_OPTION = typer.Option(None, "--pack", help="The pack folder the bundle was built from, for a domain whose "
                             "code lives in its pack folder (taugen new-domain); built-in and installed domains "

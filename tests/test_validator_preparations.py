@@ -167,3 +167,46 @@ def test_sufficiency_replays_on_the_database_each_task_starts_from(files):
             assert state == whole.db_hash(), (task["id"], action["name"])
             steps += 1
     assert steps > len(tasks)
+
+
+def test_per_task_results_are_read_back_from_the_content_cache_by_a_later_validation(files, tmp_path, monkeypatch):
+    """validate_files keeps each task's certificate replay, gold replay and sufficiency findings in the content
+    cache: a later process (memos cleared) reads them back and finds the same; a damaged entry is recomputed;
+    validators run directly (as tests do) never read the cache."""
+    from taugen import content_cache
+    from taugen.build.pipeline import validate_files
+    from taugen.validators import tasks as tasks_validator
+
+    monkeypatch.setenv(content_cache.CACHE_ENV, str(tmp_path / "cache"))
+    replayed = []
+    real = tasks_validator._replay_findings
+    monkeypatch.setattr(tasks_validator, "_replay_findings",
+                        lambda *args: replayed.append(args[2]["id"]) or real(*args))
+
+    memo.clear_all()
+    first = _as_rows(validate_files(dict(files), "<first>"))
+    entries = sorted(p for p in (tmp_path / "cache" / "validate-tasks").rglob("*") if p.is_file())
+    assert len(replayed) == len(entries) == 45
+    assert (tmp_path / "cache" / "validate-gold-replays").is_dir() and (tmp_path / "cache" / "validate-sufficiency").is_dir()
+
+    memo.clear_all()  # as a new process starts
+    replayed.clear()
+    assert _as_rows(validate_files(dict(files), "<second>")) == first and replayed == []
+
+    data = bytearray(entries[0].read_bytes())
+    data[-3] ^= 0x20
+    entries[0].write_bytes(bytes(data))
+    memo.clear_all()
+    assert _as_rows(validate_files(dict(files), "<damaged>")) == first and len(replayed) == 1
+
+    memo.clear_all()
+    replayed.clear()
+    assert _as_rows(run_validators(BundleView(dict(files), source="<direct>"))) == first and len(replayed) == 45
+
+
+def test_only_the_taugen_package_s_own_domain_code_is_versioned():
+    from taugen.validators.memo import code_is_versioned
+
+    assert code_is_versioned("taugen.domains.banking") and code_is_versioned("taugen.domains.telecom")
+    assert not code_is_versioned("json") and not code_is_versioned("taugen_elsewhere.domain")
+    assert not code_is_versioned("taugen.domains.no_such_domain") and not code_is_versioned(None)

@@ -294,17 +294,16 @@ def readers_summary(files: BundleFiles, texts: dict[str, str], executor: "Execut
 
     The readers read the records, their texts and the manifest, and nothing else; the key holds every file
     of the bundle as it stands before the summary is attached (path and bytes), every text, and
-    :func:`~taugen.generators.corpus.render_cache.code_version` (taugen's code, the Python version and the
+    :func:`~taugen.content_cache.code_version` (taugen's code, the Python version and the
     installed distributions, scikit-learn among them), so a rebuild of an unchanged pack reuses the
     summary and any change of a record, a task or the code measures again. A damaged entry is a miss
     (:func:`taugen.content_cache.load`). Raises ImportError without scikit-learn."""
     import json
 
     from taugen import content_cache
-    from taugen.generators.corpus.render_cache import code_version
     from taugen.validators.readers import summary
 
-    key = content_key(code_version(), *(part for path in sorted(files) for part in (path, files[path])),
+    key = content_key(content_cache.code_version(), *(part for path in sorted(files) for part in (path, files[path])),
                       *(part for record in sorted(texts) for part in (record, texts[record])))
     stored = content_cache.load(READERS_CACHE, key)
     if stored is not None:
@@ -481,15 +480,20 @@ def validate_files(files: BundleFiles, source: str, on_validator: Callable[[str]
     validators a second read of the same bytes during a build; ``taugen validate`` leaves it out.
     ``workers`` > 1 runs the validators side by side in forked processes (same findings; see
     :func:`~taugen.validators.registry.run_validators`); an ``executor`` runs them wherever it runs units.
+    Per-task results (certificate replays, gold replays, sufficiency) are kept in the content cache and read
+    back for tasks validated before (:func:`taugen.validators.memo.persisted`).
 
     Raises:
         InputError: the bundle has no valid manifest (every validator reads it: one line, not a crash each).
     """
+    from taugen.validators.memo import persisted
+
     content = {path: data for path, data in files.items()
                if not path.startswith("author/validation.") and path != "SHA256SUMS"}
     view = BundleView(content, source=source, _text_cache=dict(texts or {}))
     check_manifest(view.manifest, source)  # once, before any validator reads it
-    return run_validators(view, on_validator, workers=workers, executor=executor)
+    with persisted(view.manifest.get("environment")):
+        return run_validators(view, on_validator, workers=workers, executor=executor)
 
 
 def load_bundle_code(files: BundleFiles, source: str, pack_dir: str | Path | None = None) -> str | None:

@@ -438,8 +438,9 @@ def check_sufficiency(view: BundleView) -> list[Finding]:
     for task in view.tasks:
         facts = (declared.get(str(task.get("id"))) or {}).get("facts") or []
         key = None if world is None else digest(world, task, facts, [known.get(f) for f in facts])
-        if key is not None and key in _TASK_FINDINGS:
-            findings += _TASK_FINDINGS.get(key) or []
+        remembered = None if key is None else _TASK_FINDINGS.get(key)
+        if remembered is not None:
+            findings += remembered
             continue
         found = named_tool_findings(task, agent_tools, user_tools) + actor_tool_findings(task, agent_tools, user_tools)
         session = make_session(view, task) if make_session else _DbSession(toolkit_class, view, task)
@@ -452,7 +453,7 @@ def check_sufficiency(view: BundleView) -> list[Finding]:
     return findings
 
 
-_TASK_FINDINGS: Memo[list[Finding]] = Memo(20_000)
+_TASK_FINDINGS: Memo[list[Finding]] = Memo(20_000, "validate-sufficiency")
 """One task's findings by the digest of what they read (see :func:`check_sufficiency`), shared by every
 bundle view in the process: a mutation run re-checks only the tasks a mutant changed."""
 

@@ -161,7 +161,7 @@ def _canonical_values(facts: dict[str, Any]) -> dict[str, str]:
             if fact.get("value") is not None}
 
 
-_REPLAYED: Memo[list[Finding]] = Memo(20_000)
+_REPLAYED: Memo[list[Finding]] = Memo(20_000, "validate-tasks")
 """Certificate findings per task, keyed by a digest of everything they depend on (the DB, the domain, the
 world's now, the task and its certificate). Validating many variants of one bundle (``taugen mutate``)
 replays only the tasks that differ."""

@@ -135,7 +135,7 @@ _WORLDS: Memo[Any] = Memo(4)
 """The :class:`~taugen.validators.replays.DatabaseReplays` of a world (toolkit class, clock, database) by its
 digest (:func:`world`): a mutation run validates dozens of bundles of one world, whose replays then share one
 validated base database and its table texts."""
-_REPLAYS: Memo[Replay] = Memo(50_000)
+_REPLAYS: Memo[Replay] = Memo(50_000, "validate-gold-replays")
 """Replays by the digest of everything they read (:func:`taugen_replayer`), shared by every bundle view in
 this process. A mutation run validates dozens of bundles that differ from the clean one in a task or
 two; the other tasks' replays are the same and are not run again. Replays are only read."""
