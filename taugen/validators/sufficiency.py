@@ -231,37 +231,24 @@ def graded_arguments(action: Mapping[str, Any]) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------- replay sessions
 class _DbSession:
-    """taugen's DB replay for toolkit domains without their own session (banking).
+    """taugen's DB replay for toolkit domains without their own session (banking): the task's starting
+    database and a copy of it for the tools, from the view's
+    :class:`~taugen.validators.replays.DatabaseReplays` (the database validated once per view, a task's
+    patch validated on top of it, a copy that copies only the tables the tools reach where the model allows):
+    the same database as validating the merged data for every task, at the cost of the tables a task touches.
 
-    The bundle's database is validated once per view; a task's starting database shares every table its
-    patch leaves alone (:func:`taugen.generators.db_texts.patched`, or the merged data validated whole where
-    the model cannot be validated field by field), and the replay runs on a copy that copies only the
-    tables the tools reach (:func:`taugen.generators.db_texts.copy_on_access`, or a whole :func:`clone` for
-    a model it does not support): the same database as validating the merged data for every task, at the
-    cost of the tables a task touches."""
+    Raises:
+        pydantic.ValidationError: the task's starting database is not valid (as validating it whole raises).
+    """
 
     def __init__(self, toolkit_class: Any, view: BundleView, task: Mapping[str, Any]) -> None:
-        from taugen.generators import db_texts
-        from taugen.generators.environment import clone
+        from taugen.validators.replays import DatabaseReplays
 
-        db_model = toolkit_class.db_model
-        bases = view.__dict__.setdefault("_sufficiency_bases", {})
-
-        def base() -> Any:
-            if db_model not in bases:
-                bases[db_model] = db_model.model_validate(view.db)
-            return bases[db_model]
-
+        replays = view.__dict__.get("_sufficiency_replays")
+        if replays is None or replays.toolkit_class is not toolkit_class:
+            replays = view.__dict__["_sufficiency_replays"] = DatabaseReplays(toolkit_class, view.db, view.now)
         patch = ((task.get("initial_state") or {}).get("initialization_data") or {}).get("agent_data")
-        if patch:
-            try:
-                start = db_texts.patched(base(), view.db, patch)
-            except ValueError:  # not field by field, or a base only the patch makes valid: the merged data
-                start = db_model.model_validate(_merged(view.db, patch))  # whole (invalid data raises, as always)
-        else:
-            start = base()
-        copy = db_texts.copy_on_access if db_texts.supports(db_model) else clone
-        self.toolkit = toolkit_class(copy(start), view.now)
+        self.toolkit = replays.toolkit(replays.initial(patch))
 
     def step(self, action: Mapping[str, Any]) -> str | None:
         result = self.toolkit.call(action["name"], **(action.get("arguments") or {}))
@@ -272,16 +259,6 @@ class _DbSession:
             return None
         result = self.toolkit.call(name, **arguments)
         return as_text(result.output) if result.ok else None
-
-
-def _merged(base: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
-    """tau2's ``initialization_data`` merge (dicts merge, anything else replaces) without copying the
-    untouched parts: validation builds new models and never changes its input."""
-    merged = dict(base)
-    for key, value in patch.items():
-        old = merged.get(key)
-        merged[key] = _merged(old, value) if isinstance(value, dict) and isinstance(old, dict) else value
-    return merged
 
 
 def _domain(view: BundleView) -> Any:
