@@ -8,10 +8,10 @@ Not a test. Run from the repository root on a built bundle::
 Each run is a fresh process (``python -m taugen validate BUNDLE --format json``, so no in-process memo of an
 earlier run helps) with the content cache as a build of the bundle leaves it: texts read back from PDFs and
 each task's certificate replay, gold replay and sufficiency findings (:mod:`taugen.validators.memo`). With
-``--pdf-texts-only`` every run starts from a cache holding only the PDF texts, so every task is replayed. It prints the best
-wall seconds of ``--repeat`` runs, the peak memory of a run (the largest resident set of the process
-and its workers), the findings' digest (equal digests: the same findings) and the ratio to
-``BASELINE``. With ``--against DIR`` the same runs are made with the code of ``DIR`` (another checkout of
+``--pdf-texts-only`` every run starts from a fresh cache holding only the PDF texts, so every task is
+replayed (and the cache's folders are created again). It prints the best wall seconds of ``--repeat``
+runs, the peak memory of a run (the largest resident set of the process and its workers), the findings'
+digest (equal digests: the same findings) and the ratio to ``BASELINE``. With ``--against DIR`` the same runs are made with the code of ``DIR`` (another checkout of
 taugen, e.g. a ``git worktree`` of the commit before a change), in turns with this tree's, and the ratio
 printed is of the two: the comparison to trust on a shared machine. ``--serial`` also prints each
 validator's seconds run one after another in this process (where the time goes).
