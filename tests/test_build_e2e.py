@@ -116,8 +116,9 @@ def test_same_seed_gives_identical_bytes_in_another_process(built_bundle, tmp_pa
     """A hard bundle built in a fresh Python process (another hash seed, fresh module state, its own render
     workers and espeak-ng runs, no cache: every record rendered there) has the bytes of the same build made
     in the test session's process. The seed is the sample's (tests/test_seed_sample.py), without the strong
-    readers: that bundle is built anyway, so the comparison costs one build, not two. (Seed 0's shared bundle measures the readers; their numbers
-    are seeded and compared with a fresh measurement in tests/test_strong_readers.py.)"""
+    readers: that bundle is built anyway, so the comparison costs one build, not two. (Seed 0's shared bundle
+    measures the readers; their numbers are seeded and compared with a fresh measurement in
+    tests/test_strong_readers.py.)"""
     from test_seed_sample import REBUILT_SEED
 
     env = {key: value for key, value in os.environ.items() if key != "PYTHONHASHSEED"}

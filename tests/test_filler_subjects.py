@@ -139,15 +139,15 @@ def test_reference_tables_take_the_planned_lengths_and_pass_the_length_gate(plan
 
 def test_a_spoken_mention_that_would_double_a_word_keeps_the_experts_words(planned):
     from taugen.generators.corpus.prose import has_doubled_words
-    from taugen.generators.corpus.renditions import mention_texts
+    from taugen.generators.corpus.renditions import mention_lines
 
     pack = planned[0]
     fact = next(f for f in pack.facts.values() if f.subject and f.value is not None and f.category == "fee")
     said = "the fee in"  # "There's a question on {subject} in the queue" would say "in in"
-    texts = mention_texts(fact, random.Random(1), "staff", said)
+    texts = list(mention_lines(fact, random.Random(1), "staff", said))
     assert texts == [t for t in texts if not has_doubled_words(t)]
     assert any(said in t for t in texts) and any(fact.subject.strip().rstrip(".") in t for t in texts)
-    assert len(texts) == len(mention_texts(fact, random.Random(1), "staff"))  # one line per frame either way
+    assert len(texts) == len(list(mention_lines(fact, random.Random(1), "staff")))  # one line per frame either way
 
 
 def test_a_mention_line_that_doubles_a_word_in_the_experts_words_too_is_left_out(planned):
@@ -155,12 +155,12 @@ def test_a_mention_line_that_doubles_a_word_in_the_experts_words_too_is_left_out
     subject ends with the word the line goes on with) and failed the doubled-word gate."""
     from taugen.authoring.models import Fact
     from taugen.generators.corpus.prose import has_doubled_words
-    from taugen.generators.corpus.renditions import _MENTIONS_IN_MEETINGS, mention_texts
+    from taugen.generators.corpus.renditions import _MENTIONS_IN_MEETINGS, mention_lines
 
     pack = planned[0]
     base = next(f for f in pack.facts.values() if f.subject and f.value is not None and f.category == "fee")
     fact = Fact.model_validate({**base.model_dump(), "subject": "supporting documents for disputes about hotel stays"})
-    texts = mention_texts(fact, random.Random(3), "meeting")
+    texts = list(mention_lines(fact, random.Random(3), "meeting"))
     assert texts and not any(has_doubled_words(t) for t in texts)
     doubling = [frame for frame in _MENTIONS_IN_MEETINGS if "{subject} stays" in frame.lower()]
     assert len(doubling) == 3 and len(texts) == len(_MENTIONS_IN_MEETINGS) - len(doubling)
@@ -237,7 +237,7 @@ def test_a_mention_may_be_the_rules_own_sentence_with_its_figure_deferred(planne
     meeting may be that sentence with the figure deferred to where the business publishes it (the pack's
     ``common.published_in``), never on a help page (which asks its own questions) and never holding the value;
     in a hard plan such mentions are placed, in fillers and carriers alike."""
-    from taugen.generators.corpus.renditions import deferred_statement, mention_texts
+    from taugen.generators.corpus.renditions import deferred_statement, mention_lines
 
     pack, plan, _context, _available, vocabulary = planned
     published_in = vocabulary.common.published_in
@@ -245,9 +245,9 @@ def test_a_mention_may_be_the_rules_own_sentence_with_its_figure_deferred(planne
     written = deferred_statement(cut_off, published_in)
     assert written.endswith("until the cut-off time in the published schedule on business days.")
     for audience in ("customer", "staff", "meeting"):
-        assert written in mention_texts(cut_off, random.Random(1), audience, published_in=published_in)
-        assert written not in mention_texts(cut_off, random.Random(1), audience)
-    assert written not in mention_texts(cut_off, random.Random(1), "reader", published_in=published_in)
+        assert written in list(mention_lines(cut_off, random.Random(1), audience, published_in=published_in))
+        assert written not in list(mention_lines(cut_off, random.Random(1), audience))
+    assert written not in list(mention_lines(cut_off, random.Random(1), "reader", published_in=published_in))
     placed = Counter()
     for artifact in plan.artifacts:
         carrier = any(r.status in ("current", "superseded") for r in artifact.renditions)

@@ -99,8 +99,8 @@ def render_corpus(plan: CorpusPlan, context: RenderContext, available: dict[str,
     that order. When ``texts`` is given, it receives each artifact's text as its genre reads it back from
     the delivered files (read where it was rendered); ``seconds`` receives the time each artifact took to
     render and read back, or take from the cache (for benchmarks); ``stats["reused_ids"]`` lists the records
-    taken from the render cache (:mod:`taugen.generators.corpus.render_cache`). An artifact that fails where it was rendered is rendered again in this process, so that its
-    real error is raised here.
+    taken from the render cache (:mod:`taugen.generators.corpus.render_cache`). An artifact that fails where
+    it was rendered is rendered again in this process, so that its real error is raised here.
 
     Raises:
         InputError: a template fails (reported with the template's name and line).

@@ -35,7 +35,7 @@ from __future__ import annotations
 import pickle
 from typing import TYPE_CHECKING, Any, Callable
 
-from taugen.content_cache import code_version, content_key, load_object
+from taugen.content_cache import code_version, content_key, load_object, store_object
 from taugen.content_cache import store as store_entry
 from taugen.hashing import canonical_bytes
 
@@ -48,6 +48,8 @@ MAX_TRACES = 8
 """Traces kept per record (the newest first): a value edited back and forth finds each of its renders."""
 FORMAT = "render entry 2"
 """Changes when the layout of an entry changes (old entries are then misses; part of :func:`job_key`)."""
+
+
 def job_key(context: "RenderContext", genre_names: list[str]) -> str:
     """Hex digest of what every record of a build shares: :func:`code_version`, the registered genres, the
     domain config, the corpus vocabulary's words (not the file they came from: a copied pack reuses its
@@ -92,4 +94,4 @@ def store(key: str, reads: dict, rendered: Any) -> None:
     store_entry(RESULTS, result_id, payload)
     recorded = list(reads.items())
     kept = [(recorded, result_id)] + [trace for trace in traces(key) if trace[0] != recorded][:MAX_TRACES - 1]
-    store_entry(NAMESPACE, key, pickle.dumps(kept, protocol=pickle.HIGHEST_PROTOCOL))
+    store_object(NAMESPACE, key, kept)

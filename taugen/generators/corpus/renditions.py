@@ -26,11 +26,7 @@ from typing import Any
 from taugen.authoring.models import Fact
 from taugen.authoring.values import find_surface_form
 from taugen.generators.corpus.prose import has_doubled_words
-from taugen.generators.corpus.vocabulary import (
-    GenreVocabulary,
-    Pool,
-    register_vocabulary,
-)
+from taugen.generators.corpus.vocabulary import GenreVocabulary, Pool, register_vocabulary
 
 SHINGLE = 6
 """Voiced renditions share no run of this many words with the canonical statement."""
@@ -338,7 +334,7 @@ def cue_text(fact: Fact, kind: str, rng: random.Random, anchor: tuple[str, str] 
     Args:
         kind: ``pointer`` (ask the operations lead), ``caveat`` (decided case by case) or ``route``
             (the value is in the record named by ``anchor`` = (kind of record, long date)). Mentions
-            are worded by :func:`mention_texts`.
+            are worded by :func:`mention_lines`.
     """
     subject = _subject(fact)
     pool = {"pointer": _POINTERS, "caveat": _CAVEATS, "route": _ROUTES}[kind]
@@ -347,12 +343,6 @@ def cue_text(fact: Fact, kind: str, rng: random.Random, anchor: tuple[str, str] 
     if fact.value is not None and find_surface_form(fact.value, text) is not None:  # pragma: no cover - guarded above
         text = rng.choice(pool).format(subject="that one", Subject="That one", title=title, date=date)
     return text
-
-
-def mention_texts(fact: Fact, rng: random.Random, audience: str = "staff", said: str | None = None,
-                  published_in: Mapping[str, str] | None = None) -> list[str]:
-    """Every line of :func:`mention_lines`, as a list."""
-    return list(mention_lines(fact, rng, audience, said, published_in))
 
 
 def mention_lines(fact: Fact, rng: random.Random, audience: str = "staff", said: str | None = None,
@@ -465,7 +455,7 @@ def with_stand_in(fact: Fact, text: str, form: str, audience: str, rng: random.R
     with probability :data:`TWIN_SHARE`, one of the fact's stand-ins beside its value and one of the
     audience's tails in place of its closing full stop ("We charge thirty dollars, the published amount,
     for a wire, and I'll send you the page after this."): the words a twin of the frame holds
-    (:func:`mention_texts`), in a rule's slot at the rate they are in a mention's. One draw from ``rng``
+    (:func:`mention_lines`), in a rule's slot at the rate they are in a mention's. One draw from ``rng``
     when ``text`` was said in one of the fact's frames, none otherwise; ``text`` unchanged then, for an
     audience without tails, and where the result would write a word twice or share a run of
     :data:`SHINGLE` words with the fact's statement (a voiced rendition never does)."""
