@@ -21,7 +21,7 @@ from taugen.build.files import read_bundle
 from taugen.generators.corpus.genre import genres
 from taugen.hashing import stable_seed
 from taugen.generators.corpus.planner import genre_medium, plan_corpus
-from taugen.generators.corpus.renditions import deferred_statement, mention_texts, spoken_subject
+from taugen.generators.corpus.renditions import deferred_statement, mention_lines, spoken_subject
 from taugen.generators.corpus.vocabulary import load_vocabulary
 from taugen.generators.tiers import tier
 from taugen.validators.bundle_view import BundleView
@@ -434,7 +434,7 @@ def test_staff_mentions_carry_other_organisations_figures_in_a_rules_frame():
                              if available[genre].spoken_mentions else set())
         audience = available[genre].mention_audience
         return [line for said in wordings
-                for line in mention_texts(fact, random.Random(0), audience, said, published_in)]
+                for line in mention_lines(fact, random.Random(0), audience, said, published_in)]
 
     for artifact, rendition in staff:
         fact = pack.facts[rendition.fact_id]
@@ -459,7 +459,7 @@ def test_staff_mentions_carry_other_organisations_figures_in_a_rules_frame():
     bare = plan_corpus(pack, dataclasses.replace(preset, mention_figures=0.0), seed, available)
     count = sum(1 for a in bare.artifacts for r in a.renditions if r.status == "mention")
     assert abs(count - sum(1 for a in plan.artifacts for r in a.renditions if r.status == "mention")) <= 0.02 * count
-    assert all(r.text in mention_texts(pack.facts[r.fact_id], random.Random(0), available[a.genre].mention_audience,
+    assert all(r.text in mention_lines(pack.facts[r.fact_id], random.Random(0), available[a.genre].mention_audience,
                                        published_in=published_in)
                for a in bare.artifacts for r in a.renditions
                if r.status == "mention" and not available[a.genre].spoken_mentions)
@@ -537,16 +537,16 @@ def test_every_owned_fact_is_talked_about_beyond_its_owner():
     assert len(said_to_customer) > 100
     published_in = load_vocabulary(PACK).common.published_in
     for rendition, fact in said_to_customer:
-        assert rendition.text in mention_texts(fact, random.Random(0), "customer", published_in=published_in)
+        assert rendition.text in mention_lines(fact, random.Random(0), "customer", published_in=published_in)
     from taugen.generators.corpus.renditions import _TWIN_TAILS
 
     def remarks(audience: str) -> set[str]:  # lines of their own, not twins of a rule's frame (their tails differ)
-        return {t for t in mention_texts(fact, random.Random(0), audience)
+        return {t for t in mention_lines(fact, random.Random(0), audience)
                 if not any(tail in t for tails in _TWIN_TAILS.values() for tail in tails)}
 
     assert remarks("customer") < remarks("staff") and len(remarks("staff")) > 2 * len(remarks("customer"))
     with pytest.raises(ValueError, match="mention audience"):
-        mention_texts(fact, random.Random(0), "partners")
+        mention_lines(fact, random.Random(0), "partners")
     talked = [f for f in owned if mentioned.get(f, 0) >= 2]
     assert len(talked) >= 0.9 * len(owned), (len(talked), len(owned))
     assert sum(1 for f in owned if mentioned.get(f, 0) >= 3) >= 0.5 * len(owned)  # room runs out: 60% measured
