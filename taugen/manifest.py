@@ -84,6 +84,19 @@ class ManifestCue(_Strict):
     date: str
 
 
+class ManifestEcho(_Strict):
+    """A rule that another artifact owns, restated with its value (see
+    :mod:`taugen.generators.corpus.echoes`): placement finds its words and value, and it owns nothing."""
+
+    fact_id: str
+    register_: str = Field(alias="register", description="``canonical`` or ``voiced``.")
+    text: str
+    value_form: str
+    date: str
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
 class ManifestArtifact(_Strict):
     """One record of the corpus."""
 
@@ -99,6 +112,7 @@ class ManifestArtifact(_Strict):
     target_words: int
     renditions: list[ManifestRendition]
     cues: list[ManifestCue]
+    echoes: list[ManifestEcho] = Field(default_factory=list)
     metadata: dict[str, Any]
 
 

@@ -73,3 +73,7 @@ LENGTH_MAX_SHARE = 0.25
 """The most a measured genre's commonest length bucket may hold."""
 LENGTH_MIN_ARTIFACTS = 12
 """The fewest records of a genre whose lengths the gate measures."""
+LONG_TOKENS = 1000
+"""Records of at least this many :func:`count_tokens` tokens are long documents: no sentence of eight words or
+more may repeat across two long documents of a genre (the realism gate, ``taugen.validators.realism``); the
+corpus planner keeps a rule's words out of a second record of a genre whose records may run that long."""

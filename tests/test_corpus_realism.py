@@ -330,8 +330,7 @@ def test_modality_substitution_moves_renditions_and_never_duplicates(view, manif
     assert any(move["reason"] == "profile" for move in text_only.modality_substitutions)
 
     def owned(plan):
-        return sorted((r.fact_id, r.status) for a in plan.artifacts for r in a.renditions
-                      if r.status in ("current", "superseded"))
+        return sorted((r.fact_id, r.status) for a in plan.artifacts for r in a.renditions if r.owns)
 
     assert owned(full) == owned(text_only)
     assert len(owned(text_only)) == len(set(owned(text_only)))
@@ -505,32 +504,33 @@ def test_rules_stated_among_staff_carry_other_organisations_figures_as_mentions_
 
 
 def test_every_owned_fact_is_talked_about_beyond_its_owner():
-    """Issue 10 item 4 (keyword search): the hard tier names each fact a record owns in passing in up to
-    ``mentions_per_fact`` (4) other records of its topic, everyone to one mention before anyone gets two,
-    so a subject-word search finds talk about the rule and not only its owner; the records with room take
-    them fewest-slots-first, so carriers and fillers end with rule slots at one rate. Without the knob
-    the first pass leaves most facts at one mention."""
+    """Issue 10 item 4 (keyword search): the hard tier names each fact a record owns in passing or restates
+    it (an echo) in up to ``mentions_per_fact`` (4) other records of its topic, everyone to one before anyone
+    gets two, so a subject-word search finds talk about the rule and not only its owner; carriers and fillers
+    end with rule slots at one rate. Without the knob the first pass leaves most facts at one mention."""
     pack, seed = load_pack(PACK), 4  # seed 0's plan is the built bundle the other tests read
     preset = dataclasses.replace(tier("hard"), tasks=45)
     assert preset.mentions_per_fact == 4
 
     def tally(plan):
         mentioned: dict[str, int] = {}
+        talked: dict[str, int] = {}  # mentions and echoes (rules owned elsewhere, restated)
         owned, slots = set(), {True: [], False: []}
         for artifact in plan.artifacts:
             for rendition in artifact.renditions:
+                if rendition.status == "mention" or rendition.echo:
+                    talked[rendition.fact_id] = talked.get(rendition.fact_id, 0) + 1
                 if rendition.status == "mention":
                     mentioned[rendition.fact_id] = mentioned.get(rendition.fact_id, 0) + 1
                     assert rendition.fact_id not in {r.fact_id for r in artifact.renditions if r.status == "current"}
-                elif rendition.status == "current":
+                elif rendition.status == "current" and rendition.owns:
                     owned.add(rendition.fact_id)
             if artifact.genre in ("email_thread", "support_transcript", "meeting_transcript", "channel_export"):
-                carrier = any(r.status in ("current", "superseded") for r in artifact.renditions)
-                slots[carrier].append(len(artifact.renditions))
-        return mentioned, owned, slots
+                slots[artifact.is_carrier].append(len(artifact.renditions))
+        return mentioned, talked, owned, slots
 
     plan = plan_corpus(pack, preset, seed, genres())
-    mentioned, owned, slots = tally(plan)
+    mentioned, talked_about, owned, slots = tally(plan)
     # a support agent names rules to the customer, never in the lines colleagues say to each other
     said_to_customer = [(r, pack.facts[r.fact_id]) for a in plan.artifacts if a.genre == "support_transcript"
                         for r in a.renditions if r.status == "mention"]
@@ -547,18 +547,22 @@ def test_every_owned_fact_is_talked_about_beyond_its_owner():
     assert remarks("customer") < remarks("staff") and len(remarks("staff")) > 2 * len(remarks("customer"))
     with pytest.raises(ValueError, match="mention audience"):
         mention_lines(fact, random.Random(0), "partners")
-    talked = [f for f in owned if mentioned.get(f, 0) >= 2]
+    talked = [f for f in owned if talked_about.get(f, 0) >= 2]
     assert len(talked) >= 0.9 * len(owned), (len(talked), len(owned))
-    assert sum(1 for f in owned if mentioned.get(f, 0) >= 3) >= 0.5 * len(owned)  # room runs out: 60% measured
-    assert max(mentioned.values()) <= preset.mentions_per_fact + 3  # 7: a topic whose every rule has its share
+    assert sum(1 for f in owned if talked_about.get(f, 0) >= 3) >= 0.5 * len(owned)  # room runs out
+    # 8: a rule that no record restates, in a topic whose every rule has its share, takes the mentions that
+    # restated rules leave (7 before fillers restated rules)
+    assert max(mentioned.values()) <= preset.mentions_per_fact + 4
 
     def gap(slots):  # mean rule slots (stated, cued or mentioned) of carriers minus fillers'
         return sum(slots[True]) / len(slots[True]) - sum(slots[False]) / len(slots[False])
 
-    first_pass, _, first_slots = tally(plan_corpus(pack, dataclasses.replace(preset, mentions_per_fact=0), seed,
-                                                   genres()))
-    assert sum(1 for f in owned if first_pass.get(f, 0) >= 2) < 0.5 * len(owned)
-    assert 0 <= gap(slots) < 0.5 * gap(first_slots), (gap(slots), gap(first_slots))  # measured 0.36 from 1.1
+    first_pass, _, _, first_slots = tally(plan_corpus(pack, dataclasses.replace(preset, mentions_per_fact=0), seed,
+                                                      genres()))
+    assert sum(1 for f in owned if first_pass.get(f, 0) >= 2) < 0.5 * len(owned)  # mentions alone
+    # carriers and fillers hold rule slots at one rate: 0.06 and 0.01 slots apart with and without the top-up
+    # (of about three), since fillers' places hold echoes; mentions alone left 1.1 and the top-up 0.36
+    assert abs(gap(slots)) < 0.15 and abs(gap(first_slots)) < 0.15, (gap(slots), gap(first_slots))
 
 
 def test_few_record_genres_get_planned_lengths_one_per_stratum():
@@ -680,8 +684,7 @@ def test_call_substitution_keeps_an_arcs_versions_in_different_genres(seed):
     pack = load_pack(PACK)
     available = genres()
     plan = plan_corpus(pack, tier("hard"), seed, available)
-    genre_of = {r.fact_id: artifact.genre for artifact in plan.artifacts for r in artifact.renditions
-                if r.status in ("current", "superseded")}
+    genre_of = {r.fact_id: artifact.genre for artifact in plan.artifacts for r in artifact.renditions if r.owns}
     checked = 0
     for arc in pack.arcs():
         placed = [genre_of[fact_id] for fact_id in arc if fact_id in genre_of]

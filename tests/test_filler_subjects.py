@@ -192,7 +192,9 @@ def test_framed_slots_hold_stand_ins_at_one_rate_in_rules_and_mentions(planned):
                 form = rendition.value_form
                 assert form and rendition.text.index(form) < rendition.text.index(phrase), rendition.text
     rules, mentions = (sum(v) / len(v) for v in (held["current"], held["mention"]))
-    assert len(held["current"]) > 300 and len(held["mention"]) > 800
+    # rules (owned and echoed) and mentions enough to compare rates: 1,343 and 679 at seed 1 (mentions were
+    # over 800 before fillers' rule places held echoes instead)
+    assert len(held["current"]) > 300 and len(held["mention"]) > 600
     assert abs(rules - mentions) < 0.1 and abs(mentions - TWIN_SHARE) < 0.1, (rules, mentions)
 
 
@@ -250,7 +252,7 @@ def test_a_mention_may_be_the_rules_own_sentence_with_its_figure_deferred(planne
     assert written not in list(mention_lines(cut_off, random.Random(1), "reader", published_in=published_in))
     placed = Counter()
     for artifact in plan.artifacts:
-        carrier = any(r.status in ("current", "superseded") for r in artifact.renditions)
+        carrier = artifact.is_carrier
         for rendition in artifact.renditions:
             fact = pack.facts[rendition.fact_id]
             written = deferred_statement(fact, published_in)

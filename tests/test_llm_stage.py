@@ -148,7 +148,10 @@ def test_medium_build_with_the_llm_then_replayed_byte_for_byte(tmp_path):
     assert ledger["model"] == MODEL and ledger["requests"] == len(ledger["entries"]) > 20
     assert ledger["outcomes"]["voiced"] > 0 and ledger["outcomes"]["fallback"] > 0
     assert {e["reason"] for e in ledger["entries"] if e["outcome"] == "fallback"} == {"new number"}
-    assert ledger["spent_usd"] > 0 and live.llm["cache_hits"] == 0
+    # one request per distinct prompt; a rule restated (an echo) in the words another record of a genre with
+    # the same speaker uses repeats a prompt, which the build's own cache answers
+    distinct = len(list(cache.glob("*/*.json")))
+    assert ledger["spent_usd"] > 0 and live.llm["cache_hits"] == ledger["requests"] - distinct < ledger["requests"] // 5
     sources = "\n".join(p.read_text() for p in (live.path / "author" / "sources").glob("*.txt"))
     assert sources.count("Just so you are aware, ") >= ledger["outcomes"]["voiced"] // 2
     bundle = json.loads((live.path / "bundle.json").read_text())

@@ -54,7 +54,7 @@ def test_a_bundle_reports_its_records_by_kit_kind(built_bundle):
 def test_the_audio_budget_is_a_knob_above_the_length_gates_minimum(max_calls, calls, carriers):
     plan = plan_corpus(load_pack(BANKING), tier("hard").with_overrides(max_calls=max_calls), 0, genres())
     recordings = [a for a in plan.artifacts if a.genre == "call_recording"]
-    assert (len(recordings), sum(1 for a in recordings if a.renditions)) == (calls, carriers)
+    assert (len(recordings), sum(1 for a in recordings if a.is_carrier)) == (calls, carriers)
 
 
 def test_a_negative_audio_budget_is_one_line_and_exit_2(cli, tmp_path):

@@ -162,7 +162,8 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
             record_suffixes[rendered_file.suffix] = record_suffixes.get(rendered_file.suffix, 0) + 1
         source = f"author/sources/{plan_.artifact_id}.txt"
         files[source] = artifact.author_text.encode()
-        owned = [r for r in artifact.renditions if r.status not in CUE_STATUSES]  # cues own nothing
+        owned = [r for r in artifact.renditions if r.owns]  # cues and echoes own nothing
+        echoes = [r for r in artifact.renditions if r.echo]
         cues = [r for r in artifact.renditions if r.status in CUE_STATUSES]
         for rendition in owned:
             owners[rendition.fact_id] = plan_.artifact_id
@@ -172,6 +173,8 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
             "timestamps": [stamp.isoformat() for stamp in artifact.timestamps],
             "renditions": [{"fact_id": r.fact_id, "text": r.text, "value_form": r.value_form, "register": r.register,
                             "status": r.status, "date": r.date.isoformat()} for r in owned],
+            "echoes": [{"fact_id": r.fact_id, "text": r.text, "value_form": r.value_form, "register": r.register,
+                        "date": r.date.isoformat()} for r in echoes],
             "cues": [{"fact_id": r.fact_id, "kind": r.status, "text": r.text, "value_form": r.value_form,
                       "date": r.date.isoformat()} for r in cues],
             "target_words": plan_.target_words,
@@ -195,7 +198,8 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
         "start": pack.now.isoformat(), "end": pack.now.isoformat(),
         "files": [{"path": "kit/policy.md", "role": "main", "suffix": ".md"},
                   {"path": f"{runtime}/policy.md", "role": "runtime", "suffix": ".md"}],
-        "author_source": None, "timestamps": [], "renditions": policy_renditions, "cues": [], "target_words": 0,
+        "author_source": None, "timestamps": [], "renditions": policy_renditions, "cues": [], "echoes": [],
+        "target_words": 0,
         "metadata": {},
     }
     specs = domain.toolkit.tool_specs()

@@ -269,7 +269,8 @@ def collect_report(bundle: Path, page: Path | None = None) -> dict[str, Any]:
                  "text": rendition["text"], "register": rendition["register"], "status": rendition["status"],
                  "date": rendition["date"], "value_form": rendition.get("value_form", ""),
                  "excerpt": _excerpt(source_text(artifact_id), rendition["text"])})
-        for cue in entry.get("cues") or []:  # sentences that mention a fact without owning it
+        # sentences that mention a fact without owning it, and rules owned elsewhere restated (echoes)
+        for cue in (entry.get("cues") or []) + [{**echo, "kind": "echo"} for echo in entry.get("echoes") or []]:
             cues_of.setdefault(cue["fact_id"], []).append(
                 {"artifact": artifact_id, "anchor": artifact_anchor[artifact_id], "genre": entry["genre"],
                  "kind": cue.get("kind", ""), "text": cue.get("text", ""), "date": cue.get("date", ""),
@@ -344,8 +345,8 @@ def collect_report(bundle: Path, page: Path | None = None) -> dict[str, Any]:
                                          for a in artifacts.values()),
         "renditions_by_register_status": {f"{register} · {status}": number
                                           for (register, status), number in sorted(register_status.items())},
-        "cues_by_kind": dict(sorted(Counter(cue.get("kind", "") for a in artifacts.values()
-                                            for cue in a.get("cues") or []).items())),
+        "cues_by_kind": dict(sorted(Counter([cue.get("kind", "") for a in artifacts.values() for cue in a.get("cues") or []]
+                                            + ["echo" for a in artifacts.values() for _ in a.get("echoes") or []]).items())),
         "tasks_per_persona": dict(sorted(Counter(row["persona"] for row in task_rows).items())),
         "tasks_per_fact_load": _histogram(row["fact_load"] for row in task_rows),
         "tasks_per_case_kind": dict(sorted(Counter(k for row in task_rows for k in row["kinds"]).items())),

@@ -55,6 +55,10 @@ class TierPreset:
             rule without stating it holds a typed figure in a rule's frame as a rule's slot does, so
             fillers (whose slots are mostly mentions) carry amounts, percents and day counts as carriers do.
             0.8 at hard (banking hard seeds 0-19 build with it), 0 below.
+        filler_echoes: share of a filler's rule places (``rule_slots``) that restate a rule of its topic
+            owned by another record (see :mod:`taugen.generators.corpus.echoes`): the genre renders it as
+            a rule it owns, so stating rules with their figures does not tell carriers from fillers. 0
+            leaves the places to the genre (subjects named without a value).
     """
 
     name: str
@@ -74,6 +78,7 @@ class TierPreset:
     filler_mentions: float = 0.0
     mentions_per_fact: int = 0
     mention_figures: float = 0.0
+    filler_echoes: float = 0.0
 
     def knobs(self) -> dict:
         """The preset as plain data for ``bundle.json``."""
@@ -107,10 +112,10 @@ class TierPreset:
 TIERS: dict[str, TierPreset] = {
     "easy": TierPreset("easy", (1, 1), ("None",), 60, "sop", 0.0, 0.0, 0.25, 0, 2, "text", 0, 0.0),
     "medium": TierPreset("medium", (2, 2), ("None", "Plain"), 120, "core", 0.3, 0.5, 0.6, 3, 4, "text+image", 0, 0.15,
-                         filler_mentions=1.0),
+                         filler_mentions=1.0, filler_echoes=1.0),
     "hard": TierPreset("hard", (3, 4), ("None", "Plain", "Demanding"), 300, "hard", 0.75, 1.0, 2.2, 12, 10,
                        "text+image+audio", 3, 1.0, 0.05, filler_mentions=1.0, mentions_per_fact=4,
-                       mention_figures=0.8),
+                       mention_figures=0.8, filler_echoes=1.0),
 }
 
 

@@ -60,7 +60,8 @@ def check_chronology(view: BundleView) -> list[Finding]:
                 findings.append(error("chronology", "outside_history", artifact_id,
                                       f"timestamp {stamp.isoformat()} is outside {floor}..{now.date()}"))
                 break
-        for rendition in entry["renditions"]:
+        echoes = [{**echo, "status": "current"} for echo in entry.get("echoes") or []]  # restated as in force
+        for rendition in entry["renditions"] + echoes:
             fact = facts.get(rendition["fact_id"])
             if fact is None or entry["genre"] == "policy_document":
                 continue

@@ -3,9 +3,10 @@
 * coverage: every fact has exactly one owner artifact, or is client-held (then it has none), or is an
   older version whose history the tier leaves out (``history_omitted``, then it has none); cues (pointers,
   caveats, route pointers, decoys) own nothing, and every decoy is declared in the manifest's
-  ``contested`` map;
-* placement: each rendition's value is in the owner's delivered file in an accepted surface form and
-  the rendition's words are there too; client-held facts appear in no delivered record;
+  ``contested`` map; echoes own nothing and restate only current rules that another artifact owns
+  (never client-held or contested ones);
+* placement: each rendition's (and echo's) value is in the delivered file in an accepted surface form
+  and its words are there too; client-held facts appear in no delivered record;
 * structure: each genre's own ``validate`` (headers, reply chains, turn numbers, magic bytes).
 """
 
@@ -55,6 +56,8 @@ def check_coverage(view: BundleView) -> list[Finding]:
     declared = {(decoy["artifact"], fact_id, decoy["text"]) for fact_id, entry in (manifest.get("contested") or {}).items()
                 for decoy in entry["decoys"]}
     for artifact_id, entry in manifest["artifacts"].items():
+        for echo in entry.get("echoes") or []:
+            findings += _echo_findings(manifest, artifact_id, echo["fact_id"])
         for cue in entry.get("cues", []):
             if cue["kind"] == "decoy" and (artifact_id, cue["fact_id"], cue["text"]) not in declared:
                 findings.append(error("coverage", "undeclared_decoy", f"{cue['fact_id']}@{artifact_id}",
@@ -63,17 +66,34 @@ def check_coverage(view: BundleView) -> list[Finding]:
     return findings
 
 
+def _echo_findings(manifest: dict, artifact_id: str, fact_id: str) -> list[Finding]:
+    """An echo restates a rule in force that another artifact owns: never a client-held, contested,
+    superseded or unknown fact, never in its own owner."""
+    subject = f"{fact_id}@{artifact_id}"
+    fact = manifest["facts"].get(fact_id)
+    if fact is None:
+        return [error("coverage", "unknown_fact", subject, "an artifact restates a fact the pack lacks")]
+    problem = ("is client-held" if fact["client_held"] else "is contested" if fact.get("contested")
+               else "is not current" if not fact.get("current", True)
+               else "has no owner" if not fact["owner"]
+               else "is owned by this artifact" if fact["owner"] == artifact_id else "")
+    if not problem:
+        return []
+    return [error("coverage", "echo_without_owner", subject, f"an echo restates a fact that {problem}",
+                  rule="an echo restates a rule in force that another record owns")]
+
+
 @validator("placement")
 def check_placement(view: BundleView) -> list[Finding]:
     """Read every owner's delivered file back and find each rendition and its typed value in it."""
     findings = []
     manifest = view.manifest
     for artifact_id, entry in sorted(manifest["artifacts"].items()):
-        if not entry["renditions"] and not entry.get("cues"):
+        if not entry["renditions"] and not entry.get("cues") and not entry.get("echoes"):
             continue
         text = view.text(artifact_id)
         normalised = normalise_text(text)
-        for rendition in entry["renditions"]:
+        for rendition in entry["renditions"] + (entry.get("echoes") or []):
             fact_id = rendition["fact_id"]
             subject = f"{fact_id}@{artifact_id}"
             value = view.fact_value(fact_id) if fact_id in manifest["facts"] else None

@@ -44,6 +44,7 @@ from taugen.text import (
     LENGTH_MAX_SHARE,
     LENGTH_MIN_ARTIFACTS,
     LENGTH_MIN_BUCKETS,
+    LONG_TOKENS,
     count_tokens,
 )
 from taugen.generators.corpus.genre import genres
@@ -56,7 +57,6 @@ from taugen.validators.registry import validator
 BUCKET, MIN_DISTINCT, MAX_MODAL_SHARE, MIN_ARTIFACTS = (LENGTH_BUCKET, LENGTH_MIN_BUCKETS, LENGTH_MAX_SHARE,
                                                        LENGTH_MIN_ARTIFACTS)
 MIN_WORDS = 8
-LONG_TOKENS = 1000
 MAX_AUC = 0.6
 PROBE_SEED = 20240101
 _HASH_BINS = 48

@@ -136,8 +136,9 @@ def plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: Hos
     cue (a pointer or caveat about a client-held fact) gets none. Facts that records of the record's own
     genre state come first (a genre's carriers hold the rules the planner routes to it, so its other
     records name those: drawn from the whole topic, the topic's words would tell the two apart), then
-    those mentioned least so far; no sentence is used twice in a genre, so the mentions spread and never
-    repeat; a fact already named ``preset.mentions_per_fact`` times goes after every fact named fewer.
+    those talked about least so far (echoes count: a rule restated in other records needs fewer mentions);
+    no sentence is used twice in a genre, so the mentions spread and never repeat; a fact already named or
+    restated ``preset.mentions_per_fact`` times goes after every fact named fewer.
     """
     held_values = [pack.facts[f].value for f in sorted(excluded) if f in pack.facts and pack.facts[f].holder == "client"
                    and pack.facts[f].value is not None]
@@ -150,7 +151,11 @@ def plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: Hos
     for draft in hosts.drafts:
         if draft.owned():
             owned_counts.setdefault(draft.genre, []).append(len(draft.owned()))
-    times: dict[str, int] = {}
+    times: dict[str, int] = {}  # how often each fact is talked about beyond its owner: echoes, then mentions
+    for draft in hosts.by_id.values():
+        for rendition in draft.renditions:
+            if rendition.echo:
+                times[rendition.fact_id] = times.get(rendition.fact_id, 0) + 1
     used: set[tuple[str, str]] = set()
     figures = _MentionFigures(pack, preset, seed)
 
@@ -161,7 +166,7 @@ def plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: Hos
     for draft in hosts.drafts:
         if any(r.status in ("pointer", "caveat") for r in draft.renditions):
             continue  # a record that points to the client names nothing else (its words must not give the held value)
-        carrier = bool(draft.owned())
+        carrier = bool(draft.stated())  # a filler with echoes states rules as a carrier does
         if hosts.genres[draft.genre].grounded_fillers:
             wanted = 1 if rng.random() < preset.filler_mentions else 0
         elif carrier:
@@ -172,8 +177,10 @@ def plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: Hos
         pool = [f for f in by_topic.get(draft.topic, []) if f.effective_from <= draft.day and owner_of[f.id] is not draft]
         rng.shuffle(pool)
         # own genre's rules first, but never one already named as often as the tier asks while others are not
-        pool.sort(key=lambda f: (0 < preset.mentions_per_fact <= times.get(f.id, 0),
-                                 owner_of[f.id].genre != draft.genre, times.get(f.id, 0)))
+        # (once every rule of the topic has been talked about as often as the tier asks, the least talked first)
+        pool.sort(key=lambda f: (over := 0 < preset.mentions_per_fact <= times.get(f.id, 0),
+                                 times.get(f.id, 0) if over else 0, owner_of[f.id].genre != draft.genre,
+                                 times.get(f.id, 0)))
         for fact in pool:
             if wanted <= 0:
                 break

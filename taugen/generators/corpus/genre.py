@@ -61,6 +61,11 @@ class Rendition:
             The cue statuses (:data:`CUE_STATUSES`) mark sentences that own nothing: ``pointer``,
             ``caveat``, ``route``, ``decoy`` and ``mention`` (the subject named in passing, no value).
         date: the in-world date on which the artifact states it.
+        echo: True for a restatement of a rule that another record owns (status ``current``, value
+            included), planned into a record's rule places (:func:`~taugen.generators.corpus.planner.plan_corpus`):
+            a genre renders it exactly as it renders a rule the record owns, but it owns nothing, so a
+            record holding only echoes is a filler. Placement reads its words and value back like any
+            rendition's.
     """
 
     fact_id: str
@@ -69,6 +74,13 @@ class Rendition:
     register: Register
     status: RenditionStatus
     date: dt.date
+    echo: bool = False
+
+    @property
+    def owns(self) -> bool:
+        """True when the record holding this rendition owns its fact: a rule stated as current or
+        superseded that is not an echo (cues and echoes own nothing)."""
+        return self.status not in CUE_STATUSES and not self.echo
 
 
 @dataclass
@@ -82,7 +94,8 @@ class ArtifactPlan:
         topic_title: human title of that section.
         start: first in-world timestamp (first email, call start).
         end: last in-world timestamp; never after the snapshot date.
-        renditions: facts this artifact owns (empty for a filler).
+        renditions: facts this artifact owns, then the sentences that own nothing: cues (pointers,
+            caveats, route pointers, decoys, mentions) and echoes (rules owned elsewhere, restated).
         facts: the Fact objects for those renditions, by id.
         seed: the artifact's own seed (derived from the build seed and the artifact id).
         variant: a genre-specific sub-kind (``chat`` / ``phone``; ``handbook`` / ``slides``; ...).
@@ -119,8 +132,14 @@ class ArtifactPlan:
 
     @property
     def is_carrier(self) -> bool:
-        """True when the artifact owns at least one fact (cues own nothing)."""
-        return any(r.status not in CUE_STATUSES for r in self.renditions)
+        """True when the artifact owns at least one fact (cues and echoes own nothing)."""
+        return any(r.owns for r in self.renditions)
+
+    @property
+    def states_rules(self) -> bool:
+        """True when the artifact states at least one rule with its value, owned or echoed: what a genre
+        lays out by (a genre never asks whether it owns them, so fillers with echoes read as carriers)."""
+        return any(r.status in ("current", "superseded") for r in self.renditions)
 
     def successor(self, fact_id: str) -> Fact | None:
         """The fact in :attr:`facts` whose ``supersedes`` is ``fact_id`` (its newer version), or None
@@ -155,6 +174,11 @@ class ArtifactPlan:
 
 
 _FAKERS: dict[tuple[str, str], Faker] = {}
+
+
+def voice_capable(genre: "Genre") -> bool:
+    """Genres whose renditions may be in the voiced register (people talking or writing informally)."""
+    return genre.voiced and not genre.tabular
 
 
 def shown_as_history(plan: ArtifactPlan, rendition: Rendition, day: dt.date) -> bool:

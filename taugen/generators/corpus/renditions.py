@@ -280,6 +280,11 @@ def _subject_variants(subject: str) -> list[str]:
     return variants
 
 
+def voiceable(fact: Fact) -> bool:
+    """Whether ``fact`` has a voiced wording (hand-written lines or a frame); independent of any draw."""
+    return voiced_text(fact, random.Random(0))[0] != fact.statement
+
+
 def voiced_text(fact: Fact, rng: random.Random, spoken: SpokenWords | None = None) -> tuple[str, str]:
     """A voiced rendition of ``fact`` and the value form it uses.
 

@@ -652,15 +652,15 @@ class SpreadsheetGenre(Genre):
 
     def _lines(self, plan: ArtifactPlan, context: RenderContext, variant: str, rng,
                review_dates: list[dt.date]) -> tuple[list[_Line], list[tuple[_Line, Any, dt.date]]]:
-        """The main sheet's rows, carriers and fillers alike: one per rule the plan owns in force on the
-        sheet's date (none for a filler), then peer rows, and the peer figures that changed
+        """The main sheet's rows, carriers and fillers alike: one per rule the plan states (owned or echoed)
+        in force on the sheet's date, then peer rows, and the peer figures that changed
         ``(line, previous value, in force from)`` for the revision history.
 
         Peer rows state what other organisations publish for comparable subjects of the topic
         (:func:`~taugen.generators.corpus.genres.benchmarks.comparable_facts`; a carrier's own subjects
         come first half the time), each with the organisation's name in ``Source`` and a figure that no
-        version of a fact on that subject ever had. A filler draws as many subjects as a carrier's rules
-        plus peers; a carrier has none in one case out of five.
+        version of a fact on that subject ever had. A sheet without rules draws as many subjects as a
+        carrier's rules plus peers; a sheet with rules has none in one case out of five.
         """
         saved = plan.end.date()
         lines: list[_Line] = []
@@ -678,7 +678,7 @@ class SpreadsheetGenre(Genre):
         preferred = _PEER_TYPES[variant]
         pool = comparable_facts(context, plan.topic, preferred) or comparable_facts(context, plan.topic) \
             or _fallback_subjects(context, plan, rng)
-        if plan.is_carrier:
+        if plan.states_rules:
             wanted = 0 if rng.random() < 0.2 else rng.choice((1, 1, 2, 2, 3, 4))
             subjects = list(own) if own and rng.random() < 0.5 else []
         else:

@@ -1,0 +1,180 @@
+"""Echoes: rules that another record owns, restated in a filler's rule places.
+
+A carrier states its rules in its genre's rule places; a filler has the same places
+(``rule_slots``, drawn from its genre's carriers). Left to each genre, a filler's places held words
+that no carrier's did (a subject "set out in the fee schedule", a help card with no figure), so an
+ordinary text classifier told the two apart from those words and from the missing amounts, percents
+and day counts. An echo fills a filler's place with a rule of its topic that another record owns, as
+staff and help pages restate rules in real records: a :class:`~taugen.generators.corpus.genre.Rendition`
+with ``echo=True`` and status ``current``, worded as the planner words an owner's rendition in that
+genre (the same register mix, the same frames), rendered by the genre exactly as a rule it owns. The
+record still owns nothing (the manifest lists the echo beside the owner's rendition, flagged; the
+coverage validator checks that the fact has its own owner elsewhere and placement reads the echo's
+words and value back from the delivered file).
+
+An echoed fact is current and in force on the record's date, owned by another record, not
+client-held, contested or reachable only by an evidence route (``excluded``), not in the same
+supersession arc as a fact the record holds, and its value is in none of the record's other sentences
+nor a client-held fact's value; an echo's words differ from every other sentence stating that fact in
+records of the same genre (no sentence is repeated across a genre's long documents: a rule with one
+wording is stated once per genre), unless the genre's records never run long (help pages). Facts of the
+record's topic that its own genre's carriers state come first (the topic's words then say nothing
+about ownership), then those echoed least; no fact is echoed more than :data:`MAX_ECHOES` times, or, in a
+topic whose fillers have more places than its rules times that, one more than its places per rule.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from taugen.authoring.models import Fact
+from taugen.authoring.pack import Pack
+from taugen.authoring.values import find_surface_form
+from taugen.generators.corpus.genre import Genre, Rendition, voice_capable
+from taugen.generators.corpus.renditions import SpokenWords, canonical_text, voiceable, voiced_text
+from taugen.text import LONG_TOKENS
+
+if TYPE_CHECKING:
+    from taugen.generators.corpus.planner import Draft
+
+MAX_ECHOES = 3
+"""No fact is restated by more than this many records besides its owner."""
+_LENGTH_STEP = 40
+"""Statements within this many characters of a carrier's rendition count as the same length."""
+
+
+def plan_echoes(pack: Pack, share: float, rng: random.Random, drafts: list[Draft], owner_of: dict[str, Draft],
+                genres: dict[str, Genre], excluded: set[str], spoken: SpokenWords | None = None) -> int:
+    """Fill the rule places of fillers in ``drafts`` with echoes, in draft order; returns how many.
+
+    Args:
+        pack: the loaded pack (facts, supersession).
+        share: the share of a filler's ``rule_slots`` to fill (the tier's ``filler_echoes``, 0-1; each
+            place is kept with this probability).
+        rng: the echo pass's own generator.
+        drafts: every planned record (carriers and fillers); fillers get their echoes placed first in
+            their ``renditions``, ahead of any cue, as a carrier's own rules are.
+        owner_of: fact id → the draft that owns it.
+        genres: registered genres by name (``max_facts`` bounds a record's sentences).
+        excluded: fact ids never echoed (client-held, contested, route facts).
+        spoken: the pack's spoken wordings, for voiced echoes (a rule that has a voiced wording is voiced
+            as often as the genre voices its own such rules).
+    """
+    if share <= 0:
+        return 0
+    held_values = [pack.facts[f].value for f in sorted(excluded)
+                   if f in pack.facts and pack.facts[f].holder == "client" and pack.facts[f].value is not None]
+    by_topic: dict[str, list[Fact]] = defaultdict(list)
+    for fact_id in sorted(owner_of):
+        fact = pack.facts[fact_id]
+        if fact_id not in excluded and pack.is_current(fact_id):
+            by_topic[fact.section].append(fact)
+    # the register and kinds of each genre's own rules, and the words already stating each fact in each genre
+    voiced: dict[str, list[bool]] = defaultdict(list)
+    kinds: dict[str | tuple[str, str], list[tuple[str, str, int]]] = defaultdict(list)
+    said: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for draft in drafts:
+        for rendition in draft.owned():
+            if voiceable(draft.facts[rendition.fact_id]):  # how often the genre voices a rule that can be
+                voiced[draft.genre].append(rendition.register == "voiced")
+            model = (*_kind(draft.facts[rendition.fact_id]), len(rendition.text))
+            kinds[draft.genre].append(model)
+            kinds[(draft.genre, draft.topic)].append(model)  # type: ignore[index]
+            said[(rendition.fact_id, draft.genre)].add(_key(rendition.text))
+    wanted: dict[int, int] = {}
+    for draft in drafts:
+        if draft.owned() or draft.rule_slots <= 0 or any(r.status in ("pointer", "caveat") for r in draft.renditions):
+            continue  # a record that points to the client states nothing else
+        places = sum(1 for _ in range(draft.rule_slots) if rng.random() < share)
+        wanted[id(draft)] = min(places, genres[draft.genre].max_facts - len(draft.renditions))
+    # a topic with many fillers and few rules echoes each rule more often, never more than it must
+    demand: dict[str, int] = defaultdict(int)
+    for draft in drafts:
+        demand[draft.topic] += wanted.get(id(draft), 0)
+    cap = {topic: max(MAX_ECHOES, math.ceil(demand[topic] / len(facts)) + 1) for topic, facts in by_topic.items()}
+    times: dict[str, int] = defaultdict(int)
+    placed = 0
+    for draft in drafts:
+        if id(draft) not in wanted:
+            continue
+        genre = genres[draft.genre]
+        pool = [f for f in by_topic.get(draft.topic, []) if f.effective_from <= draft.day
+                and owner_of[f.id] is not draft and times[f.id] < 2 * cap[draft.topic]]
+        rng.shuffle(pool)
+        echoes: list[Rendition] = []
+        for _ in range(wanted[id(draft)]):
+            # each place mirrors a rule that a carrier of the genre on the topic owns (else on any topic): a
+            # rule of its value type (up to twice the cap: popular kinds are quoted more), one the genre's
+            # own records state (a search on its subject then finds records of the owner's kind too), of
+            # its category, of about its length, then one echoed least
+            category, kind, length = rng.choice(kinds.get((draft.genre, draft.topic))  # type: ignore[call-overload]
+                                                or kinds.get(draft.genre) or [("", "", 0)])
+            pool.sort(key=lambda f: (_kind(f)[1] != kind, times[f.id] >= cap[draft.topic],
+                                     owner_of[f.id].genre != draft.genre, _kind(f)[0] != category,
+                                     abs(len(f.statement) - length) // _LENGTH_STEP, times[f.id]))
+            for fact in pool:
+                voice = voice_capable(genre) and rng.choice(voiced.get(draft.genre) or [False])
+                echo = _echo(fact, draft, echoes, voice, rng, spoken, said, held_values, _short(genre))
+                if echo is not None:
+                    echoes.append(echo)
+                    said[(fact.id, draft.genre)].add(_key(echo.text))
+                    times[fact.id] += 1
+                    draft.facts[fact.id] = fact
+                    pool.remove(fact)
+                    break
+        draft.renditions[:0] = echoes
+        placed += len(echoes)
+    return placed
+
+
+def _echo(fact: Fact, draft: Draft, echoes: list[Rendition], voice: bool, rng: random.Random,
+          spoken: SpokenWords | None, said: dict[tuple[str, str], set[str]], held_values: list,
+          short: bool) -> Rendition | None:
+    """``fact`` restated in ``draft`` (voiced when ``voice`` and the fact has a voiced wording), or None
+    when the record holds a version of it or its value already, or the words would repeat a sentence of
+    the genre stating it (two long records of a genre never share a sentence: the realism gate; a
+    ``short`` genre's records never run long), or state a client-held value or another value the record
+    holds."""
+    if _related(fact, draft):
+        return None
+    kept = [r.text for r in draft.renditions] + [r.text for r in echoes]
+    if fact.value is not None and any(find_surface_form(fact.value, text) for text in kept):
+        return None
+    text, form = voiced_text(fact, rng, spoken) if voice else canonical_text(fact)
+    if (not short and _key(text) in said[(fact.id, draft.genre)]) or \
+            any(find_surface_form(value, text) for value in held_values):
+        return None
+    if any(find_surface_form(other.value, text) for other in draft.facts.values()
+           if other.value is not None and other.id != fact.id):
+        return None
+    register = "voiced" if voice and text != fact.statement else "canonical"
+    return Rendition(fact_id=fact.id, text=text, value_form=form, register=register,  # type: ignore[arg-type]
+                     status="current", date=draft.day, echo=True)
+
+
+def _short(genre: Genre) -> bool:
+    """Whether every record of ``genre`` stays far below a long document: it plans every variant's length
+    (``spread_words``) under half of :data:`~taugen.text.LONG_TOKENS` and writes no long documents (help
+    pages, slide decks). Such a genre may state a rule in the same words in two records."""
+    spread = genre.spread_words
+    ranges = list(spread.values()) if isinstance(spread, dict) else [spread] if spread else []
+    covered = isinstance(spread, tuple) or (isinstance(spread, dict) and all(v in spread for v in genre.variants))
+    return bool(ranges) and covered and not genre.long_words and max(high for _low, high in ranges) < LONG_TOKENS / 2
+
+
+def _kind(fact: Fact) -> tuple[str, str]:
+    """A rule's kind for matching a genre's own: its category and its value's type ('' without one)."""
+    return fact.category, fact.value.type if fact.value is not None else ""
+
+
+def _key(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _related(fact: Fact, draft: Draft) -> bool:
+    """Whether ``draft`` already holds ``fact``, or a version of it (same supersession arc)."""
+    return fact.id in draft.facts or fact.supersedes in draft.facts or any(
+        getattr(other, "supersedes", None) == fact.id for other in draft.facts.values())
