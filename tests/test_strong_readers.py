@@ -107,6 +107,26 @@ def test_no_classifier_separates_records_from_one_process():
         assert 0.25 <= result[name]["overall"] <= 0.75, (name, result[name])
 
 
+def test_chance_level_tells_a_marker_from_a_small_genres_noise():
+    """``chance_level`` shuffles a genre's labels: a carrier-only amount scores far above every shuffle (p 0),
+    records from one process score where shuffled labels do."""
+    def marked(rng, carrier):
+        return f"[99] Agent: the charge is ${rng.randint(5, 60)}.{rng.randint(10, 99)} per item." if carrier else ""
+
+    def alike(rng, carrier):
+        return f"[99] Agent: that came to ${rng.randint(5, 60)}.{rng.randint(10, 99)}." if rng.random() < 0.5 else ""
+
+    found = readers.chance_level(readers.corpus(corpus(marked, count=30)), "numeric", "support_transcript", rounds=20)
+    assert found["auc"] >= 0.9 and found["p_value"] == 0.0 and found["chance_p95"] < found["auc"], found
+    assert found["rounds"] == 20 and 0.3 <= found["chance_mean"] <= 0.7, found
+    noise = readers.chance_level(readers.corpus(corpus(alike, count=30)), "numeric", None, rounds=20)
+    assert noise["p_value"] >= 0.05 and noise["auc"] <= noise["chance_p95"] + 0.1, noise
+    with pytest.raises(ValueError, match="no records of genre"):
+        readers.chance_level(readers.corpus(corpus(alike, count=30)), "numeric", "web_screenshot", rounds=2)
+    with pytest.raises(ValueError, match="unknown reader"):
+        readers.chance_level(readers.corpus(corpus(alike, count=30)), "loudness", None, rounds=2)
+
+
 def test_numeric_features_count_amounts_percents_days_and_dates():
     text = "It is $35.00 or 2.5% within 10 business days, by March 3, 2025 or 2025-03-04; thirty dollars."
     row = readers.numeric_features(text)
@@ -167,28 +187,44 @@ def test_bundle_json_reports_what_the_readers_measure_on_the_delivered_files(har
 READERS = ("tfidf", "numeric", "structure")
 DIAGNOSTICS = ("tfidf_facts_removed", "numeric_facts_removed")
 
-_UNMET = ("issue 10 item 3 not met yet: measured hard seed 0 (300 tasks, 15 calls): tfidf 0.822 overall (web 0.850, "
-          "support 0.744, case ledgers 0.691), numeric 0.772 (web 0.906, PDFs 0.865, support 0.790), structure 0.592 "
-          "(case ledgers 0.855); seeds 1 and 2: tfidf 0.828/0.842, numeric 0.763/0.767, structure 0.621/0.603; a "
-          "carrier's slot holds the rule's figure where a filler's holds a stand-in, a deferral or a peer's figure "
-          "(see README, Strong readers; scripts/strong_readers.py)")
-
-
 def _over(result: dict) -> dict:
     return {scope: auc for scope, auc in [("overall", result["overall"]), *result["per_genre"].items()]
             if auc is not None and auc > readers.MAX_AUC}
 
 
-@pytest.mark.xfail(strict=True, reason=_UNMET)
 @pytest.mark.parametrize("name", READERS)
 def test_no_strong_reader_tells_carriers_from_fillers(hard_readers, name):
+    """Issue 10 item 3 at seed 0: every reader at or under 0.65 overall and in every genre of 20 records or
+    more. Before fillers' rule places held echoes (rules owned elsewhere, restated): tfidf 0.822 overall (web
+    0.850, support 0.744), numeric 0.772 (web 0.906, PDFs 0.865), structure 0.592 (case ledgers 0.855)."""
     _path, _view, measured = hard_readers
     over = _over(measured["classifiers"][name])
     assert not over, f"{name}: ROC AUC above {readers.MAX_AUC}: {over}"
 
 
+_SMALL_GENRE = ("issue 10 item 3 not met at every seed: banking hard seed 2 (this tree) measures numeric 0.724 on its "
+                "21 spreadsheets (7 carriers); shuffling their labels 40 times gave over 0.65 in 25 % of shuffles "
+                "(p = 0.15), the noise of a genre that small, not a marker found (scripts/strong_readers.py --chance)")
+
+
+@pytest.mark.parametrize("seed", [1, pytest.param(2, marks=pytest.mark.xfail(strict=True, reason=_SMALL_GENRE))])
+def test_no_strong_reader_tells_carriers_from_fillers_at_the_sampled_seeds(built_bundle, seed):
+    """The same readers on the non-zero hard seeds the suite builds anyway (tests/test_seed_sample.py):
+    overall and in every genre of 20 records or more, at or under 0.65."""
+    view = BundleView(read_bundle(built_bundle("hard", seed=seed, readers=False)))
+    measured = readers.classifiers(view, facts_removed=False)
+    over = {name: _over(measured[name]) for name in READERS}
+    assert all(measured[name]["overall"] <= readers.MAX_AUC for name in READERS), over
+    assert not any(over.values()), f"ROC AUC above {readers.MAX_AUC}: {over}"
+
+
+_MARKER = ("issue 10 item 3 diagnostic not met: at banking hard seed 0 (this tree) the numeric reader with every "
+           "fact sentence deleted measures 0.718 on the 42 flowcharts (13 carriers); 30 label shuffles gave over "
+           "0.65 in 7 % (p = 0.033): something around the fact slots of a flowchart, not yet found")
+
+
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=_UNMET)
+@pytest.mark.xfail(strict=True, reason=_MARKER)
 def test_no_marker_outside_the_fact_sentences(hard_readers):
     """The facts-removed diagnostics: with every planned sentence about a fact deleted from every record, what
     is left (headings, steps, structure around the slots) tells carriers from fillers no better than 0.65."""
