@@ -61,29 +61,6 @@ class ManifestFile(_Strict):
     suffix: str
 
 
-class ManifestRendition(_Strict):
-    """A sentence of an artifact that states a fact's value (the placement validator finds it)."""
-
-    fact_id: str
-    status: str
-    register_: str = Field(alias="register", description="``canonical`` or ``voiced``.")
-    text: str
-    value_form: str
-    date: str
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-
-class ManifestCue(_Strict):
-    """A sentence that points at, qualifies, mentions or contradicts a fact without owning it."""
-
-    fact_id: str
-    kind: str
-    text: str
-    value_form: str
-    date: str
-
-
 class ManifestEcho(_Strict):
     """A rule that another artifact owns, restated with its value (see
     :mod:`taugen.generators.corpus.echoes`): placement finds its words and value, and it owns nothing."""
@@ -95,6 +72,23 @@ class ManifestEcho(_Strict):
     date: str
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class ManifestRendition(ManifestEcho):
+    """A sentence of an artifact that states a fact's value (the placement validator finds it): the
+    artifact owns the fact, as ``current`` or ``superseded``."""
+
+    status: str
+
+
+class ManifestCue(_Strict):
+    """A sentence that points at, qualifies, mentions or contradicts a fact without owning it."""
+
+    fact_id: str
+    kind: str
+    text: str
+    value_form: str
+    date: str
 
 
 class ManifestArtifact(_Strict):
