@@ -1,7 +1,7 @@
 """Echoes: rules that another record owns, restated in a filler's rule places.
 
 A carrier states its rules in its genre's rule places; a filler has the same places
-(``rule_slots``, drawn from its genre's carriers). Left to each genre, a filler's places held words
+(``rule_slots``, dealt from its genre's carriers' counts). Left to each genre, a filler's places held words
 that no carrier's did (a subject "set out in the fee schedule", a help card with no figure), so an
 ordinary text classifier told the two apart from those words and from the missing amounts, percents
 and day counts. An echo fills a filler's place with a rule of its topic that another record owns, as
@@ -17,10 +17,12 @@ client-held, contested or reachable only by an evidence route (``excluded``), no
 supersession arc as a fact the record holds, and its value is in none of the record's other sentences
 nor a client-held fact's value; an echo's words differ from every other sentence stating that fact in
 records of the same genre (no sentence is repeated across a genre's long documents: a rule with one
-wording is stated once per genre), unless the genre's records never run long (help pages). Facts of the
-record's topic that its own genre's carriers state come first (the topic's words then say nothing
-about ownership), then those echoed least; no fact is echoed more than :data:`MAX_ECHOES` times, or, in a
-topic whose fillers have more places than its rules times that, one more than its places per rule.
+wording is stated once per genre), unless the genre's records never run long (help pages). Each place
+mirrors a rule that a carrier of the genre on the topic owns: a rule of its value type first, then one
+the genre's own records state (the topic's words then say nothing about ownership), of its category, of
+about its length, then the one echoed least. A rule is echoed up to its topic's cap (:data:`MAX_ECHOES`,
+or in a topic whose fillers have more places than its rules times that, one more than its places per
+rule), and up to twice the cap when no rule of the wanted value type is under it.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ if TYPE_CHECKING:
     from taugen.generators.corpus.planner import Draft
 
 MAX_ECHOES = 3
-"""No fact is restated by more than this many records besides its owner."""
+"""A topic's cap on the records restating one of its rules, unless its fillers' places need more (see the
+module's docstring)."""
 _LENGTH_STEP = 40
 """Statements within this many characters of a carrier's rendition count as the same length."""
 
