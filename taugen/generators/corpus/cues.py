@@ -35,6 +35,12 @@ if TYPE_CHECKING:
     from taugen.generators.corpus.planner import Draft
 
 
+def related(fact: Fact, draft: Draft) -> bool:
+    """Whether ``draft`` already holds ``fact`` or a version of it (the same supersession arc)."""
+    return fact.id in draft.facts or fact.supersedes in draft.facts or any(
+        getattr(other, "supersedes", None) == fact.id for other in draft.facts.values())
+
+
 def cue_capable(genre: Genre) -> bool:
     """Genres that place any sentence verbatim in running text written by people (emails, chats,
     calls, meetings): the only ones that carry pointers, caveats, route pointers and decoys."""
@@ -158,10 +164,6 @@ def plan_mentions(pack: Pack, preset: TierPreset, rng: random.Random, hosts: Hos
                 times[rendition.fact_id] = times.get(rendition.fact_id, 0) + 1
     used: set[tuple[str, str]] = set()
     figures = _MentionFigures(pack, preset, seed)
-
-    def related(fact: Fact, draft: Draft) -> bool:
-        return fact.id in draft.facts or fact.supersedes in draft.facts or any(
-            getattr(other, "supersedes", None) == fact.id for other in draft.facts.values())
 
     for draft in hosts.drafts:
         if any(r.status in ("pointer", "caveat") for r in draft.renditions):

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from taugen.authoring.models import Fact
 from taugen.authoring.pack import Pack
 from taugen.authoring.values import find_surface_form
+from taugen.generators.corpus.cues import related
 from taugen.generators.corpus.genre import Genre, Rendition, voice_capable
 from taugen.generators.corpus.renditions import SpokenWords, canonical_text, voiceable, voiced_text
 from taugen.text import LONG_TOKENS
@@ -141,7 +142,7 @@ def _echo(fact: Fact, draft: Draft, echoes: list[Rendition], voice: bool, rng: r
     the genre stating it (two long records of a genre never share a sentence: the realism gate; a
     ``short`` genre's records never run long), or state a client-held value or another value the record
     holds."""
-    if _related(fact, draft):
+    if related(fact, draft):
         return None
     kept = [r.text for r in draft.renditions] + [r.text for r in echoes]
     if fact.value is not None and any(find_surface_form(fact.value, text) for text in kept):
@@ -175,9 +176,3 @@ def _kind(fact: Fact) -> tuple[str, str]:
 
 def _key(text: str) -> str:
     return " ".join(text.lower().split())
-
-
-def _related(fact: Fact, draft: Draft) -> bool:
-    """Whether ``draft`` already holds ``fact``, or a version of it (same supersession arc)."""
-    return fact.id in draft.facts or fact.supersedes in draft.facts or any(
-        getattr(other, "supersedes", None) == fact.id for other in draft.facts.values())
