@@ -102,6 +102,23 @@ MUTATIONS = {
     "a date": lambda db: setattr(db.items["i1"], "added", dt.date(2026, 2, 1)),
     "a list of records in place": lambda db: setattr(db.log[0], "price", 1.0),
     "a scalar field": lambda db: setattr(db, "counter", 1),
+    # every way a tool may reach a record of a table (copied one record at a time on a copy_on_access copy)
+    "a record through values()": lambda db: setattr(sorted(db.items.values(), key=lambda i: i.item_id)[0], "price", 9.0),
+    "a record through items()": lambda db: [setattr(r, "price", 7.0) for k, r in db.items.items() if k == "i2"],
+    "a record through get()": lambda db: db.owners.get("o1").items.append("i9"),
+    "a record through setdefault()": lambda db: setattr(db.items.setdefault("i1", None), "price", 8.0),
+    "a record through dict(table)": lambda db: setattr(dict(db.items)["i1"], "price", 4.0),
+    "a record through {**table}": lambda db: setattr({**db.items}["i2"], "price", 4.5),
+    "a record through table | {}": lambda db: setattr((db.items | {})["i2"], "price", 4.25),
+    "a record through copy()": lambda db: db.owners.copy()["o1"].items.clear(),
+    "a record through copy.copy()": lambda db: copy.copy(db.owners)["o1"].items.clear(),
+    "a popped record changed": lambda db: setattr(db.items.pop("i1"), "price", 5.0),
+    "a record from popitem() changed": lambda db: setattr(db.items.popitem()[1], "price", 5.5),
+    "records added by update()": lambda db: db.items.update({"i9": Item(item_id="i9", price=1.0)}, i8=Item(item_id="i8", price=2.0)),
+    "records added by |=": lambda db: db.items.__ior__({"i7": Item(item_id="i7", price=1.0)}),
+    "a record replaced by an equal one": lambda db: db.items.__setitem__("i1", db.items["i1"].model_copy()),
+    "a record deleted": lambda db: db.items.__delitem__("i1"),
+    "a table cleared": lambda db: db.items.clear(),
 }
 
 
@@ -129,6 +146,30 @@ def test_a_replay_that_changes_nothing_keeps_the_start_texts(source):
     assert set(fast.__dict__) == {"items", "owners", "catalogue"}  # only the tables read were taken
     assert fast.items is not source.items and fast.catalogue is source.catalogue  # static: shared, as clone does
     assert all(mine is theirs for mine, theirs in zip(texts.state(fast), start))
+
+
+def test_a_read_table_copies_only_the_records_reached(source):
+    """A table read on a copy_on_access copy holds the source's own records until a reader reaches one: only
+    that one is copied, the source is never changed, and the table's text is the source's own string."""
+    texts = TableTexts()
+    start = texts.state(source)
+    fast = copy_on_access(source)
+    assert fast.items.shared == {"i1", "i2"} and len(fast.items) == 2 and "i1" in fast.items
+    assert sorted(fast.items) == ["i1", "i2"] and fast.items.shared == {"i1", "i2"}  # keys are not records
+    assert all(mine is theirs for mine, theirs in zip(texts.state(fast), start))
+    fast.items["i1"].price = 99.0
+    assert fast.items.shared == {"i2"} and dict.__getitem__(fast.items, "i2") is source.items["i2"]
+    assert fast.items["i1"] is not source.items["i1"] and source.items["i1"].price == 2.5
+    state = texts.state(fast)
+    items = texts_index(ShopDB, "items")
+    assert all(mine is theirs for index, (mine, theirs) in enumerate(zip(state, start)) if index != items)
+    assert '"price": 99.0' in state[items] and '"price": 99.0' not in start[items]
+    assert json.loads(json.dumps(fast.items, default=lambda m: m.model_dump()))["i1"]["price"] == 99.0
+    assert fast.model_dump()["items"]["i2"] == source.items["i2"].model_dump()
+
+
+def texts_index(db_model, name: str) -> int:
+    return sorted(db_model.model_fields).index(name)
 
 
 def test_only_the_changed_table_gets_a_new_text(source):

@@ -147,16 +147,128 @@ def same_text(copy: Any, original: Any) -> bool:
     return all(map(same_text, mine.values(), theirs.values()))
 
 
+class _LazyRecords(dict):
+    """A table (a ``dict`` with string keys) of a :func:`copy_on_access` database whose items are deep-copied
+    one by one, the first time a reader reaches them, instead of the whole table when the table is first read.
+
+    Until then the table's storage holds the source's own item (its key is in :attr:`shared`): nothing hands
+    it out, so nothing can change it, and :meth:`TableTexts.state` takes its text from the source without
+    looking at it. Every way Python code reaches an item copies it first: indexing, ``get``, ``setdefault``,
+    ``pop``, ``popitem``, ``values``, ``items``, ``copy`` and the merges (``dict(table)``, ``{**table}``,
+    ``update``), which CPython runs through ``keys`` and indexing because the class has its own ``__iter__``.
+    ``values()`` and ``items()`` are lists, not views. What reads the storage directly (``json.dumps``,
+    pydantic's ``model_dump``, ``==``) sees the source's values for the items not reached, which are the
+    values a full copy would hold. A key written (``table[key] = ...``) or deleted is no longer shared.
+
+    Attributes:
+        shared: the keys whose item is still the source's own object.
+        memo: the copy's memo (:func:`taugen.generators.environment._copied`), shared by every table of the
+            database, so an object reached twice is copied once.
+    """
+
+    __slots__ = ("shared", "memo")
+
+    def __init__(self, source: dict, memo: dict[int, Any]) -> None:
+        super().__init__(source)
+        self.shared = set(source)
+        self.memo = memo
+
+    def _take(self, key: Any) -> Any:
+        """The item at ``key`` (which must be present), copied into the storage first if it is still shared."""
+        value = dict.__getitem__(self, key)
+        if key in self.shared:
+            self.shared.discard(key)
+            if type(value) not in _IMMUTABLE_TYPES:
+                value = _copied(value, self.memo)
+                dict.__setitem__(self, key, value)
+        return value
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._take(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self._take(key) if dict.__contains__(self, key) else default
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if dict.__contains__(self, key):
+            return self._take(key)
+        dict.__setitem__(self, key, default)
+        return default
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        if dict.__contains__(self, key):
+            value = self._take(key)
+            dict.__delitem__(self, key)
+            return value
+        return dict.pop(self, key, *default)
+
+    def popitem(self) -> tuple[Any, Any]:
+        if not self:
+            raise KeyError("popitem(): dictionary is empty")
+        key = next(reversed(dict.keys(self)))
+        return key, self.pop(key)
+
+    def values(self) -> list[Any]:  # type: ignore[override]
+        return [self._take(key) for key in dict.keys(self)]
+
+    def items(self) -> list[tuple[Any, Any]]:  # type: ignore[override]
+        return [(key, self._take(key)) for key in dict.keys(self)]
+
+    def __iter__(self):  # its own __iter__: CPython then merges a subclass through keys() and [] (copies)
+        return dict.__iter__(self)
+
+    def copy(self) -> dict:
+        return dict(self.items())
+
+    __copy__ = copy
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict:
+        import copy as copying
+
+        return {key: copying.deepcopy(value, memo) for key, value in self.items()}
+
+    def __reduce_ex__(self, protocol: Any) -> tuple:
+        return dict, (self.copy(),)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self.shared.discard(key)
+        dict.__setitem__(self, key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        self.shared.discard(key)
+        dict.__delitem__(self, key)
+
+    def update(self, *others: Any, **items: Any) -> None:
+        for key, value in dict(*others, **items).items():
+            self[key] = value
+
+    def __ior__(self, other: Any) -> "_LazyRecords":
+        self.update(other)
+        return self
+
+    def __or__(self, other: Any) -> dict:
+        return {**self.copy(), **other}
+
+    def clear(self) -> None:
+        self.shared.clear()
+        dict.clear(self)
+
+
 class _CopyOnAccess:
     """The ``__getattr__`` of a :func:`copy_on_access` database: the first read of a field that is not yet in
-    the instance's ``__dict__`` copies it from the source (or takes a static table over) and keeps it there,
-    so every later read is an ordinary attribute read."""
+    the instance's ``__dict__`` takes it from the source and keeps it there, so every later read is an
+    ordinary attribute read: a static table as it is, a table that is a plain ``dict`` with string keys as a
+    :class:`_LazyRecords` (its items copied one by one as they are reached), any other value deep-copied."""
 
     def __getattr__(self, name: str) -> Any:
         source, memo, static = object.__getattribute__(self, "_cow_source")
         if name in type(self).model_fields:
             value = source.__dict__[name]
-            if name not in static and type(value) not in _IMMUTABLE_TYPES:
+            if name in static or type(value) in _IMMUTABLE_TYPES:
+                pass
+            elif type(value) is dict and all(type(key) is str for key in value):
+                value = _LazyRecords(value, memo)
+            else:
                 value = _copied(value, memo)
             self.__dict__[name] = value
             return value
@@ -262,15 +374,22 @@ class TableTexts:
     def _changed_text(db_model: type[BaseModel], name: str, table: Any, original: _Table) -> str:
         """The text of field ``name`` holding ``table``, a copy of ``original``'s table that a replay may have
         changed."""
-        if original.records is None or type(table) is not dict:
+        lazy = type(table) is _LazyRecords
+        if original.records is None or (type(table) is not dict and not lazy):
             return _field_text(db_model, name, table)
         source = original.table
         same_keys = table.keys() == source.keys()
         if not same_keys and not all(type(key) is str for key in table):
             return _field_text(db_model, name, table)
+        shared = table.shared if lazy else ()  # items nothing reached: still the source's own
+        if same_keys and len(shared) == len(source):
+            return original.text
         texts, changed = [], not same_keys
         for key in original.keys if same_keys else sorted(table):
-            record, before = table[key], source.get(key)
+            if key in shared:
+                texts.append(original.records[key])
+                continue
+            record, before = dict.__getitem__(table, key), source.get(key)
             if before is not None and same_text(record, before):
                 texts.append(original.records[key])
             elif type(record) is not original.record:  # another model, or not a record: the field as a whole
