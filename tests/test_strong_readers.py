@@ -294,3 +294,44 @@ def test_a_rebuild_reuses_the_readers_summary_of_exactly_the_same_inputs(built_b
     changed = dict(texts, **{record: texts[record] + " A closing note."})
     pipeline.readers_summary(files, changed)
     assert len(measured) == 3
+
+
+def _numeric_features_case_insensitive(text: str) -> list[float]:
+    """The numeric reader's features the plain way: every pattern case-insensitive on the text as written."""
+    import math
+
+    tokens = max(1, len(readers._TOKEN.findall(text)))
+    row: list[float] = []
+    for pattern in readers._PATTERNS.values():
+        count = len(pattern.findall(text))
+        row += [100.0 * count / tokens, math.log1p(count)]
+    return row
+
+
+@pytest.mark.parametrize("text", [
+    "Twenty-Five Dollars, 10 PERCENT, three Business Days and MARCH 5, 2026 at 10:30",
+    "caf\u00e9 \u00e0 la carte costs five dollars on Jan 5 \u2014 \u201cSept 3\u201d",
+    "the Kelvin sign \u212a, a long \u017f in \u017feven percent, a dotted \u0130 and a dotless \u0131 in f\u0131ve days",
+    "",
+])
+def test_numeric_features_on_lower_cased_text_equal_case_insensitive_matching(text):
+    """The numeric reader matches lower-case patterns on lower-cased text when that finds exactly what the
+    case-insensitive patterns find on the text (faster); characters whose case maps to or from ASCII (the
+    Kelvin sign, the long s, the dotted and dotless i) keep the case-insensitive path."""
+    assert readers.numeric_features(text) == _numeric_features_case_insensitive(text)
+    assert readers._lowers_exactly(text) == ("\u212a" not in text)
+
+
+def test_numeric_features_equal_case_insensitive_matching_on_any_text():
+    from hypothesis import given, settings, strategies as st
+
+    alphabet = st.sampled_from(list("0123456789$%,.:-/ \n") + list("aAbBdDeEfFhHiIlLmMnNoOpPrRsStTuUvVwWyY")
+                               + ["\u212a", "\u017f", "\u0130", "\u0131", "\u00e9", "\u00c9", "\u2019"]
+                               + [" five ", " Twenty ", " dollars", " PERCENT", " days", " Jan ", " business "])
+
+    @settings(max_examples=300, deadline=None, derandomize=True)
+    @given(st.lists(alphabet, max_size=40).map("".join))
+    def check(text):
+        assert readers.numeric_features(text) == _numeric_features_case_insensitive(text)
+
+    check()

@@ -112,13 +112,29 @@ def without_renditions(text: str, renditions: list[dict[str, Any]]) -> str:
 # Features
 # --------------------------------------------------------------------------------------------------
 
+_LOWER_CASE_PATTERNS = {name: re.compile(pattern.pattern) for name, pattern in _PATTERNS.items()}
+""":data:`_PATTERNS` without ``IGNORECASE`` (their letters are all lower case), for lower-cased text: Python's
+case-insensitive matching costs two to three times as much."""
+
+
+def _lowers_exactly(text: str) -> bool:
+    """Whether ``_PATTERNS`` on ``text`` find what ``_LOWER_CASE_PATTERNS`` find on ``text.lower()``: every
+    character lower-cases to one character, and no character outside ASCII has an ASCII upper or lower case
+    (the long s, the Kelvin sign, the dotless and dotted i match ASCII letters case-insensitively)."""
+    if text.isascii():
+        return True
+    return all(len(c.lower()) == 1 and not c.lower().isascii() and not c.upper().isascii()
+               for c in set(text) if not c.isascii())
+
+
 def numeric_features(text: str) -> list[float]:
     """Numeric density of ``text``: for each pattern in ``_PATTERNS`` (money, percent, day counts,
     dates, clock times, numbers, number words) the count per 100 tokens and log(1 + count)."""
     tokens = max(1, len(_TOKEN.findall(text)))
+    patterns, searched = (_LOWER_CASE_PATTERNS, text.lower()) if _lowers_exactly(text) else (_PATTERNS, text)
     row: list[float] = []
-    for pattern in _PATTERNS.values():
-        count = len(pattern.findall(text))
+    for pattern in patterns.values():
+        count = len(pattern.findall(searched))
         row += [100.0 * count / tokens, math.log1p(count)]
     return row
 
