@@ -74,6 +74,12 @@ class _Value(BaseModel):
         """Numbers this value contains (used by consistency checks); empty when not numeric."""
         return []
 
+    @_memoised
+    def identity(self) -> str:
+        """The value's JSON (``model_dump_json()``): equal for equal values of one type, computed once per value
+        object (renders compare the values of a section for equality thousands of times)."""
+        return self.model_dump_json()
+
 
 def _words(number: Decimal | int) -> str:
     """``number`` in English words, without commas ("one thousand two hundred"). Cached by type and exact

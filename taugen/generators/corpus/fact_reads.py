@@ -132,7 +132,7 @@ def distinct_values(values: Iterable[Any]) -> list[Any]:
     """``values`` (typed fact values) with each equal value kept once, where it first occurs."""
     distinct: dict[str, Any] = {}
     for value in values:
-        distinct.setdefault(value.model_dump_json(), value)
+        distinct.setdefault(value.identity(), value)
     return list(distinct.values())
 
 
