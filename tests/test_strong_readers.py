@@ -322,6 +322,14 @@ def test_numeric_features_on_lower_cased_text_equal_case_insensitive_matching(te
     assert readers._lowers_exactly(text) == ("\u212a" not in text)
 
 
+def test_the_numeric_patterns_have_no_upper_case_letter():
+    """Lower-cased text is matched with the patterns as written: a literal upper-case letter would never match."""
+    import re
+
+    for name, pattern in readers._PATTERNS.items():
+        assert not re.search(r"[A-Z]", re.sub(r"\\.", "", pattern.pattern)), name
+
+
 def test_numeric_features_equal_case_insensitive_matching_on_any_text():
     from hypothesis import given, settings, strategies as st
 
