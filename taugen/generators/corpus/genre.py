@@ -77,10 +77,16 @@ class Rendition:
     echo: bool = False
 
     @property
+    def states_rule(self) -> bool:
+        """True when this is a rule stated with its value (status ``current`` or ``superseded``), owned or
+        echoed; False for a cue."""
+        return self.status not in CUE_STATUSES
+
+    @property
     def owns(self) -> bool:
-        """True when the record holding this rendition owns its fact: a rule stated as current or
-        superseded that is not an echo (cues and echoes own nothing)."""
-        return self.status not in CUE_STATUSES and not self.echo
+        """True when the record holding this rendition owns its fact: a rule it states that is not an
+        echo (cues and echoes own nothing)."""
+        return self.states_rule and not self.echo
 
 
 @dataclass
@@ -139,7 +145,7 @@ class ArtifactPlan:
     def states_rules(self) -> bool:
         """True when the artifact states at least one rule with its value, owned or echoed: what a genre
         lays out by (a genre never asks whether it owns them, so fillers with echoes read as carriers)."""
-        return any(r.status in ("current", "superseded") for r in self.renditions)
+        return any(r.states_rule for r in self.renditions)
 
     def successor(self, fact_id: str) -> Fact | None:
         """The fact in :attr:`facts` whose ``supersedes`` is ``fact_id`` (its newer version), or None

@@ -158,7 +158,7 @@ class Draft:
 
     def stated(self) -> list[Rendition]:
         """The rules this record states with their values: the ones it owns and its echoes."""
-        return [r for r in self.renditions if r.status in ("current", "superseded")]
+        return [r for r in self.renditions if r.states_rule]
 
 
 def resolve_surface(preset: TierPreset, pack: Pack) -> Surface:

@@ -215,7 +215,7 @@ def in_force_from(plan: ArtifactPlan, start: dt.datetime, end: dt.datetime) -> d
     latest ``effective_from``), so that no record states a rule before it took effect; ``start`` when
     the plan owns nothing or that day is outside the window."""
     days = [plan.facts[r.fact_id].effective_from for r in plan.renditions
-            if r.status in ("current", "superseded") and r.fact_id in plan.facts]
+            if r.states_rule and r.fact_id in plan.facts]
     if not days:
         return start
     floor = dt.datetime.combine(max(days), dt.time(7, 30), start.tzinfo)
