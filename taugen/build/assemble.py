@@ -25,7 +25,7 @@ from taugen import bundle_layout as layout
 from taugen.build.dataset_card import dataset_files
 from taugen.build.reference_mix import reference_mix
 from taugen.hashing import BundleFiles, digest_name, json_bytes, sha256_hex, sha256sums
-from taugen.generators.corpus.genre import CUE_STATUSES, RenderedArtifact, get_genre
+from taugen.generators.corpus.genre import CUE_STATUSES, RenderedArtifact, Rendition, get_genre
 from taugen.generators.corpus.planner import POLICY_DOCUMENT, CorpusPlan
 from taugen.generators.corpus.vocabulary import business_words
 from taugen.generators.domain import DomainDefinition
@@ -171,10 +171,8 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
             "genre": plan_.genre, "variant": plan_.variant, "topic": plan_.topic, "carrier": bool(owned),
             "start": plan_.start.isoformat(), "end": plan_.end.isoformat(), "files": delivered, "author_source": source,
             "timestamps": [stamp.isoformat() for stamp in artifact.timestamps],
-            "renditions": [{"fact_id": r.fact_id, "text": r.text, "value_form": r.value_form, "register": r.register,
-                            "status": r.status, "date": r.date.isoformat()} for r in owned],
-            "echoes": [{"fact_id": r.fact_id, "text": r.text, "value_form": r.value_form, "register": r.register,
-                        "date": r.date.isoformat()} for r in echoes],
+            "renditions": [{**_stated(r), "status": r.status} for r in owned],
+            "echoes": [_stated(r) for r in echoes],
             "cues": [{"fact_id": r.fact_id, "kind": r.status, "text": r.text, "value_form": r.value_form,
                       "date": r.date.isoformat()} for r in cues],
             "target_words": plan_.target_words,
@@ -335,6 +333,12 @@ def assemble_bundle(pack: Pack, domain: DomainDefinition, preset: TierPreset, se
                                json.loads(files[f"{runtime}/split_tasks.json"]),
                                tau2_derived=config.domain in BUILTIN_DATA_DOMAINS))
     return AssembledBundle(name=name, files=files, counts=counts)
+
+
+def _stated(rendition: Rendition) -> dict[str, str]:
+    """A rule a record states, as the manifest lists it (an echo; a rendition adds its ``status``)."""
+    return {"fact_id": rendition.fact_id, "text": rendition.text, "value_form": rendition.value_form,
+            "register": rendition.register, "date": rendition.date.isoformat()}
 
 
 def _histogram(values) -> dict[str, int]:
