@@ -21,7 +21,7 @@ from pathlib import Path
 
 from taugen.build.files import read_bundle
 from taugen.validators.bundle_view import BundleView
-from taugen.validators.readers import MAX_AUC, MAX_TOP_K_SHARE, chance_level, corpus, measure
+from taugen.validators.readers import MAX_AUC, MAX_TOP_K_SHARE, chance_level, classifiers, corpus, keyword_search
 
 
 def main(argv: list[str]) -> int:
@@ -31,31 +31,30 @@ def main(argv: list[str]) -> int:
     for folder in folders:
         started = time.perf_counter()
         view = BundleView(read_bundle(Path(folder)), source=folder)
-        result = measure(view, explain=explain)
-        classifiers = result["classifiers"]
-        print(f"== {folder}  ({classifiers['artifacts']} records, {classifiers['carriers']} carriers, "
+        data = corpus(view)  # the records' texts, read once for the readers, the keyword search and --chance
+        scores = classifiers(view, data, explain=explain)
+        keyword = keyword_search(view, data)
+        print(f"== {folder}  ({scores['artifacts']} records, {scores['carriers']} carriers, "
               f"{time.perf_counter() - started:.1f} s)")
         names = ["tfidf", "numeric", "structure", "tfidf_facts_removed", "numeric_facts_removed"]
-        genres = sorted({g for n in names for g in classifiers[n]["per_genre"]})
+        genres = sorted({g for n in names for g in scores[n]["per_genre"]})
         print(f"{'':24}" + "".join(f"{n:>21}" for n in names))
         for row in ["overall", *genres]:
             cells = []
             for n in names:
-                value = classifiers[n]["overall"] if row == "overall" else classifiers[n]["per_genre"].get(row)
+                value = scores[n]["overall"] if row == "overall" else scores[n]["per_genre"].get(row)
                 mark = "" if value is None or value <= MAX_AUC else " !"
                 cells.append(f"{'-' if value is None else f'{value:.3f}'}{mark:>2}".rjust(21))
             print(f"{row:24}" + "".join(cells))
-        keyword = result["keyword"]
         print(f"keyword top-{keyword['top_k']} share: {keyword['share']} over {keyword['facts']} facts "
               f"(target <= {MAX_TOP_K_SHARE})")
         for genre, stats in keyword["per_genre"].items():
             print(f"  {genre:24}{stats['share']:.3f}  ({stats['facts']} facts)")
         if explain:
-            print(json.dumps(classifiers["top_features"], indent=1))
+            print(json.dumps(scores["top_features"], indent=1))
         if rounds:
-            data = corpus(view)
             for name in names:
-                for genre, value in sorted(classifiers[name]["per_genre"].items()):
+                for genre, value in sorted(scores[name]["per_genre"].items()):
                     if value is not None and value > MAX_AUC:
                         chance = chance_level(data, name, genre, rounds)
                         print(f"chance: {name} on {genre}: {chance['auc']:.3f}; shuffled labels mean "

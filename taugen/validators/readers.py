@@ -29,7 +29,7 @@ be shortcut:
 Labels come from ``author/manifest.json`` (``carrier``); texts from each genre's own reader of the
 delivered files (:meth:`BundleView.text`), which is also what placement reads values back from.
 scikit-learn is an optional dependency (extra ``probes``); :func:`available` says whether it is
-installed and :func:`measure` raises ``ImportError`` when it is not.
+installed and :func:`classifiers` and :func:`keyword_search` raise ``ImportError`` when it is not.
 """
 
 from __future__ import annotations
@@ -417,18 +417,10 @@ def keyword_search(view: BundleView, data: dict[str, Any] | None = None) -> dict
             "per_genre": {g: {"facts": len(v), "share": round(sum(v) / len(v), 3)} for g, v in sorted(hits.items())}}
 
 
-def measure(view: BundleView, explain: bool = False, executor: Executor | None = None) -> dict[str, Any]:
-    """Every strong-reader number of a bundle: ``{"classifiers": ..., "keyword": ...}`` (see
-    :func:`classifiers`, run through ``executor``, and :func:`keyword_search`). Raises ImportError without
-    scikit-learn."""
-    data = corpus(view)
-    return {"classifiers": classifiers(view, data, explain=explain, executor=executor),
-            "keyword": keyword_search(view, data)}
-
-
 def summary(view: BundleView, executor: Executor | None = None) -> dict[str, Any]:
-    """The strong-reader numbers ``bundle.json`` reports under ``realism.readers`` (as :func:`measure`,
-    without the two facts-removed diagnostics, which ``scripts/strong_readers.py`` and the tests add), or
+    """The strong-reader numbers ``bundle.json`` reports under ``realism.readers``: ``{"classifiers":
+    :func:`classifiers` without the two facts-removed diagnostics (``scripts/strong_readers.py`` and the
+    tests add those), "keyword": :func:`keyword_search`}``, the classifiers run through ``executor``; or
     ``{"unavailable": "..."}`` when scikit-learn is not installed."""
     if not available():
         return {"unavailable": "scikit-learn is not installed (pip install 'taugen[probes]')"}
