@@ -93,3 +93,24 @@ def test_validate_flags_broken_registers(context):
     assert "decision_after_update" in codes(with_data(artifact, late.encode()))
     no_table = re.sub(r"\n\|.*", "", raw)
     assert "table_count" in codes(with_data(artifact, no_table.encode()))
+
+
+@pytest.mark.parametrize("planned", [420, 560, 700, 840])
+def test_a_planned_length_sets_how_many_topics_the_register_decides(context, planned):
+    """Issue 10 item 3: registers take planned lengths (``length_words``, dealt by the planner over
+    ``REGISTER_TOKENS``), so a carrier's rules no longer make its register longer than a filler's
+    (banking hard seed 4: carriers 540 words, fillers 490, and a numeric reader at ROC AUC 0.777). The
+    kept register is within 80 tokens of the plan, holds every rendition, and validates."""
+    from taugen.generators.corpus.genres.decision_register import REGISTER_TOKENS
+    from taugen.generators.corpus.genres.workplace import TOKEN_BUDGET, token_count
+
+    genre = get_genre(GENRE)
+    assert genre.spread_words == REGISTER_TOKENS and REGISTER_TOKENS[1] < TOKEN_BUDGET
+    lengths = []
+    for ids in (("wire_fee_domestic",), IDS[:3]):
+        plan = dataclasses.replace(make_plan(5, ids=ids), length_words=planned)
+        artifact = genre.render(plan, context)
+        lengths.append(token_count(artifact.author_text))
+        assert abs(lengths[-1] - planned) <= 80, (ids, planned, lengths[-1])
+        check_placed(artifact)
+        assert genre.validate(artifact) == []

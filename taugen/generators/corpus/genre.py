@@ -318,6 +318,9 @@ class Genre(ABC):
             the genres a route may name as the place to look.
         preferred_cue_host: True when the genre's generic lines state no values, so the planner puts
             pointers and caveats there first.
+        business_days: True when the genre's records are made by staff at work on one day (a recorded
+            meeting): the planner moves a record that would fall on a weekend to the nearest weekday its
+            rules allow.
         reference_kinds: by variant (``''`` = any variant), the kind of kit file τ^τ-bench files a record
             of this genre as (the generic file stems of its construction kits: ``email``, ``screenshot``,
             ``case_file``, ``process_map`` ...; see :mod:`taugen.build.reference_mix`), so a bundle's genre
@@ -344,6 +347,7 @@ class Genre(ABC):
     spread_words: tuple[int, int] | Mapping[str, tuple[int, int]] | None = None
     anchor_titles: Mapping[str, str] = MappingProxyType({})
     preferred_cue_host: bool = False
+    business_days: bool = False
     reference_kinds: Mapping[str, str] = MappingProxyType({})
 
     def reference_kind(self, variant: str) -> str:

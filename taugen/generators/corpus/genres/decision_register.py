@@ -20,9 +20,10 @@ same alternatives, and a final decision that states no rule of the business: ano
 published figure (a comparable subject, :func:`~taugen.generators.corpus.genres.benchmarks.comparable_facts`),
 how often customers raised the subject, or a working note; a register without rules decides one to four
 such subjects, one with rules one beside them half the time. Housekeeping topics (ownership, channels,
-training, sign-off) are decided the same way with no values; a register decides two to seven topics
-whether or not some state rules, and fewer when it would pass
-:data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens. Every row's owner is drawn
+training, sign-off) are decided the same way with no values; a register decides as many topics as bring
+it closest to the length the planner gave it (``length_words``, dealt over :data:`REGISTER_TOKENS`,
+carriers and fillers alike) whether or not some state rules; unplanned, two to seven, and fewer when it
+would pass :data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens. Every row's owner is drawn
 from the same people and teams. Rows are in date order;
 ``timestamps`` are the workshop and decision times and the last-updated time, in chronological order."""
 
@@ -50,6 +51,7 @@ from taugen.generators.corpus.genres.workplace import (
     counterpart,
     long_day,
     plan_frame,
+    render_to_length,
     render_within_budget,
     said_subject,
     subject_phrase,
@@ -63,6 +65,12 @@ from taugen.findings import Finding, error
 
 SUFFIX = ".md"
 TEMPLATE = "decision_register/register.md.j2"
+REGISTER_TOKENS = (400, 900)
+"""A register's length in tokens of its text (as the realism gate counts them): the planner stratifies it
+over the registers (``spread_words``), carriers and fillers each over the whole range, and
+:meth:`DecisionRegisterGenre.render` picks how many topics it records so it comes closest. Unplanned, a
+register's length followed its topics, and at banking hard seed 4 the 13 carriers' registers ran longer
+than the 29 fillers' (540 words against 490), which a numeric-density reader picked up (ROC AUC 0.777)."""
 HEADER = ["ID", "Date", "Decision", "Owner", "Status"]
 STATUSES = ("Proposal", "Rejected", "Superseded", "Final")
 _ID = re.compile(r"^D-\d{2,}$")
@@ -199,17 +207,30 @@ class DecisionRegisterGenre(Genre):
                 ("boolean", "register", 1), ("enum", "kickoff", 1), ("cap", "kickoff", 1), ("percent", "kickoff", 1),
                 ("none", "register", 1))
 
+    spread_words = REGISTER_TOKENS
+    """Planned lengths in tokens of the register's text (:data:`REGISTER_TOKENS`)."""
+
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
-        """Write the register through the template. A register that would run past
-        :data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens is written again with
-        fewer optional topics and notes.
+        """Write the register through the template. With a planned length (``plan.length_words``, tokens
+        of its text) the register is written with one workshop and with its drawn workshops, each with one
+        to eight topics decided, and the draft closest to the length is kept
+        (:func:`~taugen.generators.corpus.genres.workplace.render_to_length`); without one, a register
+        that would run past :data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens is
+        written again with fewer optional topics and notes.
 
         Raises:
             ValueError: more renditions than ``max_facts``.
         """
-        return render_within_budget(self, plan, context)
+        if not plan.length_words:
+            return render_within_budget(self, plan, context)
+        return render_to_length(self, plan, context, [[(shrink, {"topics": topics}) for topics in range(1, 9)]
+                                                      for shrink in (1, 0)])
 
-    def _render(self, plan: ArtifactPlan, context: RenderContext, shrink: int) -> RenderedArtifact:
+    def _render(self, plan: ArtifactPlan, context: RenderContext, shrink: int,
+                topics: int | None = None) -> RenderedArtifact:
+        """One register. ``topics`` (planned lengths) fixes how many topics it records decisions on (the
+        rules' and other subjects' first; context topics fill up to it); else it draws two to seven, less
+        twice ``shrink``, which also keeps it to one workshop."""
         rng = plan.rng(f"register-{shrink}" if shrink else "register")
         fake = plan.faker(context.config.locale, "register-people")
         tz = zone(context)
@@ -253,7 +274,7 @@ class DecisionRegisterGenre(Genre):
             blocks.append(self._subject_block(rng, plan, context, fact, asset, end.date(), saying))
         fillers = list(_FILLER_DECISIONS)
         rng.shuffle(fillers)
-        wanted = rng.randint(2, 7) - 2 * shrink  # topics decided: the same spread with or without rules
+        wanted = topics if topics is not None else rng.randint(2, 7) - 2 * shrink  # topics decided, with or without rules
         values = {"T": topic, "A": asset, **terms}
         for alternatives, final in fillers[:max(wanted - len(blocks), 0 if blocks else 2)]:
             block = [{"status": "Rejected", "text": upper_first(text.format(**values)), "facts": []}

@@ -74,9 +74,9 @@ from taugen.generators.corpus.genres.workplace import (
     lower_first,
     office_time,
     plan_frame,
+    render_to_length,
     render_within_budget,
     subject_phrase,
-    token_count,
     upper_first,
     visible_text,
     window,
@@ -265,8 +265,8 @@ class KnowledgeBaseArchiveGenre(Genre):
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
         """Write the articles, order them by update, render the archive template. With a planned length
         (``plan.length_words``, tokens of visible text) the export is written with two to eight articles,
-        each with its drawn or its shortest list of steps, and the one closest to the length is kept
-        (the earliest of equals); without one, an archive that would run past
+        each with its shortest or its drawn list of steps, and the one closest to the length is kept
+        (:func:`~taugen.generators.corpus.genres.workplace.render_to_length`); without one, an archive that would run past
         :data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens is written again with
         fewer context articles.
 
@@ -275,16 +275,8 @@ class KnowledgeBaseArchiveGenre(Genre):
         """
         if not plan.length_words:
             return render_within_budget(self, plan, context)
-        if len(plan.renditions) > self.max_facts:
-            raise ValueError(f"{plan.artifact_id}: {self.name} holds at most {self.max_facts} facts")
-        best: tuple[int, RenderedArtifact] | None = None
-        for articles in range(2, 9):
-            for brief in (False, True):
-                artifact = self._render(plan, context, 0, articles=articles, brief=brief)
-                miss = abs(token_count(artifact.author_text) - plan.length_words)
-                if best is None or miss < best[0]:
-                    best = (miss, artifact)
-        return best[1]  # type: ignore[index]
+        return render_to_length(self, plan, context, [[(0, {"articles": articles, "brief": brief})
+                                                       for articles in range(2, 9)] for brief in (True, False)])
 
     def _render(self, plan: ArtifactPlan, context: RenderContext, shrink: int, articles: int | None = None,
                 brief: bool = False) -> RenderedArtifact:

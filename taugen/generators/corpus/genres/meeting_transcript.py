@@ -10,9 +10,13 @@ The delivered file follows the W3C WebVTT specification (https://www.w3.org/TR/w
   and Zoom transcripts name speakers; ``&``, ``<`` and ``>`` in cue text are written as character
   references (§4.2.2 "WebVTT cue text").
 
-The session (two to four named participants from the bank and, often, a vendor or partner) walks through
-two to five agenda items whether or not some own facts (fewer when the transcript would pass
-:data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens). Each item is decided the way
+The session (two to four named participants from the bank and, often, a vendor or partner) is held on a
+weekday in office hours (the planner moves a weekend record to the nearest weekday; ``business_days``) and
+walks through as many agenda items as bring it closest to the length the planner gave it (``length_words``,
+dealt over :data:`MEETING_TOKENS`, carriers and fillers alike), whether or not some own facts; unplanned,
+two to five (fewer when the transcript would pass
+:data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens). After an item is named, the next
+speaker mostly says "it" or "that" rather than the subject again. Each item is decided the way
 working sessions decide things: someone proposes an approach, it is rejected (proposals never carry a
 number, so no wrong value is planted), and the host states the final position; for an item that owns a
 fact, the final position is the rendition, in one cue, verbatim. Sentences the planner adds about a fact
@@ -56,7 +60,9 @@ from taugen.generators.corpus.genres.workplace import (
     Colleague,
     cast,
     counterpart,
+    in_force_from,
     plan_frame,
+    render_to_length,
     render_within_budget,
     said_subject,
     subject_phrase,
@@ -69,6 +75,14 @@ from taugen.generators.corpus.prose import without_doubled_words
 from taugen.generators.corpus.stamps import EPOCH, Chain, Stamp, utc_offset
 
 SUFFIX = ".vtt"
+MEETING_TOKENS = (640, 940)
+"""A session's length in tokens of its transcript text (as the realism gate counts them): the planner
+stratifies it over the meetings (``spread_words``), carriers and fillers each over the whole range, and
+:meth:`MeetingTranscriptGenre.render` picks how many agenda items the session takes so the transcript comes
+closest to it; the top stays under :data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET`.
+Unplanned, sessions ran to the budget and were trimmed there (half of banking hard seed 6's 144 between
+793 and 898 tokens), so how much a carrier's rules and a filler's mentions trimmed made their lengths
+differ by chance (fillers 508 words on average, carriers 477, p = 0.04)."""
 WPM_RANGE = (110.0, 190.0)
 """Plausible words per minute over all cues (speech time only)."""
 MAX_CUE_WPM = 320.0
@@ -110,6 +124,18 @@ _PROPOSALS = ("What if we leave {S} out of the scripts and point customers to th
               "Should we hold back the wording on {S} until {A} is rebuilt?",
               "One option is to keep the old wording in {A} for now and fix it later.",
               "Could we route every question about {S} to the specialist team instead?")
+# the same proposals right after the item is named: people say "it" or "that", not the subject again
+_PROPOSALS_SAID_BEFORE = ("What if we leave it out of the scripts and point customers to the website?",
+                          "Could we just let each {site} explain it in their own words?",
+                          "I'd suggest we only mention it when a customer asks.",
+                          "Should we hold back that wording until {A} is rebuilt?",
+                          "One option is to keep the old wording in {A} for now and fix it later.",
+                          "Could we route every question on that to the specialist team instead?")
+_BRIEF = 2
+"""The ``shrink`` level from which a session's items take no optional lines."""
+_ANAPHORA_SHARE = 0.7
+"""Share of proposals that refer to the item just introduced as "it" or "that" rather than name it again
+(a subject said three times in a few lines made the owner the first hit of a search on its words)."""
 _REJECTIONS = ("I don't think that works. If the scripts and the terms disagree, we're the ones who get the "
                "complaint.", "I'd push back on that. Compliance wants one wording everywhere.",
                "That leaves too much room for people to improvise. Let's not.",
@@ -271,19 +297,34 @@ class MeetingTranscriptGenre(Genre):
                 ("none", "case_review", 1))
     voiced = True
     mention_audience = "meeting"  # a rule named in passing is an agenda item's outcome, not a passing remark
+    spread_words = MEETING_TOKENS
+    business_days = True  # working sessions and case reviews are held on weekdays
+    """Planned lengths in tokens of the transcript text (:data:`MEETING_TOKENS`)."""
 
     # ---------------------------------------------------------------------------------------------- render
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
         """Write the session, time its cues at each speaker's pace, place it in the window, export VTT.
-        A session that would run past :data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET`
-        tokens is written again with fewer optional items.
+        With a planned length (``plan.length_words``, tokens of the transcript text) the session is written
+        brief (no optional lines), with fewer action items and as drawn, each with one to seven agenda
+        items, and the draft closest to the length is kept
+        (:func:`~taugen.generators.corpus.genres.workplace.render_to_length`); without one, a session that
+        would run past :data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens is written
+        again with fewer optional items.
 
         Raises:
             ValueError: more renditions than ``max_facts``.
         """
-        return render_within_budget(self, plan, context)
+        if not plan.length_words:
+            return render_within_budget(self, plan, context)
+        return render_to_length(self, plan, context, [[(shrink, {"agenda": agenda}) for agenda in range(1, len(_FILLER_ITEMS) + 2)]
+                                                      for shrink in (_BRIEF, 1, 0)])
 
-    def _render(self, plan: ArtifactPlan, context: RenderContext, shrink: int) -> RenderedArtifact:
+    def _render(self, plan: ArtifactPlan, context: RenderContext, shrink: int,
+                agenda: int | None = None) -> RenderedArtifact:
+        """One session. ``agenda`` (planned lengths) fixes how many agenda items it aims at (the rules'
+        and mentions' items come first; context items fill up to it); else it draws two to five, less
+        ``shrink``, which also makes action items rarer; from :data:`_BRIEF` on, items take no optional
+        lines (why an item came up, a concession, an action)."""
         rng = plan.rng(f"meeting-{shrink}" if shrink else "meeting")
         fake = plan.faker(context.config.locale, "meeting-people")
         tz = zone(context)
@@ -301,10 +342,10 @@ class MeetingTranscriptGenre(Genre):
         terms = context.vocabulary.common.terms()
         values = {"T": subject_phrase(plan), "title": title, "A": rng.choice(_ASSETS).format(**terms), **terms}
 
-        lines, decisions = self._script(rng, plan, context, day, host, guest, staff, people, values, shrink)
+        lines, decisions = self._script(rng, plan, context, day, host, guest, staff, people, values, shrink, agenda)
         cues = self._cues(rng, lines, pace)
         duration = cues[-1].end
-        recorded = self._recording_start(rng, start, end, duration, day)
+        recorded = self._recording_start(rng, in_force_from(plan, start, end), end, duration, day)
 
         header = [f"Meeting: {title}", f"Organizer: {host.name}, {host.org.name}",
                   f"Recorded: {recorded:%Y-%m-%d %H:%M} ({offset_label(tz)})",
@@ -343,22 +384,27 @@ class MeetingTranscriptGenre(Genre):
     @staticmethod
     def _recording_start(rng: random.Random, start: dt.datetime, end: dt.datetime, duration: float,
                          day: dt.date) -> dt.datetime:
-        """Start of the recording: in office hours of ``day`` and inside ``[start, end - duration]`` when
-        that fits; the session always ends by ``end``."""
+        """Start of the recording: in office hours (08:30-17:00) of ``day``, else of the latest weekday
+        before it, inside ``[start, end - duration]`` when that fits (``start`` no earlier than the day
+        its rules took effect); else ending at ``end`` when that is a weekday (a window from a Sunday to
+        08:00 on a Monday: the session runs just before eight on the Monday), else anywhere in the window.
+        The session always ends by ``end``."""
         span = dt.timedelta(seconds=int(duration) + 1)
         latest = end - span
-        earliest = max(start, dt.datetime.combine(day, dt.time(8, 30), end.tzinfo))
-        latest_office = min(latest, dt.datetime.combine(day, dt.time(17, 0), end.tzinfo))
-        if latest_office >= earliest:
-            seconds = int((latest_office - earliest).total_seconds())
-            return earliest + dt.timedelta(seconds=rng.randint(0, seconds))
-        if latest >= start:
+        while day >= start.date():
+            earliest = max(start, dt.datetime.combine(day, dt.time(8, 30), end.tzinfo))
+            latest_office = min(latest, dt.datetime.combine(day, dt.time(17, 0), end.tzinfo))
+            if day.weekday() < 5 and latest_office >= earliest:
+                seconds = int((latest_office - earliest).total_seconds())
+                return earliest + dt.timedelta(seconds=rng.randint(0, seconds))
+            day -= dt.timedelta(days=1)
+        if latest >= start and latest.weekday() >= 5:
             return start + dt.timedelta(seconds=rng.randint(0, int((latest - start).total_seconds())))
-        return latest  # the window is shorter than the session: it ends at plan.end
+        return latest  # no office hours in the window, or it is shorter than the session: it ends at plan.end
 
     def _script(self, rng: random.Random, plan: ArtifactPlan, context: RenderContext, day: dt.date,
                 host: Colleague, guest: Colleague | None, staff: list[Colleague], people: list[Colleague],
-                values: dict, shrink: int = 0) -> tuple[list[_Line], list[dict]]:
+                values: dict, shrink: int = 0, agenda: int | None = None) -> tuple[list[_Line], list[dict]]:
         """The session as utterances, and its decisions (item, facts)."""
         saying = plan.rng("spoken subjects")  # how people say each item's subject (draws of their own)
         lines: list[_Line] = []
@@ -403,7 +449,8 @@ class MeetingTranscriptGenre(Genre):
             items.insert(rng.randint(0, len(items)), (item, []))
         fillers = list(_FILLER_ITEMS)
         rng.shuffle(fillers)
-        wanted = rng.randint(2, 5) - shrink  # agenda items, with or without rules
+        wanted = agenda if agenda is not None else rng.randint(2, 5) - shrink  # agenda items, with or without rules
+        optional = 0.0 if shrink >= _BRIEF else 1.0  # (every draw is still made: the same stream either way)
         for filler in fillers[:max(wanted - len(items), 0 if items else 2)]:
             items.insert(rng.randint(0, len(items)), (filler[0].format(**values), []))
         filler_by_item = {f[0].format(**values): f for f in fillers}
@@ -417,16 +464,17 @@ class MeetingTranscriptGenre(Genre):
             # people say an item's subject their own way each time (a rule's item or another alike)
             said = {key: said_subject(context, saying, item) for key in ("intro", "proposal")}
             intro = rng.choice(_ITEM_INTRO if index else _FIRST_INTRO).format(**dict(values, S=said["intro"]))
-            say(host, intro, rng.choice(_ITEM_CONTEXT).format(**values) if rng.random() < 0.6 else "")
+            say(host, intro, rng.choice(_ITEM_CONTEXT).format(**values) if rng.random() < optional * 0.6 else "")
             filler = filler_by_item.get(item) if item not in mentioned else None
             if filler is not None:
                 proposal, rejection, final = (part.format(**values) for part in filler[1:])
             else:
-                proposal, rejection, final = (rng.choice(_PROPOSALS).format(**dict(values, S=said["proposal"])),
+                pool = _PROPOSALS_SAID_BEFORE if rng.random() < _ANAPHORA_SHARE else _PROPOSALS
+                proposal, rejection, final = (rng.choice(pool).format(**dict(values, S=said["proposal"])),
                                               rng.choice(_REJECTIONS), "")
             say(proposer, proposal, decision=(index, "proposal"))
             say(objector, rejection, decision=(index, "rejected"))
-            if rng.random() < 0.5:
+            if rng.random() < optional * 0.5:
                 say(proposer, rng.choice(_CONCEDE))
             if item in mentioned:
                 first, *more = mentioned[item]
@@ -444,7 +492,7 @@ class MeetingTranscriptGenre(Genre):
                 else:
                     say(speaker, rng.choice(_FINAL_LEADS), rendition.text, rendition=1, decision=(index, "final"))
             say(rng.choice([p for p in people if p is not lines[-1].speaker]), rng.choice(_AGREE))
-            if rng.random() < 0.6 / (1 + shrink):
+            if rng.random() < optional * 0.6 / (1 + shrink):
                 doer = rng.choice(others)
                 say(host, rng.choice(_ACTIONS).format(name=doer.first, A=values["A"]))
                 say(doer, rng.choice(_ACTION_REPLIES))
@@ -531,8 +579,8 @@ class MeetingTranscriptGenre(Genre):
         timing line with start < end and a non-empty payload; cue start times never decrease; cue
         identifiers are unique; every cue names its speaker in a voice span; at least two speakers; no
         speaker overlaps themself; speaking rate over all cues in 110–190 words per minute and no cue
-        faster than 320; every decision in ``metadata['decisions']`` has its proposal before its
-        rejection before its final position."""
+        faster than 320; the recording line (when there is one) on a weekday; every decision in
+        ``metadata['decisions']`` has its proposal before its rejection before its final position."""
         subject = artifact.plan.artifact_id
         files = [f for f in artifact.files if f.suffix == SUFFIX]
         if len(files) != 1:
@@ -568,6 +616,11 @@ class MeetingTranscriptGenre(Genre):
                                       cue.text))
         if len({c.speaker for c in cues if c.speaker}) < 2:
             findings.append(error("structure", "speaker_count", subject, "a meeting needs at least two speakers"))
+        recorded = next((match for line in notes if (match := _RECORDED.search(line))), None)
+        if recorded is not None and dt.date.fromisoformat(recorded.group(1)).weekday() >= 5:
+            findings.append(error("structure", "weekend_meeting", subject,
+                                  f"the session was recorded on a {dt.date.fromisoformat(recorded.group(1)):%A}: "
+                                  "staff working sessions are held on weekdays", recorded.group(0)))
         words = sum(word_count(c.text) for c in cues)
         speech = sum(max(c.end - c.start, 0.0) for c in cues)
         rate = words / speech * 60 if speech else 0.0

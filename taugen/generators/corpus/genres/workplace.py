@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
     from taugen.authoring.models import Organisation
 
-__all__ = ["TOKEN_BUDGET", "token_count", "Colleague", "cast", "counterpart", "zone", "window", "spread",
+__all__ = ["TOKEN_BUDGET", "token_count", "render_to_length", "render_within_budget", "Colleague", "cast", "counterpart", "zone", "window", "spread",
            "working_spread", "in_force_from", "office_time", "plan_frame",
            "subject_phrase", "item_label", "written_history", "long_day", "visible_text", "VisibleText",
            "lower_first", "upper_first", "WorkplaceWords", "workplace_words"]
@@ -121,6 +122,42 @@ def render_within_budget(genre, plan: ArtifactPlan, context: RenderContext):
         if token_count(artifact.author_text) <= TOKEN_BUDGET:
             break
     return artifact
+
+
+PAST_PLANNED = 120
+"""Tokens past a planned length after which :func:`render_to_length` stops growing a run of drafts."""
+
+
+def render_to_length(genre, plan: ArtifactPlan, context: RenderContext,
+                     runs: Sequence[Sequence[tuple[int, Mapping[str, object]]]]):
+    """The draft of ``plan`` whose author text comes closest to ``plan.length_words`` tokens without
+    passing :data:`TOKEN_BUDGET` (the shortest draft when none fits; the earliest of equals).
+
+    Each run is a sequence of ``(shrink, keyword arguments)`` for ``genre._render(plan, context, shrink,
+    **keywords)`` that grows the record step by step (more agenda items, more articles); a run stops once
+    a draft passes the planned length by :data:`PAST_PLANNED` tokens, since its later drafts only grow.
+    Knowledge-base exports, meeting transcripts and decision registers take planned lengths this way: the
+    planner deals lengths over a genre's records, carriers and fillers each over the whole range, so how
+    much a record's own rules or mentions fill it no longer sets its length.
+
+    Raises:
+        ValueError: the plan holds more renditions than ``genre.max_facts``.
+    """
+    if len(plan.renditions) > genre.max_facts:
+        raise ValueError(f"{plan.artifact_id}: {genre.name} holds at most {genre.max_facts} facts")
+    best = None
+    for run in runs:
+        for shrink, keywords in run:
+            artifact = genre._render(plan, context, shrink, **keywords)
+            tokens = token_count(artifact.author_text)
+            key = (tokens > TOKEN_BUDGET, tokens if tokens > TOKEN_BUDGET else abs(tokens - plan.length_words))
+            if best is None or key < best[0]:
+                best = (key, artifact)
+            if tokens > plan.length_words + PAST_PLANNED:
+                break
+    if best is None:
+        raise ValueError(f"{plan.artifact_id}: no draft to choose from")
+    return best[1]
 
 
 def token_count(text: str) -> int:
