@@ -842,8 +842,9 @@ def test_voiced_renditions_say_subjects_as_people_do():
 
 
 SPOKEN_GENRES = ("channel_export", "decision_register", "email_thread", "issue_tracker_export",
-                 "knowledge_base_archive", "meeting_transcript", "support_transcript")
-"""Genres where people name subjects casually (questions, headings, agenda items, titles)."""
+                 "knowledge_base_archive", "meeting_transcript", "support_transcript", "web_screenshot")
+"""Genres where people name subjects casually (questions, headings, agenda items, titles, a help page's
+questions)."""
 
 
 def test_spoken_wordings_mark_neither_carriers_nor_fillers(hard):

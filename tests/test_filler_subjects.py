@@ -81,8 +81,11 @@ def test_a_record_names_the_subjects_its_own_genre_states_first(planned):
     assert sorted(f.id for f in bare) == sorted(f.id for f in others)
 
 
-def test_channel_mentions_use_spoken_wordings_and_other_genres_keep_the_experts(planned):
-    _pack, plan, _context, _available, vocabulary = planned
+def test_channel_and_help_page_mentions_use_spoken_wordings_and_other_genres_keep_the_experts(planned):
+    """Channels and help pages (``spoken_mentions``) name rules in passing in the pack's spoken wordings
+    as often as the tier voices rules: a help page's questions are asked in customers' words."""
+    _pack, plan, _context, available, vocabulary = planned
+    assert {name for name, genre in available.items() if genre.spoken_mentions} == {"channel_export", "web_screenshot"}
     spoken = vocabulary.words("spoken")
     forms = {form for forms in spoken.subject_words.values() for form in forms if len(form.split()) > 1}
     said: Counter[tuple[str, bool]] = Counter()
@@ -90,7 +93,7 @@ def test_channel_mentions_use_spoken_wordings_and_other_genres_keep_the_experts(
         for rendition in artifact.renditions:
             if rendition.status == "mention":
                 said[(artifact.genre, any(form in rendition.text for form in forms))] += 1
-    assert said[("channel_export", True)] > 0
+    assert said[("channel_export", True)] > 0 and said[("web_screenshot", True)] > 0
     # the genres without spoken mentions name subjects as the expert wrote them (a spoken wording there
     # comes only from an expert subject that already holds one, as "wire transfers" does)
     assert said[("email_thread", True)] < said[("email_thread", False)] / 4

@@ -78,8 +78,8 @@ from taugen.generators.corpus.genre import (
     register_genre,
     shown_as_history,
 )
-from taugen.generators.corpus.genres.benchmarks import other_subjects
-from taugen.generators.corpus.renditions import MENTION_QUESTIONS, deferred_statement
+from taugen.generators.corpus.genres.benchmarks import other_subjects, voiced_share
+from taugen.generators.corpus.renditions import MENTION_QUESTIONS, deferred_statement, spoken_subject
 from taugen.generators.corpus.genres.workplace import (
     item_label,
     long_day,
@@ -448,6 +448,9 @@ class WebScreenshotGenre(Genre):
     label = "Website / app screenshot (PNG)"
     mention_audience = "reader"
     mention_host = True
+    spoken_mentions = True
+    """A help page's questions are asked in customers' words (the pack's spoken wordings) as often as the
+    tier voices rules, its planned mentions' questions alike; its answers keep the expert's words."""
     max_mentions = 1
     """A help page asks about other subjects of its topic without a value; the planner plans some of those
     questions as mentions (talk about a rule beyond its owner), the page adds others itself. One planned
@@ -556,18 +559,27 @@ class WebScreenshotGenre(Genre):
                  topic: str, accent: str, tint: str, shape: tuple[int, ...] | None = None) -> str:
         domain_words: WebScreenshotWords = context.vocabulary.words(self.name)  # type: ignore[assignment]
         published_in = context.vocabulary.common.published_in  # a subject's rule, its figure deferred there
+        saying, voiced = plan.rng("spoken subjects"), voiced_share(context)
+        spoken = context.vocabulary.words("spoken")
+
+        def asked(subject: str) -> str:
+            """A question's subject in customers' words as often as the tier voices rules (the planner asks
+            a planned mention's question so too: ``spoken_mentions``), so a question's words say nothing
+            of whether a rule answers it, and the answer is not found by its question's words alone."""
+            return spoken_subject(subject, spoken, saying) if saying.random() < voiced else subject  # type: ignore[arg-type]
+
         entries = []
         for group in self._groups(plan, ordered, day):
             fact = plan.facts.get(group[0].fact_id)
             said = subject_of(fact) if fact is not None and fact.subject else subject_phrase(plan, group[0])
-            question = rng.choice(MENTION_QUESTIONS).format(subject=said)
+            question = rng.choice(MENTION_QUESTIONS).format(subject=asked(said))
             entries.append({"question": upper_first(question), "answers": self._answers(rng, plan, group, day)})
         terms = context.vocabulary.common.terms()
         for fact, question in self._subjects(rng, context, plan, len(entries)):
             subject = subject_of(fact)
             answer = rng.choice(_SUBJECT_ANSWERS).format(S=subject, US=upper_first(subject), **terms)
             entries.insert(rng.randint(0, len(entries)), {
-                "question": upper_first(question or rng.choice(MENTION_QUESTIONS).format(subject=subject)),
+                "question": upper_first(question or rng.choice(MENTION_QUESTIONS).format(subject=asked(subject))),
                 "answers": [{"text": deferred_statement(fact, published_in) or answer, "earlier": False}]})
         fillers = list(domain_words.help_questions)
         rng.shuffle(fillers)
