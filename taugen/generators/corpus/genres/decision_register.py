@@ -274,7 +274,8 @@ class DecisionRegisterGenre(Genre):
             blocks.append(self._subject_block(rng, plan, context, fact, asset, end.date(), saying))
         fillers = list(_FILLER_DECISIONS)
         rng.shuffle(fillers)
-        wanted = topics if topics is not None else rng.randint(2, 7) - 2 * shrink  # topics decided, with or without rules
+        # topics decided, with or without rules
+        wanted = topics if topics is not None else rng.randint(2, 7) - 2 * shrink
         values = {"T": topic, "A": asset, **terms}
         for alternatives, final in fillers[:max(wanted - len(blocks), 0 if blocks else 2)]:
             block = [{"status": "Rejected", "text": upper_first(text.format(**values)), "facts": []}

@@ -266,9 +266,9 @@ class KnowledgeBaseArchiveGenre(Genre):
         """Write the articles, order them by update, render the archive template. With a planned length
         (``plan.length_words``, tokens of visible text) the export is written with two to eight articles,
         each with its shortest or its drawn list of steps, and the one closest to the length is kept
-        (:func:`~taugen.generators.corpus.genres.workplace.render_to_length`); without one, an archive that would run past
-        :data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens is written again with
-        fewer context articles.
+        (:func:`~taugen.generators.corpus.genres.workplace.render_to_length`); without one, an archive
+        that would run past :data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens is
+        written again with fewer context articles.
 
         Raises:
             ValueError: more renditions than ``max_facts``.

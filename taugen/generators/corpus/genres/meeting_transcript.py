@@ -298,8 +298,9 @@ class MeetingTranscriptGenre(Genre):
     voiced = True
     mention_audience = "meeting"  # a rule named in passing is an agenda item's outcome, not a passing remark
     spread_words = MEETING_TOKENS
-    business_days = True  # working sessions and case reviews are held on weekdays
     """Planned lengths in tokens of the transcript text (:data:`MEETING_TOKENS`)."""
+    business_days = True
+    """Working sessions and case reviews are held on weekdays."""
 
     # ---------------------------------------------------------------------------------------------- render
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
@@ -316,7 +317,8 @@ class MeetingTranscriptGenre(Genre):
         """
         if not plan.length_words:
             return render_within_budget(self, plan, context)
-        return render_to_length(self, plan, context, [[(shrink, {"agenda": agenda}) for agenda in range(1, len(_FILLER_ITEMS) + 2)]
+        agendas = range(1, len(_FILLER_ITEMS) + 2)
+        return render_to_length(self, plan, context, [[(shrink, {"agenda": agenda}) for agenda in agendas]
                                                       for shrink in (_BRIEF, 1, 0)])
 
     def _render(self, plan: ArtifactPlan, context: RenderContext, shrink: int,

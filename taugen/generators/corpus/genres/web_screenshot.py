@@ -566,7 +566,9 @@ class WebScreenshotGenre(Genre):
             """A question's subject in customers' words as often as the tier voices rules (the planner asks
             a planned mention's question so too: ``spoken_mentions``), so a question's words say nothing
             of whether a rule answers it, and the answer is not found by its question's words alone."""
-            return spoken_subject(subject, spoken, saying) if saying.random() < voiced else subject  # type: ignore[arg-type]
+            if saying.random() < voiced:
+                return spoken_subject(subject, spoken, saying)  # type: ignore[arg-type]
+            return subject
 
         entries = []
         for group in self._groups(plan, ordered, day):

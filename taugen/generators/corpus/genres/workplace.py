@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 
     from taugen.authoring.models import Organisation
 
-__all__ = ["TOKEN_BUDGET", "token_count", "render_to_length", "render_within_budget", "Colleague", "cast", "counterpart", "zone", "window", "spread",
+__all__ = ["TOKEN_BUDGET", "token_count", "render_to_length", "render_within_budget", "Colleague", "cast",
+           "counterpart", "zone", "window", "spread",
            "working_spread", "in_force_from", "office_time", "plan_frame",
            "subject_phrase", "item_label", "written_history", "long_day", "visible_text", "VisibleText",
            "lower_first", "upper_first", "WorkplaceWords", "workplace_words"]
