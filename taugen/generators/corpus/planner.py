@@ -56,8 +56,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import Mapping
-import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
@@ -201,7 +200,7 @@ def _to_business_day(draft: Draft, pack: Pack, now_day: dt.date) -> None:
     for step in steps:
         day = draft.day + dt.timedelta(days=step)
         if low <= day <= high:
-            draft.renditions = [dataclasses.replace(r, date=day) if r.owns and r.date == draft.day else r
+            draft.renditions = [replace(r, date=day) if r.owns and r.date == draft.day else r
                                 for r in draft.renditions]
             draft.day = day
             return
