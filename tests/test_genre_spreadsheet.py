@@ -248,6 +248,37 @@ def test_filler_states_peer_figures_never_a_rule(genre, context, variant, seed):
 
 
 @pytest.mark.parametrize("variant", ["fee_schedule", "decision_table"])
+def test_a_planned_length_picks_the_peer_subjects_that_come_closest(genre, context, variant):
+    """Issue 10 item 3: workbooks take planned lengths (``length_words``, tokens of the extracted text, dealt
+    by the planner over ``SHEET_TOKENS``). Drawn, a filler's peer subjects outnumbered a carrier's rules and
+    peers, so carriers were the shorter workbooks (banking hard seed 0: 204 tokens against 298). A carrier
+    and a filler planned alike now come out alike: each within 70 tokens of the plan at both ends and in
+    the middle of the range, the carrier's rows all placed, and neither with a validation error. (The
+    carrier owns two rules, as most do: a workbook's own rows set its shortest length.)"""
+    from taugen.generators.corpus.genres.spreadsheet import SHEET_TOKENS
+    from taugen.generators.corpus.genres.workplace import token_count
+
+    assert genre.spread_words == SHEET_TOKENS
+    with_facts = pack_context(context)
+    for planned in (150, 280, 420):
+        lengths = {}
+        for carrier in (True, False):
+            plan = make_plan(variant, carrier)
+            kept = [r for r in plan.renditions if r.fact_id in ("wire_fee_new", "foreign_tx_fee")]
+            plan = dataclasses.replace(plan, topic="wires_and_transfers", length_words=planned, renditions=kept,
+                                       facts={r.fact_id: plan.facts[r.fact_id] for r in kept})
+            artifact = genre.render(plan, with_facts)
+            lengths[carrier] = token_count(artifact.author_text)
+            assert artifact.author_text == genre.extract_text(artifact.files, "")
+            assert len(artifact.renditions) == len(plan.renditions)
+            assert not [f for f in genre.validate(artifact) if f.severity == "error"]
+        assert all(abs(tokens - planned) <= 70 for tokens in lengths.values()), (planned, lengths)
+    unplanned = genre.render(dataclasses.replace(make_plan(variant, False), topic="wires_and_transfers"), with_facts)
+    assert unplanned.files[0].data != genre.render(dataclasses.replace(
+        make_plan(variant, False), topic="wires_and_transfers", length_words=420), with_facts).files[0].data
+
+
+@pytest.mark.parametrize("variant", ["fee_schedule", "decision_table"])
 def test_carriers_and_fillers_share_every_sheet_and_header(genre, context, variant):
     """Every sheet name and header row a carrier of the variant uses also occurs in some filler of it,
     and fillers state figures (amounts, percents or spans) as carriers do."""

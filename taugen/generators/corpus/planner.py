@@ -38,13 +38,13 @@ The plan is the manifest before rendering. Rules:
   drawn log-uniformly from the genre's range, carriers and fillers alike;
 * spread lengths: a genre that declares ``spread_words`` (``(low, high)``, or per variant; call recordings,
   slide decks, support transcripts, knowledge-base exports, web and app screenshots, meeting transcripts,
-  decision registers: genres whose records the length gate measures) gets ``length_words`` stratified over
-  its artifacts that share a range (one stratum each, dealt in a seeded order, carriers and fillers each over
-  the whole range), so its lengths cover the range at every seed instead of bunching by chance and say
-  nothing of which records carry rules; the genre's renderer grows or trims its own content to that
-  length. A genre with one range per variant whose stratified lengths would still bunch when its variants
-  are counted together (a narrow range holding most of the genre's records, overlapping a wide one) is
-  re-dealt over all its records at once (:func:`_rebalance_lengths`).
+  decision registers, spreadsheets: genres whose records the length gate or a strong reader measures) gets
+  ``length_words`` stratified over its artifacts that share a range (one stratum each, dealt in a seeded
+  order, carriers and fillers each over the whole range), so its lengths cover the range at every seed
+  instead of bunching by chance and say nothing of which records carry rules; the genre's renderer grows or
+  trims its own content to that length. A genre with one range per variant whose stratified lengths would
+  still bunch when its variants are counted together (a narrow range holding most of the genre's records,
+  overlapping a wide one) is re-dealt over all its records at once (:func:`_rebalance_lengths`).
 
 All choices draw from generators seeded by the build seed and stable ids.
 """

@@ -137,9 +137,9 @@ def render_to_length(genre, plan: ArtifactPlan, context: RenderContext,
     Each run is a sequence of ``(shrink, keyword arguments)`` for ``genre._render(plan, context, shrink,
     **keywords)`` that grows the record step by step (more agenda items, more articles); a run stops once
     a draft passes the planned length by :data:`PAST_PLANNED` tokens, since its later drafts only grow.
-    Knowledge-base exports, meeting transcripts and decision registers take planned lengths this way: the
-    planner deals lengths over a genre's records, carriers and fillers each over the whole range, so how
-    much a record's own rules or mentions fill it no longer sets its length.
+    Knowledge-base exports, meeting transcripts, decision registers and spreadsheets take planned lengths
+    this way: the planner deals lengths over a genre's records, carriers and fillers each over the whole
+    range, so how much a record's own rules or mentions fill it no longer sets its length.
 
     Raises:
         ValueError: the plan holds more renditions than ``genre.max_facts``.
