@@ -874,12 +874,18 @@ def test_a_criterion_no_task_grades_is_one_note_and_an_exception_a_warning_per_t
 def test_airline_fixture(fixture_findings):
     findings = fixture_findings("airline")
     do_nothing = _by(findings, "K12")
-    assert len(do_nothing) == 24 and "0" in do_nothing  # refusal tasks graded DB + empty COMMUNICATE
+    # graded DB + empty COMMUNICATE: a do-nothing run scores 1 on 23 tasks. 8 expect more than no change
+    # (a transfer, "Agent verifies that the flight was delayed"): an error each; 15 only forbid acts
+    # ("Agent does not cancel 3RK2T9"), passed by a silent run as by a correct refusal: one set warning
+    assert sorted(do_nothing, key=int) == ["2", "3", "4", "5", "9", "13", "27", "38", "41"]
+    assert "'4' is so short" in do_nothing["3"][0].message
+    assert "transfer_to_human_agents" in do_nothing["13"][0].message
     # every task keeps nl_assertions ungraded: the set's convention, one note, not 50 warnings (it flagged
     # fixed and unfixed tasks alike); an empty COMMUNICATE beside a grading DB is not reported at all
     k12 = [f for f in findings if f.code == "K12" and f.severity != "error"]
     assert [(f.severity, f.message.split(" (")[0]) for f in k12] == [
-        ("info", "all 50 tasks fill nl_assertions and none grades it")]
+        ("warning", "15 task(s)"), ("info", "all 50 tasks fill nl_assertions and none grades it")]
+    assert k12[0].message.startswith("15 task(s) (0, 1, 6, 10, 26, 28, 31, 34, 36, 43, 45, 46, …) expect only")
     k4 = _by(findings, "K4")
     assert list(k4) == ["35"] and "'credit_card_9074831'" in k4["35"][0].message
     assert not any("comma" in f.message for f in findings)
@@ -965,3 +971,61 @@ def test_a_tau2_folder_reads_the_request_words_of_the_pack_that_mirrors_its_doma
     assert "return" in RETAIL.request_words and "return" not in scenario._REQUESTS
     assert "stop payment" not in scenario._REQUESTS and "stop payment" in BANKING.request_words
     assert built_in_definition("../banking") is None and built_in_definition("banking") is BANKING
+
+
+# ------------------------------------------------------------------------------------------ precision rules (issue 13)
+
+
+def _airline_like_tools() -> dict[str, Any]:
+    from taugen.validators.defects.base import ToolInfo
+
+    return {"get_reservation_details": ToolInfo(name="get_reservation_details", actor="assistant", kind="read"),
+            "cancel_reservation": ToolInfo(name="cancel_reservation", actor="assistant", kind="write"),
+            "transfer_to_human_agents": ToolInfo(name="transfer_to_human_agents", actor="assistant", kind="generic"),
+            "update_reservation_flights": ToolInfo(
+                name="update_reservation_flights", actor="assistant", kind="write",
+                parameters=("reservation_id", "cabin", "flights"),
+                choices={"cabin": ("basic_economy", "economy", "business")})}
+
+
+def test_k12_a_refusal_is_one_set_warning_while_an_ungraded_expectation_stays_a_task_error():
+    """K12 "a do-nothing run scores 0": a task whose every NL assertion forbids an act and whose gold makes
+    no write is passed by a silent run exactly as by a correct refusal; in a foreign set such tasks are
+    one set-level warning. A task that also expects a finding ("identifies ... Regular member"), a
+    transfer, or documents nothing keeps its per-task error, and so does every task of a taugen bundle."""
+    read = {"action_id": "r", "name": "get_reservation_details", "arguments": {"reservation_id": "3RK2T9"}}
+    transfer = {"action_id": "t", "name": "transfer_to_human_agents", "arguments": {"summary": "wants a refund"}}
+    basis = {"reward_basis": ["DB", "COMMUNICATE"]}
+    tasks = [
+        _mock_task("refusal", "You want to cancel 3RK2T9.", [read], nl_assertions=["Agent does not cancel 3RK2T9."],
+                   **basis),
+        _mock_task("refuses", "You want to cancel 3RK2T9.", [read],
+                   nl_assertions=["Agent should refuse to proceed with the cancellation.",
+                                  "Agent should not offer any compensation."], **basis),
+        _mock_task("identifies", "You are a Gold member and want compensation.", [read],
+                   nl_assertions=["Agent identifies that the user is not a Gold member but a Regular member.",
+                                  "Agent does not offer any compensation."], **basis),
+        _mock_task("transfer", "You want a refund or a human agent.", [read, transfer],
+                   nl_assertions=["Agent does not refund the reservation."], **basis),
+        _mock_task("undocumented", "You want to cancel 3RK2T9.", [read], **basis),
+    ]
+
+    def do_nothing(taugen: bool) -> list[tuple[str, str | None, str]]:
+        taskset = TaskSet(source="<test>", domain="airline", tasks=copy.deepcopy(tasks),
+                          agent_tools=_airline_like_tools(), taugen=taugen)
+        return [(d.severity, d.task, d.message) for d in grader.grader_defects(taskset)
+                if "do-nothing" in d.message]
+
+    foreign = do_nothing(False)
+    assert [(severity, task) for severity, task, _ in foreign] == [
+        ("error", "identifies"), ("error", "transfer"), ("error", "undocumented"), ("warning", None)]
+    messages = {task: message for _, task, message in foreign}
+    assert "'Agent identifies that the user is not a Gold member" in messages["identifies"]
+    assert "the gold calls transfer_to_human_agents" in messages["transfer"]
+    assert "no NL assertion" in messages["undocumented"]
+    assert messages[None].startswith("2 task(s) (refusal, refuses) expect only that nothing changes")
+    assert [(severity, task) for severity, task, _ in do_nothing(True)] == [
+        ("error", "refusal"), ("error", "refuses"), ("error", "identifies"), ("error", "transfer"),
+        ("error", "undocumented")]  # a taugen bundle must grade each refusal: nothing is loosened there
+    assert grader.expected_beyond_no_change(
+        TaskSet(source="<test>", domain="airline", tasks=tasks, agent_tools=_airline_like_tools()), tasks[0]) is None

@@ -22,7 +22,13 @@ tau2-format.md`` §4). Rules:
   statement, not words the agent says), or a bare short token (``"5"``, ``"IL"``) that any answer or a
   list of every option contains;
 * a do-nothing run scores 0 and the gold run scores 1: computed from the replay (initial and final
-  database hash, env assertions before and after the gold);
+  database hash, env assertions before and after the gold). A task whose every NL assertion forbids an
+  act ("Agent does not cancel 3RK2T9") and whose gold makes no write expects only that nothing changes:
+  a do-nothing run passes it exactly as a correct refusal does, so in a foreign set these tasks are one
+  set-level warning, not an error each (tau2's airline has 15 such refusals; as per-task errors they
+  flagged 3 of the 27 tasks tau2 later fixed and 12 it kept, none fixed for its grading, precision 20%
+  against a base rate of 54%, ``scripts/fix_history.py``). Taugen bundles keep the per-task error: they
+  must grade each refusal;
 * one wrong write flips the reward: a gold write that leaves the graded databases unchanged is not
   graded at all (a wrong version of it, or none, scores the same).
 
@@ -131,6 +137,7 @@ def grader_defects(taskset: TaskSet) -> list[Defect]:
     criteria filled in but never graded (per task, or one file-level note where every task does it)."""
     defects: list[Defect] = []
     ungraded: dict[str, list[tuple[Defect, str]]] = defaultdict(list)  # criterion -> (warning, basis)
+    refusals: list[str] = []  # tasks whose whole documented expectation is that nothing changes
     for task in taskset.tasks:
         identifier = task_id(task)
         data = criteria(task)
@@ -178,8 +185,13 @@ def grader_defects(taskset: TaskSet) -> list[Defect]:
                                       "arguments pass", rule=RULE))
         reward, why = _do_nothing(taskset, task)
         if reward == 1.0 and not grades_nothing:
-            defects.append(Defect("K12", "error", identifier, "evaluation_criteria",
-                                  f"a do-nothing run scores 1 ({why})", evidence=str(basis), rule=RULE))
+            expected = expected_beyond_no_change(taskset, task)
+            if expected is None and not taskset.taugen:  # a taugen bundle must grade each refusal itself
+                refusals.append(identifier)
+            else:
+                defects.append(Defect("K12", "error", identifier, "evaluation_criteria",
+                                      f"a do-nothing run scores 1 ({why})" + (f", yet {expected}" if expected else ""),
+                                      evidence=str(basis), rule=RULE))
         if taskset.taugen:
             continue  # failing env assertions and unneeded writes are certificate checks of taugen bundles
         replay = taskset.replay(task)
@@ -203,12 +215,63 @@ def grader_defects(taskset: TaskSet) -> list[Defect]:
                                           f"gold write {step.action.get('name')} leaves the graded databases unchanged: "
                                           "doing it wrong or not at all scores the same",
                                           evidence=excerpt(step.action.get("arguments")), rule=RULE))
+    if refusals:
+        defects.append(_refusals_warning(refusals))
     for key, found in ungraded.items():
         if len(found) == len(taskset.tasks) >= _CONVENTION:
             defects.append(_convention(key, found))
         else:
             defects += [defect for defect, _basis in found]
     return defects
+
+
+_PROHIBITION = re.compile(
+    r"^\W*(?:check\s+that\s+)?(?:the\s+)?agent\s+(?:(?:should|must|does|did|will|shall|correctly|properly)\s+)*"
+    r"(?:not\b|never\b|n't\b|(?:does|did|should|must|will|would)n['’]?t\b|refus|declin|den(?:y|ies)\b)", re.IGNORECASE)
+"""An NL assertion that forbids an act ("Agent does not cancel …", "Agent should refuse to proceed"):
+satisfied by an agent that does nothing."""
+
+
+def expected_beyond_no_change(taskset: TaskSet, task: dict[str, Any]) -> str | None:
+    """What the task expects that a do-nothing run does not do, in words; None when the task's whole
+    documented expectation is that nothing changes.
+
+    A do-nothing run scoring 1 is a defect of *this task's* grader only when doing nothing fails the task
+    (defect-kinds.md K12: "a do-nothing run ... score[s] 0" is about runs that do not do the task). The
+    task expects more than no change when (1) a gold action that is not a read (a transfer to a human
+    agent, a write the database hash does not see) is missing from a do-nothing run, (2) it fills
+    ``communicate_info`` (something must be said), (3) it documents nothing in ``nl_assertions`` (nothing
+    shows that doing nothing is right, so the finding stays), or (4) one of its NL assertions is not a
+    prohibition (:data:`_PROHIBITION`): "Agent identifies that the user is a Regular member". A task
+    whose every NL assertion forbids an act ("Agent does not cancel 3RK2T9") is passed by a do-nothing
+    run exactly as by a correct refusal; that grading choice is reported once per set
+    (:func:`_refusals_warning`), not per task. Never raises.
+    """
+    data = criteria(task)
+    for action in actions(task):
+        info = taskset.tool(action.get("name", ""), action.get("requestor") or "assistant")
+        if info is None or info.kind != "read":
+            return f"the gold calls {action.get('name')}, which a do-nothing run never does"
+    if data.get("communicate_info"):
+        return f"the task asks the agent to say {excerpt(data.get('communicate_info'), 80)}"
+    assertions = [str(a) for a in data.get("nl_assertions") or [] if str(a).strip()]
+    if not assertions:
+        return "nothing in the task (no NL assertion) shows that doing nothing is the right outcome"
+    positive = [a for a in assertions if not _PROHIBITION.search(a)]
+    if positive:
+        return f"the task expects {excerpt(positive[0], 120)!r}, which a do-nothing run does not do"
+    return None
+
+
+def _refusals_warning(tasks: list[str]) -> Defect:
+    """One set-level warning for the tasks whose only expectation is that nothing changes (see
+    :func:`expected_beyond_no_change`): their grader cannot tell a correct refusal from a silent run."""
+    shown = ", ".join(tasks[:12]) + (", …" if len(tasks) > 12 else "")
+    return Defect("K12", "warning", None, "evaluation_criteria.reward_basis",
+                  f"{len(tasks)} task(s) ({shown}) expect only that nothing changes (every NL assertion forbids an "
+                  "act and the gold makes no write): a do-nothing run scores 1 on them, as a correct refusal does; "
+                  "grading the refusal itself needs a graded NL assertion or communicate_info",
+                  evidence=shown, rule=RULE)
 
 
 _CONVENTION = 5
