@@ -1029,3 +1029,22 @@ def test_k12_a_refusal_is_one_set_warning_while_an_ungraded_expectation_stays_a_
         ("error", "undocumented")]  # a taugen bundle must grade each refusal: nothing is loosened there
     assert grader.expected_beyond_no_change(
         TaskSet(source="<test>", domain="airline", tasks=tasks, agent_tools=_airline_like_tools()), tasks[0]) is None
+
+
+def test_k12_a_weak_communicate_info_beside_a_specific_one_is_a_warning_not_an_error():
+    """tau2's COMMUNICATE part needs every string in a reply, so it is vacuous only when every string is
+    weak: a lone "10" or "IL" + "5" is an error each; "IL" beside the tracking number 840887978435 adds no
+    check but the part still checks something (a warning); a comma never matches and stays an error."""
+    def k12(communicate_info: list[str]) -> list[tuple[str, str]]:
+        task = _mock_task("t", "You want to know your tracking number.", [_create("Budget Review")],
+                          communicate_info=communicate_info, reward_basis=["DB", "COMMUNICATE"])
+        taskset = TaskSet(source="<test>", domain="mock", tasks=[task])
+        return [(d.severity, d.path) for d in grader.grader_defects(taskset) if "communicate_info" in d.path]
+
+    assert k12(["10"]) == [("error", "evaluation_criteria.communicate_info[0]")]
+    assert k12(["IL", "5"]) == [("error", "evaluation_criteria.communicate_info[0]"),
+                                ("error", "evaluation_criteria.communicate_info[1]")]
+    assert k12(["840887978435", "IL"]) == [("warning", "evaluation_criteria.communicate_info[1]")]
+    assert k12(["1,126.04", "840887978435"]) == [("error", "evaluation_criteria.communicate_info[0]")]
+    assert k12(["840887978435"]) == []
+    assert grader.specific_communicate_info(["840887978435", "IL"], [None, "is so short"]) == ["840887978435"]

@@ -20,7 +20,10 @@ tau2-format.md`` §4). Rules:
 * a ``communicate_info`` string must be able to match and must not match by accident: a comma (tau2
   strips commas from the agent's replies, so it never matches), a sentence about the agent (a judge
   statement, not words the agent says), or a bare short token (``"5"``, ``"IL"``) that any answer or a
-  list of every option contains;
+  list of every option contains. tau2 needs every string in a reply, so such a weak string is an error
+  only when the task's other strings are weak too (``["10"]``, ``["polyester", "cotton"]``); beside a
+  specific one (``["840887978435", "IL"]``) it adds no check but the part is not vacuous: a warning
+  (as errors they flagged 12 tau2 tasks, 4 later fixed, none for this reason);
 * a do-nothing run scores 0 and the gold run scores 1: computed from the replay (initial and final
   database hash, env assertions before and after the gold). A task whose every NL assertion forbids an
   act ("Agent does not cancel 3RK2T9") and whose gold makes no write expects only that nothing changes:
@@ -59,6 +62,10 @@ _PARTS = {"COMMUNICATE": "communicate_info", "NL_ASSERTION": "nl_assertions", "E
 _JUDGE = re.compile(r"^\s*(the\s+)?agent\b|\b(should|must|confirm(ed|s)?|acknowledg\w+)\b", re.I)
 
 
+_SHORT = "is so short that almost any reply contains it"
+_COMMON = "is a common option value in the database; a reply listing every option contains it"
+
+
 def _communicate_problem(info: str, taskset: TaskSet) -> str | None:
     text = str(info)
     if "," in text:
@@ -67,13 +74,33 @@ def _communicate_problem(info: str, taskset: TaskSet) -> str | None:
         return "is a statement about the agent, not words the agent says; as a substring it will never match"
     token = text.strip()
     if len(token) <= 2 or re.fullmatch(r"\d{1,2}", token):
-        return "is so short that almost any reply contains it"
+        return _SHORT
     if re.fullmatch(r"[A-Za-z]+", token) and taskset.db is not None:
         owners = {path.rsplit(".", 1)[0].split("[")[0] for key, path in taskset.db_index.where(token)}
         lower = {path for key, path in taskset.db_index.where(token.lower())}
         if len(owners) + len(lower) >= 5:
-            return f"'{token}' is a common option value in the database; a reply listing every option contains it"
+            return f"'{token}' {_COMMON}"
     return None
+
+
+def _accidental(problem: str | None) -> bool:
+    """Whether ``problem`` (from :func:`_communicate_problem`) is a string matching by accident (too short,
+    a common option value), as opposed to one that can never match (a comma, a sentence about the agent)."""
+    return problem is not None and problem.endswith((_SHORT, _COMMON))
+
+
+def specific_communicate_info(infos: list[Any], problems: list[str | None]) -> list[str]:
+    """The ``communicate_info`` strings that no reply contains by accident: those without a problem
+    (``problems[i]`` from :func:`_communicate_problem` for ``infos[i]``; the two lists have equal length).
+
+    tau2's COMMUNICATE part scores 1 only when *every* string occurs in some reply
+    (``tau2.evaluator.evaluator_communicate``: ``all(result.met ...)``), so the part is as strong as its
+    most specific string: ``["840887978435", "IL"]`` is not vacuous although "IL" alone would be, while
+    ``["10"]`` or ``["polyester", "cotton"]`` is (defect-kinds.md K12: "no graded part is vacuous"; "a bare
+    '5' as communicate_info that any answer contains"). Returns them in order; empty when every string
+    is weak or there is none. Never raises.
+    """
+    return [str(info) for info, problem in zip(infos, problems) if problem is None]
 
 
 def _ungraded_communicate(data: dict[str, Any], basis: list[str]) -> list[str]:
@@ -171,13 +198,21 @@ def grader_defects(taskset: TaskSet) -> list[Defect]:
                                   f"graded part(s) {', '.join(vacuous)} have nothing to check and always give 1.0: "
                                   "every run scores 1", evidence=str(basis), rule=RULE))
         graded = "COMMUNICATE" in basis
-        for position, info in enumerate(data.get("communicate_info") or []):
-            problem = _communicate_problem(info, taskset)
-            if problem:
-                defects.append(Defect("K12", "error" if graded else "warning", identifier,
-                                      f"evaluation_criteria.communicate_info[{position}]",
-                                      f"communicate_info {info!r} {problem}" + ("" if graded else " (not graded)"),
-                                      evidence=str(info), rule=RULE))
+        problems = [_communicate_problem(info, taskset) for info in data.get("communicate_info") or []]
+        specific = specific_communicate_info(data.get("communicate_info") or [], problems)
+        for position, (info, problem) in enumerate(zip(data.get("communicate_info") or [], problems)):
+            if not problem:
+                continue
+            if _accidental(problem) and specific:
+                # tau2 needs every string in a reply: the part still checks the specific one
+                defects.append(Defect("K12", "warning", identifier, f"evaluation_criteria.communicate_info[{position}]",
+                                      f"communicate_info {info!r} {problem}; it adds no check, though the "
+                                      f"COMMUNICATE part still needs {specific[0]!r}", evidence=str(info), rule=RULE))
+                continue
+            defects.append(Defect("K12", "error" if graded else "warning", identifier,
+                                  f"evaluation_criteria.communicate_info[{position}]",
+                                  f"communicate_info {info!r} {problem}" + ("" if graded else " (not graded)"),
+                                  evidence=str(info), rule=RULE))
         for position, action in enumerate(actions(task)):
             if "ACTION" in basis and action.get("compare_args") == [] and taskset.is_write(action):
                 defects.append(Defect("K12", "warning", identifier, f"evaluation_criteria.actions[{position}].compare_args",
