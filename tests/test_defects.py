@@ -1048,3 +1048,39 @@ def test_k12_a_weak_communicate_info_beside_a_specific_one_is_a_warning_not_an_e
     assert k12(["1,126.04", "840887978435"]) == [("error", "evaluation_criteria.communicate_info[0]")]
     assert k12(["840887978435"]) == []
     assert grader.specific_communicate_info(["840887978435", "IL"], [None, "is so short"]) == ["840887978435"]
+
+
+def test_k7_a_bare_term_inside_a_longer_choice_is_ambiguous_unless_excluded_or_kept():
+    """K7's own example: "move me to economy" when both economy and basic economy exist. Saying the longer
+    term (even to exclude it), keeping the cabin the reservation already has, or a reservation already
+    in the longer term (upgraded "to economy" from basic economy) leaves one reading; five legs moved
+    "to economy" are one finding, not five."""
+    database = {"reservations": {
+        "M05KNL": {"reservation_id": "M05KNL", "user_id": "u1", "cabin": "business"},
+        "OBUT9V": {"reservation_id": "OBUT9V", "user_id": "u1", "cabin": "economy"},
+        "BASIC1": {"reservation_id": "BASIC1", "user_id": "u1", "cabin": "basic_economy"},
+        "JG7FMM": {"reservation_id": "JG7FMM", "user_id": "u1", "cabin": "business"}}}
+
+    def move(reservation: str, cabin: str = "economy") -> dict[str, Any]:
+        return {"action_id": reservation, "name": "update_reservation_flights",
+                "arguments": {"reservation_id": reservation, "cabin": cabin, "flights": []}}
+
+    tasks = [
+        _mock_task("bare", "For your trip you want to change to the cheapest economy flight the day after.",
+                   [move("M05KNL")]),
+        _mock_task("excluded", "You want to change to the cheapest flight in Economy cabin class (not Basic Economy).",
+                   [move("M05KNL")]),
+        _mock_task("kept", "You don't care about money but want to stay in economy. You want one more bag.",
+                   [move("OBUT9V")]),
+        _mock_task("upgraded", "You want to upgrade to economy.", [move("BASIC1")]),
+        _mock_task("business", "You want to move to business.", [move("M05KNL", "business")]),
+        _mock_task("legs", "You want to downgrade all business flights to economy.", [move("M05KNL"), move("JG7FMM")]),
+    ]
+    taskset = TaskSet(source="<test>", domain="airline", tasks=tasks, db=database, agent_tools=_airline_like_tools())
+    k7 = [d for d in scenario.k7_defects(taskset) if d.path.endswith(".cabin")]  # not "which reservation"
+    assert [(d.task, d.severity) for d in k7] == [("bare", "warning"), ("legs", "warning")]
+    assert "'economy' alone, which can read as 'economy' or 'basic_economy'" in k7[0].message
+    assert scenario.broader_readings(taskset, tasks[0], 0, "cabin", "economy",
+                                     ("basic_economy", "economy", "business")) == ["basic_economy"]
+    assert scenario.broader_readings(taskset, tasks[2], 0, "cabin", "economy",
+                                     ("basic_economy", "economy", "business")) == []

@@ -234,6 +234,7 @@ def k7_defects(taskset: TaskSet) -> list[Defect]:
         index = task_index(taskset, task)
         identifier = task_id(task)
         gold = actions(task)
+        bare_terms: set[tuple[str, str]] = set()  # (argument, value) already reported as a bare term
         for position, action in enumerate(gold):
             if not taskset.is_write(action):
                 continue
@@ -290,7 +291,52 @@ def k7_defects(taskset: TaskSet) -> list[Defect]:
                                           f"evaluation_criteria.actions[{position}].arguments.{key}",
                                           f"the scenario says {words[said[0]]!r}, which can read as {chosen!r} or "
                                           f"{said[0]!r}; the gold picks {chosen!r}", rule=RULE_K7))
+                elif not said and (key, chosen) not in bare_terms:
+                    rivals = broader_readings(taskset, task, position, key, chosen, choices)
+                    if rivals:
+                        bare_terms.add((key, chosen))  # one finding per term: five legs "to economy" are one reading
+                        defects.append(Defect("K7", "warning", identifier,
+                                              f"evaluation_criteria.actions[{position}].arguments.{key}",
+                                              f"the scenario says {words[chosen]!r} alone, which can read as "
+                                              f"{chosen!r} or {rivals[0]!r} (both are {key} values, and nothing "
+                                              f"excludes {words[rivals[0]]!r}); the gold picks {chosen!r}",
+                                              evidence=words[chosen], rule=RULE_K7))
     return defects
+
+
+def broader_readings(taskset: TaskSet, task: dict[str, Any], position: int, key: str, chosen: str,
+                     choices: tuple[str, ...]) -> list[str]:
+    """The other readings of the gold's enumerated value ``chosen`` (argument ``key`` of gold action
+    ``position``) when the scenario names it only by its bare words: every choice whose words contain
+    ``chosen``'s ("economy" inside "basic economy") while the scenario never says the longer term
+    (saying it, even to exclude it, "Economy (not Basic Economy)", separates the two) and does say the
+    bare one. There is one reading when the record the action writes already holds ``chosen`` (a
+    reservation in economy the user wants to "keep economy" or "stay in economy": the term names what
+    the user has, and the gold leaves it as it is). A rival is no reading when that record already holds
+    the rival (a reservation in basic economy "upgraded to economy" cannot mean basic economy) or when
+    the gold no longer runs with it (:func:`_valid_reading`: the tools or, with policy rules, the policy
+    refuse it).
+
+    From defect-kinds.md K7, whose example is this very case ("move me to economy" when both economy and
+    basic economy exist): "enumerate readings of confusable terms; exactly one reading may be consistent
+    with the gold end state". Returns the rivals in ``choices`` order (empty: one reading). Never raises
+    on a task whose arguments name no record (nothing is held then).
+    """
+    text = user_text(task)
+    words = {c: c.replace("_", " ").lower() for c in choices}
+    bare = words[chosen]
+    broader = [c for c in choices if c != chosen and bare != words[c]
+               and re.search(rf"(?<![\w]){re.escape(bare)}(?![\w])", words[c])]
+    if not broader or any(mentions(text, words[c]) for c in broader) or not mentions(text, bare):
+        return []
+    action = actions(task)[position]
+    index = task_index(taskset, task)
+    targets = [index.owned(v) for k, v in leaves(action.get("arguments") or {})
+               if isinstance(v, str) and k.split(".")[-1].split("[")[0].endswith(("_id", "id"))]
+    held = {str(r.get(key)) for r in targets if isinstance(r, dict) and r.get(key) is not None}
+    if chosen in held:
+        return []  # the gold keeps the value the record has: the bare term names the user's own
+    return [c for c in broader if c not in held and _valid_reading(taskset, task, position, chosen, c)]
 
 
 def _valid_reading(taskset: TaskSet, task: dict[str, Any], position: int, value: Any, rival: Any) -> bool:
