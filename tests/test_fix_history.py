@@ -105,10 +105,13 @@ def test_lint_on_old_tasks_predicts_fixes():
     # the pack's shape adopts the pack's rules and facts): airline 8 of 9 K1 flags and its K3 flag are fixed
     # tasks, retail 3 of 5 (59 cancels for a reason the policy does not accept, 105 and 64 are failing golds;
     # the identical-item exchanges are K2 of the retail policy, as they were K2 of a stage before)
-    assert measured["airline"] == (27, 39, 21, {"K1": (9, 8), "K3": (1, 1), "K4": (2, 2), "K5": (2, 2), "K6": (9, 7),
-                                                "K12": (21, 6)})
-    assert measured["retail"] == (28, 34, 15, {"K1": (5, 3), "K2": (16, 8), "K4": (2, 2), "K5": (5, 3),
-                                               "K12": (17, 5)})
+    # K12: refusals a do-nothing run passes are one set warning (airline 39 -> 24 flagged, 21 -> 18 fixed:
+    # 34, 43, 45 were fixed in their scenario, not their grading); a weak communicate_info beside a specific
+    # one is a warning (retail 34 -> 31 flagged, 15 fixed kept)
+    assert measured["airline"] == (27, 24, 18, {"K1": (9, 8), "K3": (1, 1), "K4": (2, 2), "K5": (2, 2), "K6": (9, 7),
+                                                "K12": (5, 2)})
+    assert measured["retail"] == (28, 31, 15, {"K1": (5, 3), "K2": (16, 8), "K4": (2, 2), "K5": (5, 3),
+                                               "K12": (12, 5)})
     retail = {r.domain: r for r in results}["retail"]
     # the kind-exact hits: identical-item exchanges, a non-original refund method, a copied amount
     for task, kind in (("18", "K2"), ("91", "K2"), ("107", "K2"), ("12", "K2"), ("13", "K2"), ("21", "K2"),
