@@ -16,10 +16,11 @@ and summaries from shared pools where they are about one subject:
 * a rule article states its rendition(s) verbatim in the main section (carriers only);
 * a subject article is about another rule of the topic, titled and summarised as a rule article is,
   and states no rule of the business: what other organisations publish for it (a comparable subject,
-  :func:`~taugen.generators.corpus.genres.benchmarks.comparable_facts`, two times in five; each
-  figure named with its organisation and equal to no value any fact on that subject ever had), how
-  often customers asked about it (figures that are none of the subject's values), or working notes
-  without a figure, as many rules are written without one: as many in a filler as a
+  two times in five; each figure named with its organisation and equal to no value any fact on that
+  subject ever had, half of them quoted in the frame a rule's sentence uses), how often customers asked
+  about it (figures that are none of the subject's values), or working notes without a figure, as many
+  rules are written without one (the shared
+  :func:`~taugen.generators.corpus.genres.benchmarks.grounded_sentences`): as many in a filler as a
   carrier has rule articles, and one beside the rules in about half of the carriers that have room;
 * a context article (escalation, letters, identity checks, call backs, where to find things) holds
   working notes and, half the time, one figure of the team's own work (volumes, dates), never
@@ -45,7 +46,6 @@ import datetime as dt
 import re
 from html.parser import HTMLParser
 
-from taugen.authoring.values import find_surface_form
 from taugen.generators.corpus.genre import (
     ArtifactPlan,
     Genre,
@@ -57,14 +57,10 @@ from taugen.generators.corpus.genre import (
     shown_as_history,
 )
 from taugen.generators.corpus.genres.benchmarks import (
-    avoided_values,
-    comparable_facts,
+    grounded_sentences,
     month_and_year,
     other_subjects,
     peer_names,
-    peer_value,
-    portable,
-    values_among,
 )
 from taugen.generators.corpus.genres.workplace import (
     said_subject,
@@ -391,35 +387,20 @@ class KnowledgeBaseArchiveGenre(Genre):
     @staticmethod
     def _subject(rng, plan: ArtifactPlan, context: RenderContext, fact, peers: list[str], day: dt.date,
                  topic: str, brief: bool = False) -> dict:
-        """An article shaped like a rule's about ``fact``'s subject that states no rule of the business:
-        what other organisations publish for it (a comparable subject, two times in five; each figure
-        named with its organisation and equal to no value any fact on the subject ever had), how often
+        """An article shaped like a rule's about ``fact``'s subject that states no rule of the business,
+        its main section written as other genres' grounded slots are
+        (:func:`~taugen.generators.corpus.genres.benchmarks.grounded_sentences`): what other organisations
+        publish for it (a comparable subject, two times in five; each figure named with its organisation and
+        equal to no value any fact on the subject ever had; half of them quoted in the frame a rule's
+        sentence uses, so a filler's article holds rule-shaped sentences as a carrier's does), how often
         customers asked about it (a figure that is none of the subject's values), or a working note."""
         subject = lower_first((fact.subject or "").strip().rstrip("."))
         values = _heading_words(rng, context, subject, upper_first(re.sub(r"^(the|a|an)\s+", "", subject,
                                                                             flags=re.IGNORECASE)))
-        avoid = avoided_values(context, fact, plan.facts.values())
-        guarded = values_among(context, avoid)
-        lines = []
-        draw = rng.random()
-        if peers and draw < 0.4 and portable(subject, context) and fact in comparable_facts(context, fact.section):
-            for peer in rng.sample(peers, k=rng.choice((1, 1, 2))):
-                value = peer_value(rng, fact, avoid)
-                avoid.add(value.canonical())
-                lines.append(upper_first(rng.choice(_PEER_LINES).format(P=peer, V=value.canonical(), S=subject)))
-        elif draw > 0.7:
-            lines.append(upper_first(rng.choice(_NOTE_LINES).format(S=subject, T=topic)))
-        else:
-            for template in rng.sample(_VOLUME_LINES, k=1):
-                for _ in range(20):
-                    month = day - dt.timedelta(days=rng.randint(20, 60))
-                    line = upper_first(template.format(
-                        S=subject, T=topic, N=rng.randint(6, 240), R=f"{rng.randint(4, 38)}%",
-                        MONTH=month_and_year(month), D=long_day(month),
-                        E=long_day(month + dt.timedelta(days=rng.randint(7, 19)))))
-                    if not any(find_surface_form(value, line) for value in guarded):
-                        lines.append(line)
-                        break
+        notes = tuple(line.replace("{T}", topic.replace("{", "{{").replace("}", "}}")) for line in _NOTE_LINES)
+        lines = [upper_first(line) for line in grounded_sentences(
+            rng, context, fact, subject, peers, day, plan.facts.values(), peer_lines=_PEER_LINES,
+            volume_lines=_VOLUME_LINES, note_lines=notes, weights=(0.4, 0.7))]
         sections = [{"heading": "Summary", "paragraphs": [rng.choice(_SUMMARIES).format(**values)], "bullets": [],
                      "kind": ""}]
         if lines:
