@@ -224,6 +224,7 @@ class TaskChange:
     fixed: bool = False
     literal: bool = False
     summary: str = ""
+    changed_parts: list[str] = field(default_factory=list)
 
 
 def _word_diff(old: str, new: str, width: int = 110) -> str:
@@ -299,7 +300,61 @@ def compare_task(domain: str, old: dict[str, Any], new: dict[str, Any], default:
                     or fields["user_scenario"]
                     or ((fields["nl_assertions"] or change.reward_basis_effective) and not explained))
     change.summary = summarise(old, new, change, default)
+    change.changed_parts = changed_parts(old, new, change, default)
     return change
+
+
+def _vanished(old_items: list[str], new_items: list[str]) -> list[int]:
+    """Indexes of OLD entries that no longer occur in NEW (multiset: a repeated entry must repeat)."""
+    left = Counter(new_items)
+    gone = []
+    for index, item in enumerate(old_items):
+        if left[item] > 0:
+            left[item] -= 1
+        else:
+            gone.append(index)
+    return gone
+
+
+def changed_parts(old: dict[str, Any], new: dict[str, Any], change: TaskChange, default: frozenset[str]) -> list[str]:
+    """The task paths whose change counts toward FIXED, in the linter's location syntax.
+
+    Shape: ``["evaluation_criteria.actions", "evaluation_criteria.actions[2]", "user_scenario",
+    "user_scenario.instructions.known_info", ...]``. A list field gives its whole path plus
+    ``<path>[i]`` for every OLD entry ``i`` (normalised as in :func:`compare_task`) that no longer occurs in
+    NEW: an entry only moved or joined by new ones is not changed. ``nl_assertions`` and ``reward_basis``
+    appear only when they count toward FIXED (not the grader migration or the domain-wide basis switch);
+    ``reward_basis`` means the EFFECTIVE basis changed. ``user_scenario`` gives ``user_scenario.persona``
+    and ``user_scenario.instructions[.<key>]`` for each part that changed. Empty for an unfixed task.
+    """
+    if not change.fixed:
+        return []
+    explained = change.grader_migration or change.bulk_basis_side_effect
+    parts: list[str] = []
+    if change.fields["actions"]:
+        parts.append("evaluation_criteria.actions")
+        old_actions = [_canon({k: v for k, v in json.loads(a).items() if k != "compare_args"})
+                       for a in norm_actions(old, default) or []]
+        new_actions = [_canon({k: v for k, v in json.loads(a).items() if k != "compare_args"})
+                       for a in norm_actions(new, default) or []]
+        parts += [f"evaluation_criteria.actions[{i}]" for i in _vanished(old_actions, new_actions)]
+    lists = {"communicate_info": lambda t: [_ws(x) for x in (_criteria(t).get("communicate_info") or [])],
+             "nl_assertions": lambda t: [_ws(x) for x in (_criteria(t).get("nl_assertions") or [])],
+             "env_assertions": lambda t: [_canon(x) for x in (_criteria(t).get("env_assertions") or [])]}
+    for key, entries in lists.items():
+        if change.fields[key] and not (key == "nl_assertions" and explained):
+            parts.append(f"evaluation_criteria.{key}")
+            parts += [f"evaluation_criteria.{key}[{i}]" for i in _vanished(entries(old), entries(new))]
+    if change.reward_basis_effective and not explained:
+        parts.append("evaluation_criteria.reward_basis")
+    if change.fields["user_scenario"]:
+        parts.append("user_scenario")
+        old_scenario, new_scenario = json.loads(norm_scenario(old)), json.loads(norm_scenario(new))
+        for key in sorted(set(old_scenario) | set(new_scenario)):
+            if old_scenario.get(key) != new_scenario.get(key):
+                parts.append("user_scenario.persona" if key == "persona" else "user_scenario.instructions"
+                             if key == "text" else f"user_scenario.instructions.{key}")
+    return parts
 
 
 def summarise(old: dict[str, Any], new: dict[str, Any], change: TaskChange, default: frozenset[str]) -> str:
@@ -365,8 +420,111 @@ def _id_key(task_id: str) -> tuple[int, str]:
 # step 2: the linter on both versions
 
 
-def lint_version(domain: str, files: dict[str, Path], replay: bool = True) -> dict[str, set[str]]:
-    """Task id -> the kinds of its error findings (tasks without errors are absent)."""
+ACTIONS, SCENARIO = "evaluation_criteria.actions", "user_scenario"
+COMMUNICATE, NL = "evaluation_criteria.communicate_info", "evaluation_criteria.nl_assertions"
+ENV, BASIS = "evaluation_criteria.env_assertions", "evaluation_criteria.reward_basis"
+TASK_FIELDS = (ACTIONS, COMMUNICATE, NL, ENV, BASIS, SCENARIO)
+
+REPAIR_FIELDS: dict[str, tuple[str, ...]] = {
+    "K1": (ACTIONS,),                       # a gold write violates the policy: the write must change
+    "K2": (ACTIONS,),                       # a gold step breaks a tool precondition
+    "K3": (ACTIONS, COMMUNICATE, NL),       # an amount in gold arguments, communicate_info or assertions
+    "K4": (COMMUNICATE, NL, ACTIONS),       # checked text vs gold: either side may be the wrong one
+    "K5": (ACTIONS, SCENARIO),              # gold argument vs DB; the wrong value often comes from the scenario
+    "K6": (SCENARIO, ACTIONS),              # state the missing value, or change the gold to what is knowable
+    "K7": (SCENARIO, ACTIONS),              # disambiguate the scenario, or change the gold's reading
+    "K8": (SCENARIO, ACTIONS),              # the scenario contradicts itself or the gold path
+    "K9": (SCENARIO, ACTIONS),              # tighten the scenario, or change the gold end state
+    "K10": (SCENARIO,),                     # script the reaction to the refusal
+    "K11": (ACTIONS, SCENARIO),             # add the missing write, or script the refusal
+    "K12": (COMMUNICATE, NL, ENV, BASIS),   # what is graded and how
+    "K13": (),                              # policy / knowledge documents: no task field
+    "K14": (ACTIONS, SCENARIO),             # the gold path or the user's known info / tools
+    "K15": (ACTIONS, SCENARIO),             # the superlative's pick or its wording
+    "K16": (SCENARIO,),                     # a tool or field named in scenario text
+    "K17": (ACTIONS,),                      # opposite gold for equal rule inputs
+    "K18": (),                              # leaked answers live in DB strings and file names
+    "K19": (SCENARIO, ACTIONS),             # duplicate scenario + gold writes
+    "K20": (),                              # chronology of dated records and documents
+}
+"""Defect kind -> the task fields whose change could repair a defect of that kind.
+
+Source: the ``rule that catches the kind`` column of ``../shared/reference/defect-kinds.md``. A kind that
+compares two parts of a task (K4: assertion vs gold, K5-K9: scenario vs gold, K11: scenario vs gold
+writes) can be repaired on either side, so both fields are listed; a kind about one part lists that part
+(K1/K2/K17: the gold actions, K10/K16: the scenario text, K12: the graded criteria and the reward basis).
+K13, K18 and K20 point at documents, the DB or file names, which this script does not compare, so no task
+fix can be their right reason. The paths are tau2's task paths, the same syntax the linter's ``Defect.path``
+uses."""
+
+_LOCATION = re.compile(r"^((?:evaluation_criteria|user_scenario|initial_state|ticket|description)"
+                       r"(?:\.\w+|\[\d+\])*)(?=: |$)", re.S)
+
+
+def _field_of(location: str) -> str | None:
+    """The compared task field a location lies in (``evaluation_criteria.actions[2].arguments.x`` ->
+    ``evaluation_criteria.actions``), or None (a bare ``evaluation_criteria``, ``initial_state``, a file)."""
+    return next((f for f in TASK_FIELDS if location == f or location.startswith((f + ".", f + "["))), None)
+
+
+@dataclass(frozen=True)
+class LintFlag:
+    """One lint finding about one task (``error`` or ``warning``), with where it points.
+
+    ``location`` is the ``Defect.path`` the linter recorded (``evaluation_criteria.actions[2].arguments.cabin``);
+    ``to_findings`` writes it at the head of the finding's evidence (``<path>: <excerpt>``), which is where
+    :func:`flags_of` reads it back. Empty when the finding names no task path."""
+
+    task: str
+    kind: str
+    severity: str
+    location: str
+    message: str
+
+    def repair_targets(self) -> list[str]:
+        """The task paths whose change would repair this finding: the finding's own location when it lies
+        in a compared field, plus every OTHER field :data:`REPAIR_FIELDS` gives its kind (the other side of
+        the comparison the kind makes); only the kind's fields when the location names no compared field."""
+        own = _field_of(self.location)
+        fields = [f for f in REPAIR_FIELDS.get(self.kind, ()) if f != own]
+        return ([self.location] if own else []) + fields
+
+
+def _covers(target: str, part: str) -> bool:
+    """True when one path contains the other (``actions[2]`` and ``actions[2].arguments.cabin``)."""
+    shorter, longer = sorted((target, part), key=len)
+    return longer == shorter or longer.startswith((shorter + ".", shorter + "["))
+
+
+def right_reason(flag: LintFlag, parts: list[str], at_location: bool = False) -> bool:
+    """Whether a fix that changed ``parts`` (:func:`changed_parts`) repaired what ``flag`` points at.
+
+    A specific target (``evaluation_criteria.actions[2].arguments.cabin``) needs that entry changed
+    (``evaluation_criteria.actions[2]`` among the parts); a whole-field target needs any change of it.
+    ``at_location``: only the finding's own location counts (a strict lower bound; False for a finding
+    whose location names no compared field)."""
+    targets = flag.repair_targets()
+    if at_location:
+        targets = targets[:1] if _field_of(flag.location) else []
+    return any(_covers(target, part) for target in targets for part in parts
+               if target in TASK_FIELDS or part not in TASK_FIELDS)
+
+
+def flags_of(findings: list[Any]) -> list[LintFlag]:
+    """The ``error`` and ``warning`` findings of kinds K1..K20, as :class:`LintFlag` (``findings``: the
+    ``taugen.findings.Finding`` list of ``lint_task_folder``). Set-level findings (subject not a task id,
+    e.g. one K12 warning naming 15 refusal tasks) keep their subject as ``task``."""
+    flags = []
+    for finding in findings:
+        if finding.severity in ("error", "warning") and finding.code in KINDS:
+            match = _LOCATION.match(finding.evidence or "")
+            flags.append(LintFlag(task=finding.subject, kind=finding.code, severity=finding.severity,
+                                  location=match.group(1) if match else "", message=finding.message))
+    return flags
+
+
+def lint_version(domain: str, files: dict[str, Path], replay: bool = True) -> list[LintFlag]:
+    """Every error and warning of ``lint_task_folder`` on one version of a domain (see :func:`flags_of`)."""
     import taugen  # noqa: F401  (sets litellm's local cost map before tau2 imports it)
     from taugen.validators.foreign import lint_task_folder
 
@@ -376,17 +534,21 @@ def lint_version(domain: str, files: dict[str, Path], replay: bool = True) -> di
         for name, source in files.items():
             if source.is_file():
                 shutil.copyfile(source, folder / name)
-        findings = lint_task_folder(folder, replay=replay)
-    flagged: dict[str, set[str]] = {}
-    for finding in findings:
-        if finding.severity == "error" and finding.code in KINDS:
-            flagged.setdefault(finding.subject, set()).add(finding.code)
-    return flagged
+        return flags_of(lint_task_folder(folder, replay=replay))
+
+
+def kinds_by_task(flags: list[LintFlag], severity: str = "error") -> dict[str, list[str]]:
+    """Task id -> the sorted kinds of its findings of one severity (tasks without any are absent)."""
+    out: dict[str, set[str]] = {}
+    for flag in flags:
+        if flag.severity == severity:
+            out.setdefault(flag.task, set()).add(flag.kind)
+    return {task: sorted(kinds, key=lambda k: int(k[1:])) for task, kinds in out.items()}
 
 
 @dataclass
 class Score:
-    """Counts for one domain (or one kind of one domain)."""
+    """Counts for one domain (or one kind of one domain), for one severity (errors or warnings)."""
 
     fixed: int
     flagged_old: int
@@ -395,6 +557,8 @@ class Score:
     cleared_and_fixed: int
     flagged_new: int
     tasks: int = 0                 # all tasks of the domain (for the base rate)
+    right_reason: int = 0          # flagged & fixed, and a finding points at a field the fix changed
+    right_at_location: int = 0     # of those, the finding's own location changed (strict lower bound)
 
     @property
     def lift(self) -> float | None:
@@ -405,15 +569,22 @@ class Score:
 
     @property
     def recall(self) -> float | None:
+        """Fixed tasks flagged on OLD / fixed tasks (None without fixed tasks)."""
         return self.flagged_and_fixed / self.fixed if self.fixed else None
 
     @property
     def precision(self) -> float | None:
+        """Flagged OLD tasks that were fixed / flagged OLD tasks (None when nothing is flagged)."""
         return self.flagged_and_fixed / self.flagged_old if self.flagged_old else None
 
 
 def score(fixed: set[str], old_flags: dict[str, set[str]], new_flags: dict[str, set[str]],
-          kind: str | None = None, tasks: int = 0) -> Score:
+          kind: str | None = None, tasks: int = 0, right: set[str] = frozenset(),
+          at_location: set[str] = frozenset()) -> Score:
+    """Counts for one severity. ``old_flags``/``new_flags``: task id -> kinds found on that version;
+    ``kind``: count only that kind (None: any); ``right``: the task ids counted as right reason (already
+    restricted to the kind, see :func:`right_reason_tasks`); ``at_location``: the same with the finding's
+    own location only."""
     def hit(flags: dict[str, set[str]], task: str) -> bool:
         return bool(flags.get(task)) if kind is None else kind in flags.get(task, set())
 
@@ -423,17 +594,27 @@ def score(fixed: set[str], old_flags: dict[str, set[str]], new_flags: dict[str, 
     cleared = old - new
     return Score(fixed=len(fixed), flagged_old=len(old), flagged_and_fixed=len(old & fixed),
                  cleared_in_new=len(cleared), cleared_and_fixed=len(cleared & fixed), flagged_new=len(new),
-                 tasks=tasks)
+                 tasks=tasks, right_reason=len(set(right) & old & fixed),
+                 right_at_location=len(set(at_location) & old & fixed))
 
 
 @dataclass
 class DomainResult:
+    """One domain: every task's change, where the files came from, and the lint findings of both versions.
+
+    ``old_flags``/``new_flags`` (task id -> error kinds) and ``old_warnings``/``new_warnings`` (task id ->
+    warning kinds) are derived from ``old_findings``/``new_findings`` by :func:`run`."""
+
     domain: str
     changes: list[TaskChange]
     sources: dict[str, dict[str, str]]
     identical_files: dict[str, bool]
     old_flags: dict[str, list[str]] = field(default_factory=dict)
     new_flags: dict[str, list[str]] = field(default_factory=dict)
+    old_warnings: dict[str, list[str]] = field(default_factory=dict)
+    new_warnings: dict[str, list[str]] = field(default_factory=dict)
+    old_findings: list[LintFlag] = field(default_factory=list)
+    new_findings: list[LintFlag] = field(default_factory=list)
     lint_seconds: float = 0.0
 
     @property
@@ -470,20 +651,69 @@ def run(fixtures: Path = FIXTURES, replay: bool = True, lint: bool = True,
         if lint:
             start = time.perf_counter()
             if "old" in lint_versions:
-                result.old_flags = {t: sorted(k) for t, k in lint_version(domain, sources["old"], replay).items()}
+                result.old_findings = lint_version(domain, sources["old"], replay)
+                result.old_flags = kinds_by_task(result.old_findings, "error")
+                result.old_warnings = kinds_by_task(result.old_findings, "warning")
             if "new" in lint_versions:
-                result.new_flags = {t: sorted(k) for t, k in lint_version(domain, sources["new"], replay).items()}
+                result.new_findings = lint_version(domain, sources["new"], replay)
+                result.new_flags = kinds_by_task(result.new_findings, "error")
+                result.new_warnings = kinds_by_task(result.new_findings, "warning")
             result.lint_seconds = time.perf_counter() - start
         results.append(result)
     return results
 
 
-def scores(result: DomainResult) -> tuple[Score, dict[str, Score]]:
-    old = {t: set(k) for t, k in result.old_flags.items()}
-    new = {t: set(k) for t, k in result.new_flags.items()}
+def right_reason_tasks(result: DomainResult, severity: str = "error", kind: str | None = None,
+                       at_location: bool = False) -> set[str]:
+    """Fixed task ids with at least one OLD finding of ``severity`` (and ``kind``, if given) whose repair
+    targets meet a part the fix changed (:func:`right_reason`; ``at_location``: its own location only)."""
+    parts = {c.task_id: c.changed_parts for c in result.changes if c.fixed}
+    return {flag.task for flag in result.old_findings
+            if flag.severity == severity and (kind is None or flag.kind == kind) and flag.task in parts
+            and right_reason(flag, parts[flag.task], at_location)}
+
+
+def scores(result: DomainResult, severity: str = "error") -> tuple[Score, dict[str, Score]]:
+    """(all kinds, {kind: score}) for one severity; kinds never found on either version are left out."""
+    if severity == "error":
+        old_map, new_map = result.old_flags, result.new_flags
+    else:
+        old_map, new_map = result.old_warnings, result.new_warnings
+    old = {t: set(k) for t, k in old_map.items()}
+    new = {t: set(k) for t, k in new_map.items()}
     n = len(result.changes)
-    per_kind = {k: score(result.fixed, old, new, k, n) for k in KINDS}
-    return score(result.fixed, old, new, tasks=n), {k: s for k, s in per_kind.items() if s.flagged_old or s.flagged_new}
+    per_kind = {k: score(result.fixed, old, new, k, n, right_reason_tasks(result, severity, k),
+                         right_reason_tasks(result, severity, k, at_location=True)) for k in KINDS}
+    total = score(result.fixed, old, new, tasks=n, right=right_reason_tasks(result, severity),
+                  at_location=right_reason_tasks(result, severity, at_location=True))
+    return total, {k: s for k, s in per_kind.items() if s.flagged_old or s.flagged_new}
+
+
+def message_template(message: str) -> str:
+    """A finding's message with its particulars blanked (quoted text -> '…', numbers -> N), so that one
+    rule's warnings on different tasks read the same."""
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", message)
+    return re.sub(r"\d+(?:[.,]\d+)*", "N", text)
+
+
+def noise_warnings(result: DomainResult, threshold: float = 0.9) -> list[dict[str, Any]]:
+    """Warning templates (kind + :func:`message_template`) that fire on at least ``threshold`` of the
+    domain's tasks on OLD: a warning on (almost) every task carries no signal. Shape:
+    ``[{"kind", "template", "tasks", "share"}]``, most frequent first (all templates:
+    :func:`warning_templates`)."""
+    n = len(result.changes) or 1
+    return [entry for entry in warning_templates(result) if entry["tasks"] / n >= threshold]
+
+
+def warning_templates(result: DomainResult) -> list[dict[str, Any]]:
+    """Every warning template on OLD with the number and share of task ids it fires on, most first."""
+    n = len(result.changes) or 1
+    by_template: dict[tuple[str, str], set[str]] = {}
+    for flag in result.old_findings:
+        if flag.severity == "warning":
+            by_template.setdefault((flag.kind, message_template(flag.message)), set()).add(flag.task)
+    rows = [{"kind": k, "template": t, "tasks": len(ids), "share": len(ids) / n} for (k, t), ids in by_template.items()]
+    return sorted(rows, key=lambda r: (-r["tasks"], r["kind"], r["template"]))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -512,19 +742,40 @@ def print_report(results: list[DomainResult]) -> None:
         console.print(table)
     if not any(r.old_flags or r.new_flags for r in results):
         return
-    overall = Table(title="lint-tasks (error findings) vs FIXED")
-    for col in ("domain", "kind", "tasks", "fixed", "flagged OLD", "flagged & fixed", "recall", "precision",
-                "lift", "cleared in NEW", "cleared & fixed", "flagged NEW"):
-        overall.add_column(col, justify="right" if col not in ("domain", "kind") else "left")
+    for severity in ("error", "warning"):
+        overall = Table(title=f"lint-tasks ({severity} findings on OLD) vs FIXED; right reason = a finding points "
+                              f"at a field the fix changed")
+        for col in ("domain", "kind", "tasks", "fixed", "flagged OLD", "flagged & fixed", "recall", "precision",
+                    "lift", "right reason", "at location", "cleared in NEW", "cleared & fixed", "flagged NEW"):
+            overall.add_column(col, justify="right" if col not in ("domain", "kind") else "left")
+        for r in results:
+            total, per_kind = scores(r, severity)
+            rows = [("all", total)] + list(per_kind.items())
+            for kind, s in rows:
+                overall.add_row(r.domain, kind, str(s.tasks), str(s.fixed), str(s.flagged_old),
+                                str(s.flagged_and_fixed), _pct(s.recall), _pct(s.precision),
+                                "-" if s.lift is None else f"{s.lift:.2f}", str(s.right_reason),
+                                str(s.right_at_location),
+                                str(s.cleared_in_new), str(s.cleared_and_fixed), str(s.flagged_new))
+        console.print(overall)
     for r in results:
-        total, per_kind = scores(r)
-        rows = [("all", total)] + list(per_kind.items())
-        for kind, s in rows:
-            overall.add_row(r.domain, kind, str(s.tasks), str(s.fixed), str(s.flagged_old),
-                            str(s.flagged_and_fixed), _pct(s.recall), _pct(s.precision),
-                            "-" if s.lift is None else f"{s.lift:.2f}", str(s.cleared_in_new),
-                            str(s.cleared_and_fixed), str(s.flagged_new))
-    console.print(overall)
+        total, _ = scores(r, "error")
+        warned, _ = scores(r, "warning")
+        base = len(r.fixed) / len(r.changes) if r.changes else None
+        for label, s, sev in (("errors", total, "error"), ("warnings", warned, "warning")):
+            right = sorted(right_reason_tasks(r, sev), key=_id_key)
+            print(f"{r.domain} {label}: fixed {s.fixed}/{s.tasks} (base rate {_pct(base)}), flagged {s.flagged_old}, "
+                  f"flagged & fixed {s.flagged_and_fixed}, recall {_pct(s.recall)}, precision {_pct(s.precision)}, "
+                  f"right reason {s.right_reason} {right} (at the finding's own location {s.right_at_location})")
+        noise = noise_warnings(r)
+        for entry in noise:
+            print(f"{r.domain} noise warning: {entry['kind']} on {entry['tasks']}/{len(r.changes)} tasks: "
+                  f"{entry['template']}")
+        if not noise:
+            top = warning_templates(r)[:1]
+            print(f"{r.domain} noise warning: none (most frequent warning: "
+                  + (f"{top[0]['kind']} on {top[0]['tasks']}/{len(r.changes)} tasks: {top[0]['template'][:100]})"
+                     if top else "no warnings)"))
     for r in results:
         other = [c for c in r.changes if not c.fixed and c.summary != "format only"]
         console.rule(f"{r.domain}: {len(other)} tasks whose grading changed but which are NOT counted as FIXED")
@@ -536,25 +787,38 @@ def print_report(results: list[DomainResult]) -> None:
         for c in missed:
             console.print(f"  {r.domain}/{c.task_id:>4}: {c.summary}", soft_wrap=True, markup=False)
         hit = [c for c in r.changes if c.fixed and c.task_id in r.old_flags]
-        console.rule(f"{r.domain}: {len(hit)} fixed tasks flagged on OLD (kinds on OLD -> NEW)")
+        right = right_reason_tasks(r, "error")
+        console.rule(f"{r.domain}: {len(hit)} fixed tasks flagged on OLD (kinds on OLD -> NEW; R = right reason)")
         for c in hit:
-            console.print(f"  {r.domain}/{c.task_id:>4} [{','.join(r.old_flags[c.task_id])} -> "
+            console.print(f"  {r.domain}/{c.task_id:>4} {'R' if c.task_id in right else '-'} "
+                          f"[{','.join(r.old_flags[c.task_id])} -> "
                           f"{','.join(r.new_flags.get(c.task_id, [])) or 'clean'}]: {c.summary}",
                           soft_wrap=True, markup=False)
         console.print(f"lint time (OLD + NEW): {r.lint_seconds:.1f} s")
 
 
 def to_json(results: list[DomainResult]) -> dict[str, Any]:
-    out = {}
+    """Everything :func:`print_report` shows, per domain: sources, field counts, every task's change
+    (with ``changed_parts``), the OLD/NEW findings (task, kind, severity, location, message), error and
+    warning scores overall and per kind (with ``right_reason`` counts and ``right_reason_tasks`` ids), the
+    warning templates with their task counts and the noise warnings; plus the ``repair_fields`` mapping."""
+    out: dict[str, Any] = {"repair_fields": {k: list(v) for k, v in REPAIR_FIELDS.items()}}
     for r in results:
-        total, per_kind = scores(r)
         pack = lambda s: {**asdict(s), "recall": s.recall, "precision": s.precision, "lift": s.lift}  # noqa: E731
-        out[r.domain] = {
+        entry: dict[str, Any] = {
             "sources": r.sources, "identical_files": r.identical_files, "field_counts": r.field_counts(),
             "fixed": sorted(r.fixed, key=_id_key), "tasks": [asdict(c) for c in r.changes],
-            "old_flags": r.old_flags, "new_flags": r.new_flags, "lint_seconds": r.lint_seconds,
-            "score": pack(total), "per_kind": {k: pack(s) for k, s in per_kind.items()},
+            "old_flags": r.old_flags, "new_flags": r.new_flags, "old_warnings": r.old_warnings,
+            "new_warnings": r.new_warnings, "old_findings": [asdict(f) for f in r.old_findings],
+            "new_findings": [asdict(f) for f in r.new_findings], "lint_seconds": r.lint_seconds,
+            "warning_templates": warning_templates(r), "noise_warnings": noise_warnings(r),
         }
+        for severity, prefix in (("error", ""), ("warning", "warning_")):
+            total, per_kind = scores(r, severity)
+            entry[f"{prefix}score"] = pack(total)
+            entry[f"{prefix}per_kind"] = {k: pack(s) for k, s in per_kind.items()}
+            entry[f"{prefix}right_reason_tasks"] = sorted(right_reason_tasks(r, severity), key=_id_key)
+        out[r.domain] = entry
     return out
 
 
