@@ -55,12 +55,23 @@ the domain (tasks.json, split_tasks.json, policy.md, db.json) and linted with
 ``taugen.validators.foreign.lint_task_folder`` (gold replay in tau2). Each version uses its own
 db/policy/split, except airline NEW: the fixture has no db.json (7 MB, over the copy limit), so the
 package's airline db.json is used for both airline versions. A task is FLAGGED when it has at least
-one ``error`` finding (K1..K20) whose subject is the task id.
+one ``error`` finding (K1..K20) whose subject is the task id; WARNED likewise for ``warning`` findings.
 
-Per domain and per kind the script prints: fixed tasks, flagged old tasks, recall (fixed tasks flagged
-on OLD / fixed tasks), precision (flagged OLD tasks that were fixed / flagged OLD tasks), tasks whose
-error finding disappeared in NEW, and tasks still flagged in NEW; then every fixed task that was not
-flagged, with a one-line summary of its change.
+Step 3, the right reason (:func:`right_reason`): a flagged & fixed task counts as flagged for the right
+reason when at least one of its findings points at a part the fix changed. The fix's parts are
+:func:`changed_parts` (a whole field, plus each OLD list entry that vanished, plus the scenario keys that
+changed); a finding's targets are its own ``Defect.path`` when that lies in a compared field, plus the
+other fields :data:`REPAIR_FIELDS` gives its kind (the other side of the comparison the kind makes, from
+``../shared/reference/defect-kinds.md``), or only the kind's fields when it names none. "at location"
+counts the finding's own path alone, a strict lower bound. Warnings (``warning`` findings) are scored apart
+from errors with the same columns; a warning whose message template fires on >= 90% of a domain's tasks
+is printed as a noise warning.
+
+Per domain and per kind the script prints, for errors and for warnings: fixed tasks, flagged old tasks,
+recall (fixed tasks flagged on OLD / fixed tasks), precision (flagged OLD tasks that were fixed / flagged
+OLD tasks), lift over the base rate, right reason, tasks whose finding disappeared in NEW, and tasks still
+flagged in NEW; then one summary line per domain and severity, the noise-warning line, and every fixed
+task that was not flagged, with a one-line summary of its change.
 """
 
 from __future__ import annotations

@@ -112,6 +112,22 @@ def test_lint_on_old_tasks_predicts_fixes():
                                                 "K12": (5, 2)})
     assert measured["retail"] == (28, 31, 15, {"K1": (5, 3), "K2": (16, 8), "K4": (2, 2), "K5": (5, 3),
                                                "K12": (12, 5)})
+    # right reason: a flagged & fixed task with an error whose location (or the other side of its kind's
+    # comparison, fh.REPAIR_FIELDS) is a part the fix changed; "at location" counts the finding's own path only
+    reasons = {}
+    for result in results:
+        total, per_kind = fh.scores(result)
+        warned, warned_kinds = fh.scores(result, "warning")
+        reasons[result.domain] = (
+            (total.right_reason, total.right_at_location, {k: s.right_reason for k, s in per_kind.items()}),
+            (warned.flagged_old, warned.flagged_and_fixed, warned.right_reason,
+             {k: s.right_reason for k, s in warned_kinds.items()}))
+    assert reasons["airline"] == ((15, 10, {"K1": 6, "K3": 1, "K4": 2, "K5": 2, "K6": 7, "K12": 1}),
+                                  (18, 12, 12, {"K4": 3, "K6": 3, "K7": 4, "K10": 2, "K11": 2, "K12": 1}))
+    assert reasons["retail"] == ((11, 8, {"K1": 2, "K2": 6, "K4": 2, "K5": 3, "K12": 0}),
+                                 (23, 6, 3, {"K4": 0, "K6": 1, "K11": 1, "K12": 1}))
+    # no warning fires on (almost) every task
+    assert not any(fh.noise_warnings(r) for r in results)
     retail = {r.domain: r for r in results}["retail"]
     # the kind-exact hits: identical-item exchanges, a non-original refund method, a copied amount
     for task, kind in (("18", "K2"), ("91", "K2"), ("107", "K2"), ("12", "K2"), ("13", "K2"), ("21", "K2"),
@@ -120,3 +136,88 @@ def test_lint_on_old_tasks_predicts_fixes():
     airline = {r.domain: r for r in results}["airline"]
     for task, kind in (("23", "K5"), ("35", "K5"), ("27", "K4"), ("35", "K4")):
         assert kind in airline.old_flags[task]
+
+
+def _task(task_id, actions, scenario="You want to fly economy.", communicate=None):
+    return {"id": task_id, "user_scenario": {"instructions": {"task_instructions": scenario}},
+            "evaluation_criteria": {"actions": [{"action_id": f"{task_id}_{i}", "name": name, "arguments": args}
+                                                for i, (name, args) in enumerate(actions)],
+                                    "communicate_info": communicate or [], "nl_assertions": None}}
+
+
+def test_right_reason_needs_the_flagged_part_changed():
+    default = frozenset({"DB", "COMMUNICATE"})
+    kinds = {"book_reservation": "write", "get_user_details": "read"}
+    read = ("get_user_details", {"user_id": "u1"})
+    old = _task("1", [read, ("book_reservation", {"cabin": "economy"})])
+    # the fix changes the flagged argument of action 1
+    fixed_there = fh.compare_task("airline", old, _task("1", [read, ("book_reservation", {"cabin": "basic_economy"})]),
+                                  default, kinds)
+    # the fix changes action 0 only; action 1 (the flagged one) is untouched
+    fixed_elsewhere = fh.compare_task("airline", old, _task("1", [("get_user_details", {"user_id": "u2"}),
+                                                                  ("book_reservation", {"cabin": "economy"})]),
+                                      default, kinds)
+    assert fixed_there.fixed and fixed_elsewhere.fixed
+    assert "evaluation_criteria.actions[1]" in fixed_there.changed_parts
+    assert "evaluation_criteria.actions[1]" not in fixed_elsewhere.changed_parts
+    k2 = fh.LintFlag(task="1", kind="K2", severity="error", location="evaluation_criteria.actions[1].arguments.cabin",
+                     message="")
+    assert fh.right_reason(k2, fixed_there.changed_parts)
+    assert not fh.right_reason(k2, fixed_elsewhere.changed_parts)
+    # K7 (ambiguous scenario) may also be repaired in the scenario, the other side of its comparison
+    k7 = fh.LintFlag(task="1", kind="K7", severity="warning", location=k2.location, message="")
+    reworded = fh.compare_task("airline", old, _task("1", [read, ("book_reservation", {"cabin": "economy"})],
+                                                     scenario="You want to fly economy, not basic economy."),
+                               default, kinds)
+    assert fh.right_reason(k7, reworded.changed_parts) and not fh.right_reason(k2, reworded.changed_parts)
+    assert not fh.right_reason(k7, reworded.changed_parts, at_location=True)
+    # a grader finding is not repaired by a scenario change; a communicate_info finding without a task path
+    # falls back to the kind's fields
+    k12 = fh.LintFlag(task="1", kind="K12", severity="error", location="", message="")
+    assert not fh.right_reason(k12, reworded.changed_parts)
+    recommunicated = fh.compare_task("airline", _task("1", [read], communicate=["5"]),
+                                     _task("1", [read], communicate=["5 bags"]), default, kinds)
+    assert fh.right_reason(k12, recommunicated.changed_parts)
+
+
+def test_right_reason_scores_count_tasks_not_findings():
+    default = frozenset({"DB", "COMMUNICATE"})
+    read = ("get_user_details", {"user_id": "u1"})
+    old = {"1": _task("1", [read, ("book_reservation", {"cabin": "economy"})]), "2": _task("2", [read]),
+           "3": _task("3", [read])}
+    new = {"1": _task("1", [read, ("book_reservation", {"cabin": "business"})]),
+           "2": _task("2", [read], scenario="You want to fly business."), "3": old["3"]}
+    changes = [fh.compare_task("airline", old[i], new[i], default, {}) for i in ("1", "2", "3")]
+    findings = [fh.LintFlag("1", "K2", "error", "evaluation_criteria.actions[1].arguments.cabin", "a"),
+                fh.LintFlag("1", "K2", "error", "evaluation_criteria.actions[0]", "b"),
+                fh.LintFlag("2", "K2", "error", "evaluation_criteria.actions[0]", "c"),     # fixed elsewhere
+                fh.LintFlag("3", "K10", "warning", "user_scenario.instructions", "d")]      # not fixed
+    result = fh.DomainResult(domain="airline", changes=changes, sources={}, identical_files={},
+                             old_findings=findings, old_flags=fh.kinds_by_task(findings, "error"),
+                             old_warnings=fh.kinds_by_task(findings, "warning"))
+    total, per_kind = fh.scores(result)
+    assert (total.fixed, total.flagged_old, total.flagged_and_fixed, total.right_reason) == (2, 2, 2, 1)
+    assert per_kind["K2"].right_reason == 1 and total.right_at_location == 1
+    warned, _ = fh.scores(result, "warning")
+    assert (warned.flagged_old, warned.flagged_and_fixed, warned.right_reason) == (1, 0, 0)
+    assert fh.noise_warnings(result, threshold=0.3)[0]["tasks"] == 1 and not fh.noise_warnings(result)
+
+
+def test_location_is_read_from_the_evidence():
+    from taugen.findings import Finding
+
+    findings = [Finding(check="c", code="K5", severity="error", subject="23", message="m",
+                        evidence="evaluation_criteria.actions[2].arguments.passengers[0]: {\"dob\": \"1986\"}"),
+                Finding(check="c", code="K12", severity="error", subject="4", message="m",
+                        evidence="evaluation_criteria: ['DB', 'COMMUNICATE']"),
+                Finding(check="c", code="K10", severity="warning", subject="26", message="m",
+                        evidence="user_scenario.instructions"),
+                Finding(check="c", code="K13", severity="error", subject="policy.md", message="m", evidence="x: y"),
+                Finding(check="c", code="note", severity="info", subject="x", message="m")]
+    flags = fh.flags_of(findings)
+    assert [(f.kind, f.location) for f in flags] == [
+        ("K5", "evaluation_criteria.actions[2].arguments.passengers[0]"), ("K12", "evaluation_criteria"),
+        ("K10", "user_scenario.instructions"), ("K13", "")]
+    # a bare 'evaluation_criteria' names no compared field: the kind's fields are the targets
+    assert flags[1].repair_targets() == list(fh.REPAIR_FIELDS["K12"])
+    assert flags[0].repair_targets() == [flags[0].location, "user_scenario"]
