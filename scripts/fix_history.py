@@ -469,7 +469,7 @@ fix can be their right reason. The paths are tau2's task paths, the same syntax 
 uses."""
 
 _LOCATION = re.compile(r"^((?:evaluation_criteria|user_scenario|initial_state|ticket|description)"
-                       r"(?:\.\w+|\[\d+\])*)(?=: |$)", re.S)
+                       r"(?:\.\w+|\[\d+\])*)(?=: |$)")
 
 
 def _field_of(location: str) -> str | None:
