@@ -202,17 +202,13 @@ def test_no_strong_reader_tells_carriers_from_fillers(hard_readers, name):
     assert not over, f"{name}: ROC AUC above {readers.MAX_AUC}: {over}"
 
 
-_SMALL_GENRE = ("issue 10 item 3 not met at every seed: banking hard seed 2 (this tree) measures structure 0.725 on its "
-                "48 knowledge-base exports (15 carriers; p = 0.05 over 20 label shuffles): carriers' articles hold "
-                "more comma-rich lines (3+ commas, read as table rows) and a longer longest line, their own rules' "
-                "sentences, not yet matched (its spreadsheets measured numeric 0.724 before they took planned "
-                "lengths, 0.643 since)")
-
-
-@pytest.mark.parametrize("seed", [1, pytest.param(2, marks=pytest.mark.xfail(strict=True, reason=_SMALL_GENRE))])
+@pytest.mark.parametrize("seed", [1, 2])
 def test_no_strong_reader_tells_carriers_from_fillers_at_the_sampled_seeds(built_bundle, seed):
     """The same readers on the non-zero hard seeds the suite builds anyway (tests/test_seed_sample.py):
-    overall and in every genre of 20 records or more, at or under 0.65."""
+    overall and in every genre of 20 records or more, at or under 0.65. Seed 2 failed until session 28:
+    spreadsheets numeric 0.724 (fillers' workbooks longer than carriers'; 0.643 once they took planned
+    lengths) and knowledge-base exports structure 0.725 (only carriers' articles held rule-shaped,
+    comma-rich sentences; 0.578 once fillers quoted peers in rule frames)."""
     view = BundleView(read_bundle(built_bundle("hard", seed=seed, readers=False)))
     measured = readers.classifiers(view, facts_removed=False)
     over = {name: _over(measured[name]) for name in READERS}
