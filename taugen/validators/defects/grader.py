@@ -62,36 +62,34 @@ _PARTS = {"COMMUNICATE": "communicate_info", "NL_ASSERTION": "nl_assertions", "E
 _JUDGE = re.compile(r"^\s*(the\s+)?agent\b|\b(should|must|confirm(ed|s)?|acknowledg\w+)\b", re.I)
 
 
-_SHORT = "is so short that almost any reply contains it"
-_COMMON = "is a common option value in the database; a reply listing every option contains it"
-
-
-def _communicate_problem(info: str, taskset: TaskSet) -> str | None:
+def _never_matches(info: str) -> str | None:
+    """Why the ``communicate_info`` string ``info`` can never occur in a reply (a comma, a sentence about
+    the agent), or None."""
     text = str(info)
     if "," in text:
         return "contains a comma; tau2 removes commas from the agent's replies, so it can never match"
     if _JUDGE.search(text) and len(text.split()) >= 4:
         return "is a statement about the agent, not words the agent says; as a substring it will never match"
-    token = text.strip()
+    return None
+
+
+def _matches_by_accident(info: str, taskset: TaskSet) -> str | None:
+    """Why ``info`` would occur in almost any reply (too short, a common option value in the database), or
+    None."""
+    token = str(info).strip()
     if len(token) <= 2 or re.fullmatch(r"\d{1,2}", token):
-        return _SHORT
+        return "is so short that almost any reply contains it"
     if re.fullmatch(r"[A-Za-z]+", token) and taskset.db is not None:
         owners = {path.rsplit(".", 1)[0].split("[")[0] for key, path in taskset.db_index.where(token)}
         lower = {path for key, path in taskset.db_index.where(token.lower())}
         if len(owners) + len(lower) >= 5:
-            return f"'{token}' {_COMMON}"
+            return f"'{token}' is a common option value in the database; a reply listing every option contains it"
     return None
-
-
-def _accidental(problem: str | None) -> bool:
-    """Whether ``problem`` (from :func:`_communicate_problem`) is a string matching by accident (too short,
-    a common option value), as opposed to one that can never match (a comma, a sentence about the agent)."""
-    return problem is not None and problem.endswith((_SHORT, _COMMON))
 
 
 def specific_communicate_info(infos: list[Any], problems: list[str | None]) -> list[str]:
     """The ``communicate_info`` strings that no reply contains by accident: those without a problem
-    (``problems[i]`` from :func:`_communicate_problem` for ``infos[i]``; the two lists have equal length).
+    (``problems[i]``: :func:`_never_matches` or :func:`_matches_by_accident` of ``infos[i]``; the two lists have equal length).
 
     tau2's COMMUNICATE part scores 1 only when *every* string occurs in some reply
     (``tau2.evaluator.evaluator_communicate``: ``all(result.met ...)``), so the part is as strong as its
@@ -198,12 +196,15 @@ def grader_defects(taskset: TaskSet) -> list[Defect]:
                                   f"graded part(s) {', '.join(vacuous)} have nothing to check and always give 1.0: "
                                   "every run scores 1", evidence=str(basis), rule=RULE))
         graded = "COMMUNICATE" in basis
-        problems = [_communicate_problem(info, taskset) for info in data.get("communicate_info") or []]
-        specific = specific_communicate_info(data.get("communicate_info") or [], problems)
-        for position, (info, problem) in enumerate(zip(data.get("communicate_info") or [], problems)):
+        infos = data.get("communicate_info") or []
+        never = [_never_matches(info) for info in infos]
+        accidental = [None if reason else _matches_by_accident(info, taskset) for info, reason in zip(infos, never)]
+        problems = [reason or accident for reason, accident in zip(never, accidental)]
+        specific = specific_communicate_info(infos, problems)
+        for position, (info, problem) in enumerate(zip(infos, problems)):
             if not problem:
                 continue
-            if _accidental(problem) and specific:
+            if accidental[position] and specific:
                 # tau2 needs every string in a reply: the part still checks the specific one
                 defects.append(Defect("K12", "warning", identifier, f"evaluation_criteria.communicate_info[{position}]",
                                       f"communicate_info {info!r} {problem}; it adds no check, though the "
