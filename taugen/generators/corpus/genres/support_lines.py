@@ -20,6 +20,7 @@ from taugen.generators.corpus.genre import (
     Rendition,
     shown_as_history,
 )
+from taugen.generators.corpus.prose import has_doubled_words
 from taugen.generators.corpus.renditions import TWIN_SHARE, stand_ins
 
 RELATIVES = ("husband", "wife", "son", "daughter", "mother", "father", "brother", "sister", "partner", "aunt")
@@ -373,7 +374,7 @@ def history_line(rng: random.Random, plan: ArtifactPlan, context: RenderContext,
         line = rng.choice(pool).format(D=spoken_date(earlier), N=SPOKEN_COUNTS[rng.randint(2, 6)],
                                        W=SPOKEN_COUNTS[rng.randint(2, 8)],
                                        A=rng.choice(amount.voiced_forms()) if amount else "")
-        if free_of(line, guarded):
+        if free_of(line, guarded) and not has_doubled_words(line):
             return line
     return ""
 
@@ -411,7 +412,7 @@ def peer_question(rng: random.Random, plan: ArtifactPlan, context: RenderContext
             if beside and rng.random() < TWIN_SHARE:
                 figure = f"{figure}, {rng.choice(beside)} on their site,"
             line = rng.choice(PEER_QUESTIONS).format(P=peer, V=figure, S=subject).replace(",.", ".")
-        if free_of(line, guarded):
+        if free_of(line, guarded) and not has_doubled_words(line):  # "one point five five percent": draw again
             return line
         avoid.add(value.canonical())
     return ""
