@@ -9,9 +9,11 @@ Not a test: a sweep for "every seed builds". Run from the repository root, one b
     python scripts/seed_sweep.py --seeds 6-19 --tasks 45 --no-readers   # the corpus gates, as CI's sample
 
 Each line is ``<domain> <tier> seed <n>  PASS|FAIL  <seconds> s  <tokens> tokens  probe <AUC>  redraws
-<corpus>/<records>  [<check>/<code> <subject>: <message>]``: the probe AUC, how often the build re-drew
-its corpus and how many records it re-rendered to meet the realism gates, and for a failing build its
-first error finding and how many errors it had. Bundles are built
+<corpus>/<records>  readers tfidf <AUC>, numeric <AUC>, structure <AUC>, keyword <share>  over 0.65: <genre>
+<reader> <AUC>; ...  [<check>/<code> <subject>: <message>]``: the probe AUC, how often the build re-drew
+its corpus and how many records it re-rendered to meet the realism gates, the strong readers (overall,
+and every genre over the target; without ``--no-readers`` at hard), and for a failing build its first
+error finding and how many errors it had. Bundles are built
 into a temporary folder and deleted unless ``--keep DIR`` is given. With ``--json FILE`` every result
 is also appended to FILE as one JSON object per line (seed, tier, ok, seconds, tokens, realism
 summary, errors by check/code). Exit code 1 when any build failed.
@@ -99,10 +101,28 @@ def line(record: dict) -> str:
     text = (f"{Path(record['domain']).name} {record['tier']} seed {record['seed']:<3} {verdict}  "
             f"{record['seconds']:6.1f} s  {record['tokens']:>9,} tokens  probe {record.get('probe') or '-'}  "
             f"redraws {repairs.get('corpus_redraws', 0)}/{len(repairs.get('artifact_redraws', []))}")
+    text += readers_summary((record.get("realism") or {}).get("readers") or {})
     if not record["ok"]:
         count = sum(record["errors"].values())
         text += f"  [{count} error(s)] {record['first']}"
     return text
+
+
+def readers_summary(readers: dict) -> str:
+    """The strong readers of a bundle's ``realism.readers`` in a line: each classifier's overall ROC AUC,
+    the keyword share, and every genre where a classifier is over the target (``max_auc``); '' when the
+    readers were not measured."""
+    classifiers, keyword = readers.get("classifiers") or {}, readers.get("keyword") or {}
+    names = [name for name in ("tfidf", "numeric", "structure") if isinstance(classifiers.get(name), dict)]
+    if not names and keyword.get("share") is None:
+        return ""
+    limit = classifiers.get("max_auc", 0.65)
+    parts = [f"{name} {classifiers[name]['overall']:.3f}" for name in names if classifiers[name].get("overall") is not None]
+    if keyword.get("share") is not None:
+        parts.append(f"keyword {100 * keyword['share']:.1f} %")
+    over = [f"{genre} {name} {auc:.3f}" for name in names
+            for genre, auc in sorted((classifiers[name].get("per_genre") or {}).items()) if auc is not None and auc > limit]
+    return "  readers " + ", ".join(parts) + (f"  over {limit}: " + "; ".join(over) if over else "")
 
 
 def main(argv: list[str] | None = None) -> int:
