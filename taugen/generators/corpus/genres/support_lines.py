@@ -358,8 +358,8 @@ def history_line(rng: random.Random, plan: ArtifactPlan, context: RenderContext,
                  brief: bool = False) -> str:
     """A line the agent reads off the customer's own file about the slot's subject: an earlier contact's
     date (and a count of them) or, half the time for a subject priced in a currency, one of the customer's
-    own transactions (a spoken amount), none equal to a value of the plan's facts or of ``fact``'s subject.
-    Returns '' when twenty draws found no free figure."""
+    own transactions (a spoken amount), none equal to a value of the plan's facts or of ``fact``'s subject,
+    in a line that writes no word twice. Returns '' when twenty draws found no free figure."""
     from taugen.authoring.values import MoneyValue
 
     guarded = guarded_values(plan, context, fact)
@@ -387,7 +387,8 @@ def peer_question(rng: random.Random, plan: ArtifactPlan, context: RenderContext
     (:data:`~taugen.generators.corpus.renditions.TWIN_SHARE`), with one of the rule's stand-ins beside the
     figure ("ten dollars, the published amount on their site"): the words beside a rule's value are then
     beside a peer's too. The figure equals no value any fact on the subject ever had nor a value of the
-    plan's facts. '' for any other subject."""
+    plan's facts, and the line writes no word twice (a spoken 1.55 % does: another figure is drawn). ''
+    for any other subject."""
     from taugen.generators.corpus.genres.benchmarks import (
         COMPARABLE_CATEGORIES,
         NUMERIC_TYPES,
