@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from taugen.build.pipeline import build  # noqa: E402
 from taugen.errors import InputError  # noqa: E402
+from taugen.validators.readers import MAX_AUC  # noqa: E402
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -116,7 +117,7 @@ def readers_summary(readers: dict) -> str:
     names = [name for name in ("tfidf", "numeric", "structure") if isinstance(classifiers.get(name), dict)]
     if not names and keyword.get("share") is None:
         return ""
-    limit = classifiers.get("max_auc", 0.65)
+    limit = classifiers.get("max_auc", MAX_AUC)
     parts = [f"{name} {classifiers[name]['overall']:.3f}" for name in names if classifiers[name].get("overall") is not None]
     if keyword.get("share") is not None:
         parts.append(f"keyword {100 * keyword['share']:.1f} %")

@@ -8,13 +8,12 @@ in the K-checks that moves these numbers must update them on purpose.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
 import taugen  # noqa: F401  (sets LITELLM_LOCAL_MODEL_COST_MAP before tau2 imports litellm)
+from script_module import load_script
 
 pytest.importorskip("tau2")
 
@@ -26,15 +25,7 @@ if not all((FIXTURES / d / "tasks.json").is_file() for d in ("airline", "retail"
 pytestmark = pytest.mark.tau2
 
 
-def _module():
-    spec = importlib.util.spec_from_file_location("fix_history", REPO / "scripts" / "fix_history.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["fix_history"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-fh = _module()
+fh = load_script("fix_history")
 
 
 @pytest.fixture(scope="module")

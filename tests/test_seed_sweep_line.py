@@ -3,22 +3,9 @@ which genre crossed the target at which seed without opening the bundles."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
+from script_module import load_script
 
-REPO = Path(__file__).resolve().parents[1]
-
-
-def _module():
-    spec = importlib.util.spec_from_file_location("seed_sweep", REPO / "scripts" / "seed_sweep.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["seed_sweep"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-sweep = _module()
+sweep = load_script("seed_sweep")
 
 READERS = {
     "classifiers": {"max_auc": 0.65,
