@@ -187,6 +187,41 @@ def check_edit(warm, tmp_path_factory, kind: str, choice: int, step: int) -> Non
         assert not stating & incremental.reused  # a record stating the new amount was rendered for it
 
 
+def _planned_sentences(pack: Pack, difficulty: str = "hard") -> dict[str, list[tuple[str, str]]]:
+    """``{record id: [(fact id, sentence), ...]}`` of the corpus plan of ``pack`` at seed 0: every
+    rendition, cue and echo the planner wrote."""
+    vocabulary = load_vocabulary(pack.directory, [section.id for section in pack.config.sections])
+    plan = plan_corpus(pack, tier(difficulty), 0, genres(), vocabulary=vocabulary)
+    return {item.artifact_id: [(r.fact_id, r.text) for r in item.renditions] for item in plan.artifacts}
+
+
+def test_a_one_value_edit_rewords_only_the_records_that_read_its_section(warm, tmp_path):
+    """Issue 14: after a one-fee edit, the planner re-words only sentences about the edited fact or a fact
+    of its section (whose peers' figures avoid the section's values). The peers' figures beside staff
+    mentions came from one generator for the whole build, so the edit's one changed draw moved every
+    later figure: 480 of 1,517 records of banking hard were planned anew and missed the render cache."""
+    root, _first = warm
+    before = _planned_sentences(load_pack(root / "pristine"))
+    shutil.copytree(root / "pristine", tmp_path / "pack")
+    pack_dir = tmp_path / "pack"
+    path = pack_dir / "facts" / "fees.yaml"
+    document = yaml.safe_load(path.read_text())
+    entry = next(e for e in document["facts"] if e["id"] == "waiver_everyday_checking_minimum_balance")
+    assert entry["value"]["amount"] in ("1500.00", "1500", 1500) and "$1,500.00" in entry["statement"]
+    entry["value"]["amount"] = "1750.00"
+    entry["statement"] = entry["statement"].replace("$1,500.00", "$1,750.00")
+    path.write_text(yaml.safe_dump(document, sort_keys=False, allow_unicode=True))
+    pack = load_pack(pack_dir)
+    section = pack.facts[entry["id"]].section
+    after = _planned_sentences(pack)
+    assert before.keys() == after.keys()
+    moved = {record for record in before if before[record] != after[record]}
+    for record in moved:
+        for fact_id, text in set(after[record]) ^ set(before[record]):
+            assert fact_id == entry["id"] or pack.facts[fact_id].section == section, (record, fact_id, text)
+    assert 1 <= len(moved) <= 10, sorted(moved)
+
+
 def test_an_unchanged_pack_reuses_every_record_and_a_copied_pack_too(warm, tmp_path):
     root, first = warm
     shutil.copytree(root / "pristine", tmp_path / "copy")

@@ -256,15 +256,18 @@ class _MentionFigures:
     of them, where the subject is one a peer publishes a figure for): the sentences follow the mention
     in the same cue, so the record states them where it names the rule and the manifest holds them.
 
-    Draws come from a generator of their own (seeded from the build seed and tier), so the mention
-    pass's own generator draws what it drew before (a figure only keeps a later mention of a fact whose
-    value it holds out of that record); the peers are eight names drawn once per build, and no figure
-    sentence, nor any quote inside one, is written twice in a build: a mention is planned, so a record
-    drawn again would still repeat it."""
+    Each figure's draws come from a generator of its own, seeded from the build seed, the tier, the fact,
+    the record (genre, topic, day) and the sentence it follows: the mention pass's own generator draws
+    what it drew before (a figure only keeps a later mention of a fact whose value it holds out of that
+    record), and an edit of one fact's value re-draws only the figures beside that fact's sentences, not
+    every figure planned after them (with one generator for the build, a single changed draw moved every
+    later figure, and a one-fee edit re-worded 480 of 1,517 records). The peers are eight names drawn
+    once per build, and no figure sentence, nor any quote inside one, is written twice in a build: a
+    mention is planned, so a record drawn again would still repeat it."""
 
     def __init__(self, pack: Pack, preset: TierPreset, seed: int) -> None:
         self.share = preset.mention_figures
-        self.rng = random.Random(stable_seed(seed, preset.name, "mention figures"))
+        self.seed, self.tier = seed, preset.name
         self.context = RenderContext(config=pack.config, templates=None, build_seed=seed,  # type: ignore[arg-type]
                                      tier=preset.name, facts=pack.facts)
         self.voiced_share = preset.voiced_share
@@ -275,7 +278,8 @@ class _MentionFigures:
 
             fake = Faker(pack.config.locale)
             fake.seed_instance(stable_seed(seed, preset.name, "mention peers"))
-            self.peers = peer_names(self.rng, fake, self.context, 8)
+            self.peers = peer_names(random.Random(stable_seed(seed, preset.name, "mention figures")), fake,
+                                    self.context, 8)
 
     def beside(self, fact: Fact, draft: Draft, text: str, guarded: list, voiced: bool = False) -> str:
         """``text`` (a staff mention of ``fact``, or a rule said among staff) with a peer's figure for the
@@ -285,12 +289,16 @@ class _MentionFigures:
         with the fact's statement is not used either (a voiced rendition never does, the peer's quote
         included: "On reporting an error on an international wire ..." beside "An error on an
         international wire must be reported ...")."""
-        if self.share <= 0 or self.rng.random() >= self.share:
+        if self.share <= 0:
+            return text
+        rng = random.Random(stable_seed(self.seed, self.tier, "mention figure", fact.id, draft.genre, draft.topic,
+                                        draft.day.isoformat(), text))
+        if rng.random() >= self.share:
             return text
         for _ in range(5):  # no figure sentence twice in a build ("Hall Bank lists $25.00 for this." fits many)
-            spoken = self.rng.random() < self.voiced_share
-            peers = self.rng.sample(self.peers, k=2)
-            lines = peer_sentences(self.rng, self.context, fact, fact.subject or "", peers, draft.facts.values(),
+            spoken = rng.random() < self.voiced_share
+            peers = rng.sample(self.peers, k=2)
+            lines = peer_sentences(rng, self.context, fact, fact.subject or "", peers, draft.facts.values(),
                                    peer_lines=_FIGURE_LINES, written="this", spoken=spoken)
             if not lines:
                 return text
