@@ -166,13 +166,53 @@ def test_a_page_without_rules_asks_about_other_subjects_of_its_topic_without_val
     rendering = dataclasses.replace(context, facts=dict(FACTS))
     plan = dataclasses.replace(make_plan(4, filler=True, variant=variant), rule_slots=2)
     artifact = genre.render(plan, rendering)
-    text = text_of(artifact).lower()
+    text = "\n".join(answered_lines(text_of(artifact))).lower()
     subjects = {fact.subject.lower() for fact in FACTS.values()}
     named = {subject for subject in subjects if subject in text}
     assert len(named) == 2, named
     for fact in FACTS.values():
         assert find_surface_form(fact.value, text_of(artifact)) is None, fact.id
     assert genre.validate(artifact) == [] and artifact.renditions == []
+
+
+def collapsed_questions(text: str) -> list[str]:
+    """The questions of a help page's text shown without an answer (followed by another question or by
+    the ``Last updated`` line)."""
+    lines = text.splitlines()
+    return [line for line, after in zip(lines, lines[1:])
+            if line.endswith("?") and (after.endswith("?") or after.startswith("Last updated"))]
+
+
+def answered_lines(text: str) -> list[str]:
+    """A help page's text without its collapsed questions."""
+    collapsed = set(collapsed_questions(text))
+    return [line for line in text.splitlines() if line not in collapsed]
+
+
+@pytest.mark.parametrize("filler", [False, True])
+def test_collapsed_questions_ask_about_other_subjects_of_the_topic_on_any_page(context, filler):
+    """A help centre lists its other answers as collapsed questions: about half of a long page's ask about
+    another subject of its topic (never one the page states or answers, never with a value), on pages
+    with rules and without alike, so a rule's subject is on more pages than its owner's."""
+    genre = get_genre(GENRE)
+    rendering = dataclasses.replace(context, facts=dict(FACTS))
+    subjects = {fact.id: fact.subject.lower() for fact in FACTS.values()}
+    asked, total = 0, 0
+    for index in range(8):
+        plan = make_plan(index, ids=("wire_fee_domestic",), filler=filler, variant="website")
+        artifact = genre.render(dataclasses.replace(plan, length_words=330), rendering)
+        text = text_of(artifact)
+        collapsed = collapsed_questions(text)
+        answered = "\n".join(answered_lines(text)).lower()
+        total += len(collapsed)
+        for question in collapsed:
+            named = [fact_id for fact_id, subject in subjects.items() if subject in question.lower()]
+            asked += bool(named)
+            for fact_id in named:
+                assert fact_id not in plan.facts and subjects[fact_id] not in answered, (question, text)
+        for fact in FACTS.values():
+            assert not any(find_surface_form(fact.value, question) for question in collapsed), fact.id
+    assert total >= 16 and 0.2 <= asked / total <= 0.6, (asked, total)
 
 
 def test_a_subject_answered_without_its_value_keeps_the_rules_own_sentence():

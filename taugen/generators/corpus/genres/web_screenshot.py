@@ -34,7 +34,8 @@ subject now and then (none to two).
 With a planned length (``plan.length_words``, tokens of visible text; the planner spreads them over each
 variant's ``spread_words`` range), the page takes the amount of help text (generic questions, closed
 questions and side cards; app help cards and toggles) that brings it closest to that length; the rules
-and subjects it names are the same whatever the length, and only the chosen page is shot.
+it states and the subjects it answers are the same whatever the length (a longer page lists more
+collapsed questions, some of them about other subjects of its topic), and only the chosen page is shot.
 
 A superseded rendition is framed as history (an italic "earlier" line) only when
 :func:`~taugen.generators.corpus.genre.shown_as_history` holds on the page's last-updated date;
@@ -116,6 +117,11 @@ _CLOSED = ("How do I update my contact details?", "Can I manage this in the mobi
            "How do I reset my password?", "How do I switch to paperless statements?",
            "Can someone else manage my account for me?", "How do I report a scam?",
            "Where can I find my account documents?", "How do I give feedback about this page?")
+CLOSED_SUBJECT_SHARE = 0.5
+"""Share of a help page's collapsed questions that ask about another subject of its topic (the rest are
+the generic :data:`_CLOSED` ones): a help centre lists its other answers as collapsed questions, so a rule's
+subject is named on more pages than the one whose open answer states it, and searching the subject's
+words finds those pages beside its owner. Carriers and fillers draw them alike."""
 _LEDES = ("Answers to common questions about {T}.", "Everything you need to know about {T}.",
           "Help with {T}, in plain language.")
 # Answers about a subject of the page's topic that state no value ({S} subject, {site}: CommonWords): the
@@ -131,7 +137,8 @@ _SUBJECT_CARDS = ("The terms for this are listed under Documents.", "Chat with t
 _SHAPES = {"website": [(open_, closed, cards) for open_ in range(2, 10) for closed, cards in ((1, 2), (4, 3), (9, 4))],
            "mobile_app": [(cards, toggles) for cards in range(1, 8) for toggles in (0, 6)]}
 """The page shapes a planned length chooses from: (open questions, closed questions, side cards) on the
-website, (cards, toggles) in the app; help text only, never a rule or a subject more or less."""
+website, (cards, toggles) in the app; help text only, never a rule more or less (a collapsed question may
+ask about another subject: :data:`CLOSED_SUBJECT_SHARE`)."""
 _APP_NOTES = ("Changes take effect straight away.", "Questions? Tap Help to chat with us.",
               "Manage your alerts in Settings.")
 
@@ -451,11 +458,13 @@ class WebScreenshotGenre(Genre):
     spoken_mentions = True
     """A help page's questions are asked in customers' words (the pack's spoken wordings) as often as the
     tier voices rules, its planned mentions' questions alike; its answers keep the expert's words."""
-    max_mentions = 1
+    max_mentions = 2
     """A help page asks about other subjects of its topic without a value; the planner plans some of those
-    questions as mentions (talk about a rule beyond its owner), the page adds others itself. One planned
-    mention a page: pages take planned lengths, and with up to four (as room allowed) 37 of seed 0's 100
-    pages overshot theirs by a bucket and a third of them fell in one length bucket (the gate allows 25 %)."""
+    questions as mentions (talk about a rule beyond its owner), the page adds others itself. Two planned
+    mentions a page at most: pages take planned lengths, and with up to four (as room allowed) 37 of seed
+    0's 100 pages overshot theirs by a bucket and a third of them fell in one length bucket (the gate
+    allows 25 %); with one, a web-owned rule's subject was on three pages on average (seed 2), so a search
+    on its words put the owner in the top three for 79 % of them. Two pass the length gate at seeds 0, 1, 2, 4 and 5."""
     max_facts = 4
     variants = ("website", "mobile_app")
     affinity = (("money", "website", 4), ("percent", "website", 3), ("duration", "website", 3),
@@ -577,7 +586,8 @@ class WebScreenshotGenre(Genre):
             question = rng.choice(MENTION_QUESTIONS).format(subject=asked(said))
             entries.append({"question": upper_first(question), "answers": self._answers(rng, plan, group, day)})
         terms = context.vocabulary.common.terms()
-        for fact, question in self._subjects(rng, context, plan, len(entries)):
+        subjects = self._subjects(rng, context, plan, len(entries))
+        for fact, question in subjects:
             subject = subject_of(fact)
             answer = rng.choice(_SUBJECT_ANSWERS).format(S=subject, US=upper_first(subject), **terms)
             entries.insert(rng.randint(0, len(entries)), {
@@ -589,8 +599,14 @@ class WebScreenshotGenre(Genre):
         for question, answer in fillers[:max(wanted - len(entries), 0)]:
             entries.insert(rng.randint(0, len(entries)), {"question": question.format(T=topic),
                                                           "answers": [{"text": answer, "earlier": False}]})
-        closed = rng.sample(_CLOSED, k=rng.randint(1, 3) if shape is None else shape[1])
-        entries += [{"question": q.format(**terms), "answers": []} for q in closed]
+        closed = [q.format(**terms) for q in rng.sample(_CLOSED, k=rng.randint(1, 3) if shape is None else shape[1])]
+        named = {fact.id for fact, _ in subjects} | {fact_id for fact_id in plan.facts}
+        others = iter([fact for fact in other_subjects(context, plan, rng) if fact.id not in named])
+        for index in range(len(closed)):  # some collapsed questions ask about the topic's other subjects
+            fact = next(others, None) if rng.random() < CLOSED_SUBJECT_SHARE else None
+            if fact is not None:
+                closed[index] = upper_first(rng.choice(MENTION_QUESTIONS).format(subject=asked(subject_of(fact))))
+        entries += [{"question": q, "answers": []} for q in closed]
         section = plan.topic_title or "Help"
         heading = f"{section}: frequently asked questions" if rng.random() < 0.5 else f"Help with {topic}"
         return context.templates.get_template("web_screenshot/website.html.j2").render(
