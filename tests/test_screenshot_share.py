@@ -55,9 +55,10 @@ def test_hard_banking_plan_is_at_least_five_percent_screenshots(banking, seed):
                 asked[fact.subject.strip().rstrip(".") in rendition.text] += 1
                 continue
             assert rendition.register == "canonical" and rendition.text == fact.statement  # the bank's words
-    # the planned mentions: at most one a page (pages take planned lengths), on carriers and fillers alike
+    # the planned mentions: at most two a page (pages take planned lengths), on carriers and fillers alike
     mentions = Counter(sum(r.status == "mention" for r in a.renditions) for a in shots)
-    assert max(mentions) == 1 and mentions[1] >= 0.5 * len(shots)
+    assert max(mentions) == available["web_screenshot"].max_mentions == 2
+    assert mentions[1] + mentions[2] >= 0.5 * len(shots)
     assert any(r.status == "mention" for a in fillers for r in a.renditions)
     assert any(r.status == "mention" for a in carriers for r in a.renditions)
     assert not [move for move in plan.modality_substitutions if move["from_genre"] == "web_screenshot"]
