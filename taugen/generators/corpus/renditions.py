@@ -170,6 +170,9 @@ _TWIN_TAILS = {
               "so quote it from the page, not from memory", "and I've put the page on the case",
               "so the macro should point at the page"),
 }
+TWIN_AUDIENCES = tuple(_TWIN_TAILS)
+"""The audiences whose lines have tails (:data:`_TWIN_TAILS`): a rule said to them in a frame may take a
+stand-in (:func:`with_stand_in`), a mention said to them may be a twin of a frame (:func:`mention_lines`)."""
 TWIN_SHARE = 0.6
 """Share of the slots of a fact with a framed value (fees, limits, deadlines) said to a customer or among
 colleagues that hold a stand-in: a mention said in a twin of a rule's frame rather than in a remark of
@@ -351,7 +354,7 @@ def cue_text(fact: Fact, kind: str, rng: random.Random, anchor: tuple[str, str] 
 
 
 def mention_lines(fact: Fact, rng: random.Random, audience: str = "staff", said: str | None = None,
-                  published_in: Mapping[str, str] | None = None) -> Iterator[str]:
+                  published_in: Mapping[str, str] | None = None, twin_share: float = TWIN_SHARE) -> Iterator[str]:
     """Every mention of ``fact`` (its subject named in passing, no value) said to ``audience`` (one of
     :data:`MENTION_AUDIENCES`: ``customer`` uses the lines that fit a conversation with the customer,
     ``staff`` those and the lines colleagues say to each other, ``meeting`` an agenda item's outcome
@@ -360,7 +363,7 @@ def mention_lines(fact: Fact, rng: random.Random, audience: str = "staff", said:
     and, with ``published_in`` (the pack's ``common.published_in``), for a customer, colleagues or a
     meeting the rule's own sentence with its figure deferred there (:func:`deferred_statement`, said as
     it is written: a rule without a frame is stated in its own words in these genres too) come first with
-    probability :data:`TWIN_SHARE` (one draw), else after the other lines; ``rng`` draws everything when
+    probability ``twin_share`` (one draw; by default :data:`TWIN_SHARE`), else after the other lines; ``rng`` draws everything when
     called, and each line is filled as it is read (a caller that takes the first that fits fills no
     more). Empty when the fact
     has no subject that can be named without its value. The subject is used as the expert wrote it unless
@@ -386,7 +389,7 @@ def mention_lines(fact: Fact, rng: random.Random, audience: str = "staff", said:
     if deferred:  # written as it stands: no "{subject}" to fill, braces kept literal
         twins.insert(rng.randint(0, len(twins)), deferred.replace("{", "{{").replace("}", "}}"))
     if twins:
-        frames = twins + frames if rng.random() < TWIN_SHARE else frames + twins
+        frames = twins + frames if rng.random() < twin_share else frames + twins
     value_key = fact.value.model_dump_json() if fact.value is not None else ""
     texts = (_mention_line(frame, said or "", subject, fact.value, value_key) for frame in frames)
     return (text for text in texts if text)  # every draw is made above: the lines are filled as they are read
@@ -455,6 +458,16 @@ def _framed_pattern(frame: str, form: str) -> re.Pattern[str]:
     return re.compile(pattern + "$")
 
 
+def said_in_frame(fact: Fact, text: str, form: str) -> re.Match[str] | None:
+    """The match of ``text`` (a rendition of ``fact`` stating its value as ``form``) against one of the
+    frames a voiced rendition of the fact is said in (:func:`voiced_text`), the value's span its group 1;
+    None when ``form`` is empty or no frame gives ``text`` (the canonical statement, a hand-written
+    voicing)."""
+    if not form:
+        return None
+    return next((m for frame in _frames_of(fact) if (m := _framed_pattern(frame, form).match(text))), None)
+
+
 def with_stand_in(fact: Fact, text: str, form: str, audience: str, rng: random.Random) -> str:
     """``text`` (a voiced rendition of ``fact`` said to ``audience``, stating the value as ``form``) with,
     with probability :data:`TWIN_SHARE`, one of the fact's stand-ins beside its value and one of the
@@ -464,10 +477,9 @@ def with_stand_in(fact: Fact, text: str, form: str, audience: str, rng: random.R
     when ``text`` was said in one of the fact's frames, none otherwise; ``text`` unchanged then, for an
     audience without tails, and where the result would write a word twice or share a run of
     :data:`SHINGLE` words with the fact's statement (a voiced rendition never does)."""
-    frames = _frames_of(fact)
-    if audience not in _TWIN_TAILS or not form:
+    if audience not in _TWIN_TAILS:
         return text
-    match = next((m for frame in frames if (m := _framed_pattern(frame, form).match(text))), None)
+    match = said_in_frame(fact, text, form)
     if match is None or rng.random() >= TWIN_SHARE:
         return text
     stand_in = rng.choice(stand_ins(fact))
