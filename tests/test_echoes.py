@@ -110,6 +110,30 @@ def test_echoes_take_the_kinds_of_rules_their_genres_carriers_own(plans):
         assert distance < 0.2, (genre, owned, echoed)
 
 
+def test_echoes_keep_their_genres_mix_of_value_types_and_duration_units(plans):
+    """Each talk genre's echoes restate rules in the mix of value types its own rules have, durations by
+    unit (a span in days reads unlike one in years): each place takes the type furthest behind. Matching
+    each place to one carrier's rule alone left seed 1's meeting transcripts echoing years for half their
+    durations where their own rules gave days for half (total-variation distance 0.33 on units), and a
+    numeric reader told their carriers from fillers by it (0.662)."""
+    pack, plan, _without, _available = plans
+
+    def kind(fact_id: str) -> str:
+        value = pack.facts[fact_id].value
+        return "" if value is None else f"duration/{value.unit}" if value.type == "duration" else value.type
+
+    def distance(first: Counter, second: Counter) -> float:
+        return 0.5 * sum(abs(first[k] / sum(first.values()) - second[k] / sum(second.values()))
+                         for k in first.keys() | second.keys())
+
+    for genre in ("email_thread", "support_transcript", "meeting_transcript", "channel_export", "issue_tracker_export"):
+        owned = Counter(kind(r.fact_id) for a in plan.artifacts if a.genre == genre for r in a.renditions if r.owns)
+        echoed = Counter(kind(r.fact_id) for a in plan.artifacts if a.genre == genre for r in a.renditions if r.echo)
+        durations = [Counter({k: v for k, v in c.items() if k.startswith("duration/")}) for c in (owned, echoed)]
+        assert distance(owned, echoed) < 0.12, (genre, owned, echoed)
+        assert distance(*durations) < 0.2, (genre, durations)
+
+
 def test_no_handbook_repeats_a_sentence_another_handbook_states(plans):
     """In a genre that writes long documents, an echo never repeats the words another record of the genre
     states the rule in (the realism gate forbids a sentence shared by two long documents)."""
