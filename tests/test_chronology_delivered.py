@@ -14,7 +14,8 @@ import pytest
 from taugen.build.files import read_bundle
 from taugen.validators.bundle_view import BundleView
 from taugen.generators.corpus.genres.email_thread import client_date
-from taugen.validators.chronology import check_chronology, delivered_chronology, delivered_dates
+from taugen.generators.corpus.stamps import Stamp
+from taugen.validators.chronology import check_chronology, delivered_chronology, delivered_dates, frozen_burst
 from taugen.mutation.model import operators, plant
 
 FILE_ONLY = {
@@ -89,6 +90,48 @@ def test_case_action_after_the_extract(clean_files):
     document["rows"][0]["last_action_at"] = (taken + dt.timedelta(hours=2)).isoformat()
     edited = BundleView({**clean_files, path: json.dumps(document).encode()})
     assert [(f.code, f.subject) for f in delivered_chronology(edited)] == [("delivered_out_of_order", artifact_id)]
+
+
+def test_a_channel_whose_messages_all_share_one_moment_has_a_frozen_clock(clean_files):
+    """Every join, question and reply posted at once (a zero-length export window gave message ids a few
+    microseconds apart): ``delivered_frozen_clock``, and nothing else, since the order still holds."""
+    import json
+
+    view = BundleView(clean_files)
+    artifact_id, entry = next((a, e) for a, e in sorted(view.manifest["artifacts"].items())
+                              if e["genre"] == "channel_export" and len(json.loads(clean_files[e["files"][0]["path"]])["messages"]) >= 3)
+    path = entry["files"][0]["path"]
+    document = json.loads(clean_files[path])
+    first = float(min(m["ts"] for m in document["messages"]))
+    by_ts = {m["ts"]: f"{first + index / 1e6:.6f}" for index, m in
+             enumerate(sorted(document["messages"], key=lambda m: float(m["ts"])))}
+    for message in document["messages"]:
+        message["ts"] = by_ts[message["ts"]]
+        if message.get("thread_ts") in by_ts:
+            message["thread_ts"] = by_ts[message["thread_ts"]]
+    edited = BundleView({**clean_files, path: json.dumps(document).encode()})
+    found = [(f.code, f.subject) for f in delivered_chronology(edited)]
+    assert found == [("delivered_frozen_clock", artifact_id)]
+
+
+def _stamp(label: str, moment: str, grain: int = 0) -> Stamp:
+    return Stamp(label, dt.datetime.fromisoformat(moment), grain)
+
+
+def test_a_frozen_burst_is_over_half_of_the_finest_times_in_one_second():
+    same = [_stamp(f"comment {i}", "2025-03-03T10:00:00-05:00") for i in range(3)]
+    assert [s.label for s in frozen_burst([same])] == ["comment 0", "comment 1", "comment 2"]
+    # two in one second are a coincidence, not a frozen clock
+    assert frozen_burst([same[:2]]) == []
+    # three at once among seven spread over a day: under half
+    spread = [_stamp(f"change {i}", f"2025-03-03T1{i}:15:00-05:00") for i in range(4)]
+    assert frozen_burst([same + spread]) == []
+    # a quoted message's minute says nothing about seconds: only the finest grain counts
+    emails = [_stamp(f"quoted message {i}", "2025-03-03T10:00:00-05:00", 60) for i in range(4)]
+    assert frozen_burst([[*emails, _stamp("the Date header", "2025-03-03T10:00:40-05:00")]]) == []
+    # turns seconds apart are a conversation, not a frozen clock
+    turns = [_stamp(f"turn {i}", f"2025-03-03T10:00:{10 * i:02d}-05:00") for i in range(5)]
+    assert frozen_burst([turns]) == []
 
 
 @pytest.mark.parametrize("text, expected", [

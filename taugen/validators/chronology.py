@@ -23,9 +23,16 @@ from itertools import pairwise
 
 from taugen.findings import Finding, error
 from taugen.generators.corpus.genre import genres
-from taugen.generators.corpus.stamps import Chain, dates_in_text
+from taugen.generators.corpus.stamps import DAY, Chain, Stamp, dates_in_text
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.registry import validator
+
+
+FROZEN_STAMPS = 3
+"""How many of a record's times of day, over half of them, in the same second make a frozen clock
+(:func:`frozen_burst`)."""
+FROZEN_SPAN = dt.timedelta(seconds=1)
+"""Times of day closer than this are the same moment (a channel's message ids differ in microseconds)."""
 
 
 @validator("chronology")
@@ -89,6 +96,24 @@ def check_chronology(view: BundleView) -> list[Finding]:
 # Dates read from the delivered files (K20 on what a reader sees, not on what the manifest says)
 
 
+def frozen_burst(chains: list[Chain]) -> list[Stamp]:
+    """The stamps of a frozen clock in ``chains`` (one record's), oldest first, or ``[]``: of its times
+    written at the finest grain it uses (finer than a day; one stamp per label), the most that fall
+    within :data:`FROZEN_SPAN`, when they are :data:`FROZEN_STAMPS` or more and over half of them. (A
+    coarser stamp, a quoted email's ``2:10 PM``, says nothing about the seconds between the messages.)"""
+    stamps = {stamp.label: stamp for chain in chains for stamp in chain if stamp.grain < DAY}
+    grain = min((stamp.grain for stamp in stamps.values()), default=0)
+    clocked = sorted((stamp for stamp in stamps.values() if stamp.grain == grain), key=lambda stamp: stamp.moment)
+    best: list[Stamp] = []
+    low = 0
+    for high, stamp in enumerate(clocked):
+        while stamp.floor(grain) - clocked[low].floor(grain) >= FROZEN_SPAN:
+            low += 1
+        if high + 1 - low > len(best):
+            best = clocked[low:high + 1]
+    return best if len(best) >= FROZEN_STAMPS and 2 * len(best) > len(clocked) else []
+
+
 def delivered_dates(view: BundleView, artifact_id: str) -> list[Chain]:
     """The dated chains of one artifact's delivered files, as its genre reads them
     (:meth:`~taugen.generators.corpus.genre.Genre.delivered_dates`; none for a genre that declares none, or
@@ -109,6 +134,10 @@ def delivered_chronology(view: BundleView) -> list[Finding]:
       the coarser grain of the two). One finding per artifact, naming the first break.
     * ``delivered_after_now``: a stamp, floored to its own grain, is after the manifest's ``now`` (a
       calendar day after the snapshot date is after now). One finding per artifact, naming the latest.
+    * ``delivered_frozen_clock``: over half of the record's times of day, and :data:`FROZEN_STAMPS` or
+      more, are the same moment (:func:`frozen_burst`): a channel whose joins, question and replies, or an
+      issue whose creation, comments and status changes, all happen at once. (A meeting's turns may come
+      seconds apart; an email thread's pace is the schedule's, :mod:`~taugen.generators.corpus.genres.email_schedule`.)
 
     The manifest is read only for the world's now, the genre of each artifact and where its files are;
     the dates themselves come from the files.
@@ -133,4 +162,11 @@ def delivered_chronology(view: BundleView) -> list[Finding]:
                                   f"in the delivered file, {latest.label} is dated {latest.moment.isoformat()}, after "
                                   f"the world's now {now.isoformat()} (snapshot {view.snapshot_date})",
                                   rule="no record is dated after the snapshot"))
+        burst = frozen_burst(chains)
+        if burst:
+            findings.append(error("chronology", "delivered_frozen_clock", artifact_id,
+                                  f"in the delivered file, {len(burst)} of its times ({burst[0].label} to "
+                                  f"{burst[-1].label}) are the same moment, {burst[0].moment.isoformat()}",
+                                  rule="people take time: a record's messages, comments and changes are not all "
+                                       "written at the same moment"))
     return findings

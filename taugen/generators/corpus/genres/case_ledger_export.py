@@ -30,6 +30,7 @@ from types import MappingProxyType
 
 import datetime as dt
 import json
+import random
 
 from taugen.generators.corpus.genre import (
     ArtifactPlan,
@@ -141,6 +142,12 @@ class CaseLedgerExportGenre(Genre):
     """A table: the planner places no conversational cues here."""
     affinity = (("money", "disputes", 1), ("duration", "disputes", 2), ("cap", "disputes", 1),
                 ("text", "service_cases", 1), ("boolean", "service_cases", 1), ("count", "service_cases", 1))
+
+    def lead_time(self, rng: random.Random) -> dt.timedelta:
+        """An extract's filter spans 1 to 7 days of opened cases: with the default (0 to 3 days) one
+        extract in four filtered a window of no time, and every case in it was opened in the same
+        minute."""
+        return dt.timedelta(days=rng.randint(1, 7))
 
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
         """Open the cases in the window, write their notes, take the extract at ``plan.end``.

@@ -172,6 +172,12 @@ class ChannelExportGenre(Genre):
     they name the rules they state; in the expert's words only, a channel's mentions would leave the
     pack's spoken wordings about twice as common in carriers as in fillers (2.1x at banking hard seed 0)."""
 
+    def lead_time(self, rng: random.Random) -> dt.timedelta:
+        """A channel export runs from two hours to five days and some, first message to last: with the
+        default (0 to 3 days) one export in four had no time at all, and every join, question and reply
+        in it was posted in the same minute."""
+        return dt.timedelta(days=rng.randint(0, 5), hours=rng.randint(2, 9), minutes=rng.randint(0, 59))
+
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
         """Write the channel's messages and export them.
 

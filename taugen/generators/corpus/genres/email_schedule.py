@@ -34,7 +34,10 @@ def schedule(rng: random.Random, count: int, start: dt.datetime, end: dt.datetim
     previous = start - dt.timedelta(seconds=1)
     for index in sorted(anchors):
         day = min(max(anchors[index], start.date()), end.date())
-        moment = min(max(office(day), start), end)
+        # leave the later messages ten minutes each before the window closes: an anchor drawn after the
+        # close was clamped to it, and the messages after it were squeezed into its last minute
+        room = dt.timedelta(minutes=10 * (count - index - 1))
+        moment = min(max(office(day), start), end - room if end - room > start else end)
         if moment <= previous:
             moment = previous + dt.timedelta(minutes=rng.randint(20, 180))
         if moment > end - dt.timedelta(seconds=count - index - 1):
