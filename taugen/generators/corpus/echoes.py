@@ -17,7 +17,8 @@ client-held, contested or reachable only by an evidence route (``excluded``), no
 supersession arc as a fact the record holds, and its value is in none of the record's other sentences
 nor a client-held fact's value; an echo's words differ from every other sentence stating that fact in
 records of the same genre (no sentence is repeated across a genre's long documents: a rule with one
-wording is stated once per genre), unless the genre's records never run long (help pages). Each place
+wording is stated once per genre), unless the genre's records never run long (help pages, knowledge-base
+archives, support transcripts: :func:`_never_long`). Each place
 mirrors a rule that a carrier of the genre on the topic owns: a rule of its value type first, then one
 the genre's own records state (the topic's words then say nothing about ownership), of its category, of
 about its length, then the one echoed least. A rule is echoed up to its topic's cap (:data:`MAX_ECHOES`,
@@ -46,6 +47,9 @@ if TYPE_CHECKING:
 MAX_ECHOES = 3
 """A topic's cap on the records restating one of its rules, unless its fillers' places need more (see the
 module's docstring)."""
+NEVER_LONG_SHARE = 0.9
+"""A genre planned at most this share of a long document's tokens never renders one (rendered records stay
+within their planned range; banking hard: knowledge-base archives at most 754 words of a planned 860)."""
 _LENGTH_STEP = 40
 """Statements within this many characters of a carrier's rendition count as the same length."""
 
@@ -78,15 +82,15 @@ def plan_echoes(pack: Pack, share: float, rng: random.Random, drafts: list[Draft
             by_topic[fact.section].append(fact)
     # the register and kinds of each genre's own rules, and the words already stating each fact in each genre
     voiced: dict[str, list[bool]] = defaultdict(list)
-    kinds: dict[str | tuple[str, str], list[tuple[str, str, int]]] = defaultdict(list)
+    kinds: dict[tuple[str, ...], list[tuple[str, str, int]]] = defaultdict(list)
     said: dict[tuple[str, str], set[str]] = defaultdict(set)
     for draft in drafts:
         for rendition in draft.owned():
             if voiceable(draft.facts[rendition.fact_id]):  # how often the genre voices a rule that can be
                 voiced[draft.genre].append(rendition.register == "voiced")
             model = (*_kind(draft.facts[rendition.fact_id]), len(rendition.text))
-            kinds[draft.genre].append(model)
-            kinds[(draft.genre, draft.topic)].append(model)  # type: ignore[index]
+            for key in _mirrors(draft):
+                kinds[key].append(model)
             said[(rendition.fact_id, draft.genre)].add(_key(rendition.text))
     wanted: dict[int, int] = {}
     for draft in drafts:
@@ -101,13 +105,13 @@ def plan_echoes(pack: Pack, share: float, rng: random.Random, drafts: list[Draft
     cap = {topic: max(MAX_ECHOES, math.ceil(demand[topic] / len(facts)) + 1) for topic, facts in by_topic.items()}
     times: dict[str, int] = defaultdict(int)
     placed = 0
-    # each genre's echoes keep its own rules' mix of value types: a place takes the type furthest behind it
-    types: dict[str, dict[str, float]] = {}
-    for genre_name in {key for key in kinds if isinstance(key, str)}:
-        models = kinds[genre_name]
-        types[genre_name] = {kind: sum(1 for _c, k, _l in models if k == kind) / len(models)
-                             for kind in {k for _c, k, _l in models}}
-    echoed: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    # each layout's echoes keep its own rules' mix of value types: a place takes the type furthest behind it
+    types: dict[tuple[str, ...], dict[str, float]] = {}
+    for layout in {key for key in kinds if key[0] == "layout"}:
+        models = kinds[layout]
+        types[layout] = {kind: sum(1 for _c, k, _l in models if k == kind) / len(models)
+                         for kind in {k for _c, k, _l in models}}
+    echoed: dict[tuple[str, ...], dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for draft in drafts:
         if id(draft) not in wanted:
             continue
@@ -117,24 +121,26 @@ def plan_echoes(pack: Pack, share: float, rng: random.Random, drafts: list[Draft
         rng.shuffle(pool)
         echoes: list[Rendition] = []
         for _ in range(wanted[id(draft)]):
-            # each place mirrors a rule that a carrier of the genre on the topic owns (else on any topic): a
-            # rule of its value type (up to twice the cap: popular kinds are quoted more), one the genre's
-            # own records state (a search on its subject then finds records of the owner's kind too), of
-            # its category, of about its length, then one echoed least
-            category, kind, length = rng.choice(kinds.get((draft.genre, draft.topic))  # type: ignore[call-overload]
-                                                or kinds.get(draft.genre) or [("", "", 0)])
-            kind = _behind(types.get(draft.genre, {}), echoed[draft.genre], {_kind(f)[1] for f in pool}, kind)
+            # each place mirrors a rule that a carrier of the genre in the record's layout on the topic owns
+            # (else the nearest such carriers, :func:`_mirrors`): a rule of its value type (up to twice the
+            # cap: popular kinds are quoted more), one the genre's own records state (a search on its
+            # subject then finds records of the owner's kind too), of its category, of about its length,
+            # then one echoed least
+            category, kind, length = rng.choice(next((kinds[key] for key in _mirrors(draft) if kinds.get(key)),
+                                                     [("", "", 0)]))
+            layout = _mirrors(draft)[1]
+            kind = _behind(types.get(layout, {}), echoed[layout], {_kind(f)[1] for f in pool}, kind)
             pool.sort(key=lambda f: (_kind(f)[1] != kind, times[f.id] >= cap[draft.topic],
                                      owner_of[f.id].genre != draft.genre, _kind(f)[0] != category,
                                      abs(len(f.statement) - length) // _LENGTH_STEP, times[f.id]))
             for fact in pool:
                 voice = voice_capable(genre) and rng.choice(voiced.get(draft.genre) or [False])
-                echo = _echo(fact, draft, echoes, voice, rng, spoken, said, held_values, _short(genre))
+                echo = _echo(fact, draft, echoes, voice, rng, spoken, said, held_values, _never_long(genre))
                 if echo is not None:
                     echoes.append(echo)
                     said[(fact.id, draft.genre)].add(_key(echo.text))
                     times[fact.id] += 1
-                    echoed[draft.genre][_kind(fact)[1]] += 1
+                    echoed[layout][_kind(fact)[1]] += 1
                     draft.facts[fact.id] = fact
                     pool.remove(fact)
                     break
@@ -143,9 +149,20 @@ def plan_echoes(pack: Pack, share: float, rng: random.Random, drafts: list[Draft
     return placed
 
 
+def _mirrors(draft: Draft) -> tuple[tuple[str, ...], ...]:
+    """The carriers whose rules a filler's echo places mirror, nearest first, as keys: the genre's records in
+    the draft's layout (variant) on its topic, in its layout, on its topic, then the whole genre. A
+    genre's layouts are told apart at a glance (a dispute ledger's columns and clock times against a
+    service-case ledger's), so a filler that restated the rules of the genre's other layout gave itself
+    away: banking hard seed 0's dispute-ledger carriers all stated a span of years and a third of the
+    layout's fillers did (numeric reader 0.652, no shuffle of 40 as high)."""
+    return (("layout and topic", draft.genre, draft.variant, draft.topic), ("layout", draft.genre, draft.variant),
+            ("topic", draft.genre, draft.topic), ("genre", draft.genre))
+
+
 def _behind(shares: dict[str, float], echoed: dict[str, int], available: set[str], drawn: str) -> str:
-    """The value type a genre's next echo should take: of the types in ``available`` (the record's pool),
-    the one furthest behind its share of the genre's own rules (``shares``) given the echoes placed so far
+    """The value type a layout's next echo should take: of the types in ``available`` (the record's pool),
+    the one furthest behind its share of the layout's own rules (``shares``) given the echoes placed so far
     (``echoed``), ``drawn`` (the mirrored carrier's type) on a tie or when no type is behind. Drawn from the
     carrier mirrored alone, a genre's echoes took the mix of the topics its fillers sit on and of the
     rules left under the echo cap: banking hard seed 2's issue trackers, meetings and support transcripts
@@ -160,11 +177,11 @@ def _behind(shares: dict[str, float], echoed: dict[str, int], available: set[str
 
 def _echo(fact: Fact, draft: Draft, echoes: list[Rendition], voice: bool, rng: random.Random,
           spoken: SpokenWords | None, said: dict[tuple[str, str], set[str]], held_values: list,
-          short: bool) -> Rendition | None:
+          never_long: bool) -> Rendition | None:
     """``fact`` restated in ``draft`` (voiced when ``voice`` and the fact has a voiced wording), or None
     when the record holds a version of it or its value already, or the words would repeat a sentence of
     the genre stating it (two long records of a genre never share a sentence: the realism gate; a
-    ``short`` genre's records never run long), or state a client-held value or another value the record
+    ``never_long`` genre's records never run long), or state a client-held value or another value the record
     holds."""
     if related(fact, draft):
         return None
@@ -172,7 +189,7 @@ def _echo(fact: Fact, draft: Draft, echoes: list[Rendition], voice: bool, rng: r
     if fact.value is not None and any(find_surface_form(fact.value, text) for text in kept):
         return None
     text, form = voiced_text(fact, rng, spoken) if voice else canonical_text(fact)
-    if (not short and _key(text) in said[(fact.id, draft.genre)]) or \
+    if (not never_long and _key(text) in said[(fact.id, draft.genre)]) or \
             any(find_surface_form(value, text) for value in held_values):
         return None
     if any(find_surface_form(other.value, text) for other in draft.facts.values()
@@ -183,14 +200,20 @@ def _echo(fact: Fact, draft: Draft, echoes: list[Rendition], voice: bool, rng: r
                      status="current", date=draft.day, echo=True)
 
 
-def _short(genre: Genre) -> bool:
-    """Whether every record of ``genre`` stays far below a long document: it plans every variant's length
-    (``spread_words``) under half of :data:`~taugen.text.LONG_TOKENS` and writes no long documents (help
-    pages, slide decks). Such a genre may state a rule in the same words in two records."""
+def _never_long(genre: Genre) -> bool:
+    """Whether no record of ``genre`` can be a long document (the realism gate's repeated-sentence check reads
+    only records of :data:`~taugen.text.LONG_TOKENS` tokens or more): it plans every variant's length
+    (``spread_words``) at most :data:`NEVER_LONG_SHARE` of that and writes no long documents. Such a genre
+    may state a rule in the same words in two records, as help articles and agents quote policy. Held to
+    half of it, knowledge-base archives (planned 240-860 tokens) echoed a procedure only when another
+    genre owned it, since its own owner had said the one wording: banking hard seed 0's archives restated
+    2 procedures' steps against their carriers' 6, and a structure reader saw the steps' comma-rich lines
+    (0.675)."""
     spread = genre.spread_words
     ranges = list(spread.values()) if isinstance(spread, dict) else [spread] if spread else []
     covered = isinstance(spread, tuple) or (isinstance(spread, dict) and all(v in spread for v in genre.variants))
-    return bool(ranges) and covered and not genre.long_words and max(high for _low, high in ranges) < LONG_TOKENS / 2
+    return bool(ranges) and covered and not genre.long_words and \
+        max(high for _low, high in ranges) <= NEVER_LONG_SHARE * LONG_TOKENS
 
 
 def _kind(fact: Fact) -> tuple[str, str]:
