@@ -54,7 +54,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import random
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
@@ -88,6 +88,14 @@ from taugen.text import LENGTH_BUCKET, LENGTH_MAX_SHARE, LENGTH_MIN_ARTIFACTS, L
 
 POLICY_DOCUMENT = "policy_document"
 
+MEASURED_CARRIERS = 30
+"""The carriers a genre should have for a carrier-vs-filler reader to measure it: below that, a genre's
+carriers hold fewer rules each (down to one). A reader is scored per genre, and on a dozen carriers its
+cross-validated ROC AUC swings by about 0.09 on labels that mean nothing (banking hard seed 0's
+knowledge-base archives, 15 carriers: 8 % of 60 label shuffles scored over 0.65), so such a genre's score
+said more about the draw than about its records; thirty carriers cut that swing to about 0.065."""
+CALL_BUDGETED = frozenset({"call_recording"})
+"""Genres whose record count the tier's call budget caps (fewer rules a record would only move rules out)."""
 _NUMERIC = ("money", "percent", "duration", "count", "cap")
 _DISCOVERY_TIERS = ("pointer", "caveat", "silent")
 
@@ -183,6 +191,13 @@ def _date_range(pack: Pack, fact: Fact, status: str) -> tuple[dt.date, dt.date]:
     return fact.effective_from, min(snapshot, pack.now.date())
 
 
+def _common_range(pack: Pack, stated: list[tuple[Fact, str]]) -> tuple[dt.date, dt.date]:
+    """``(first, last)``: the days on which a record may state every ``(fact, status)`` of ``stated``
+    (the intersection of their :func:`_date_range`; ``first`` after ``last`` when there is none)."""
+    ranges = [_date_range(pack, fact, status) for fact, status in stated]
+    return max(r[0] for r in ranges), min(r[1] for r in ranges)
+
+
 def _to_business_day(draft: Draft, pack: Pack, now_day: dt.date) -> None:
     """Move a weekend ``draft.day`` to the nearest business day its rules allow: a Saturday to the Friday
     before (else the Monday after), a Sunday to the Monday after (else the Friday before), within every
@@ -234,6 +249,29 @@ def _long_range(genre: Genre, variant: str) -> tuple[int, int] | None:
     """The genre's long-document range in words for ``variant`` (its own, else its any-variant one)."""
     declared = genre.long_words.get(variant) or genre.long_words.get("")
     return (int(declared[0]), int(declared[1])) if declared else None
+
+
+def _holders(pack: Pack, members: list[tuple[Fact, str]], capacity: int,
+             rng: random.Random) -> list[tuple[dt.date, list[tuple[Fact, str]]]]:
+    """``members`` (one genre's rules of one section and status, in date order) cut into records of at most
+    ``capacity`` rules (each between half of it and all of it, drawn), each rule in force on the record's
+    date: ``[(date, [(fact, status), ...]), ...]``."""
+    holders: list[tuple[dt.date, list[tuple[Fact, str]]]] = []
+    chunk: list[tuple[Fact, str]] = []
+    for fact, fact_status in members + [(None, "")]:  # type: ignore[list-item]
+        low_high = [_date_range(pack, f, s) for f, s in chunk]
+        if fact is not None:
+            candidate = low_high + [_date_range(pack, fact, fact_status)]
+            low = max(r[0] for r in candidate)
+            high = min(r[1] for r in candidate)
+            if low <= high and len(chunk) < rng.randint(max(1, capacity // 2), capacity):
+                chunk.append((fact, fact_status))
+                continue
+        if chunk:
+            low, high = _common_range(pack, chunk)
+            holders.append((low + dt.timedelta(days=rng.randint(0, max(0, (high - low).days))), chunk))
+        chunk = [(fact, fact_status)] if fact is not None else []
+    return holders
 
 
 def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, Genre],
@@ -322,35 +360,31 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
             voice_of[fact.id] = voice
             used.add(genre)
             groups.setdefault((genre, variant, fact.section, status), []).append((fact, status))
+        # each genre's rules into records: at most its capacity a record, fewer when that leaves the genre
+        # too few carriers to measure (the call budget caps calls whatever their capacity)
+        by_genre: dict[str, list[tuple[str, str, str, list[tuple[Fact, str]]]]] = defaultdict(list)
         for (genre, variant, section, status), members in sorted(groups.items()):
-            capacity = genres_all[genre].max_facts
             # in date order, a day's facts in a seeded order rather than by id: ids put a family's members
             # side by side (the Saturday hours of six branches in one export), and a record holding a whole
             # family is found by searching any member's subject words
             members.sort(key=lambda item: (item[0].effective_from, stable_seed(seed, "holder order", item[0].id)))
-            chunk: list[tuple[Fact, str]] = []
-            for fact, fact_status in members + [(None, "")]:  # type: ignore[list-item]
-                low_high = [_date_range(pack, f, s) for f, s in chunk]
-                if fact is not None:
-                    candidate = low_high + [_date_range(pack, fact, fact_status)]
-                    low = max(r[0] for r in candidate)
-                    high = min(r[1] for r in candidate)
-                    size_cap = rng.randint(max(1, capacity // 2), capacity)
-                    if low <= high and len(chunk) < size_cap:
-                        chunk.append((fact, fact_status))
-                        continue
-                if chunk:
-                    low = max(r[0] for r in low_high)
-                    high = min(r[1] for r in low_high)
-                    day = low + dt.timedelta(days=rng.randint(0, max(0, (high - low).days)))
-                    renditions = [_rendition(f, s, day, genres_all[genre], voice_of[f.id], rng, spoken)
-                                  for f, s in chunk]
-                    draft = Draft(genre, variant or genres_all[genre].variants[0], section, day, renditions,
-                                   {f.id: f for f, _ in chunk})
-                    drafts.append(draft)
-                    for f, _ in chunk:
-                        owner_of[f.id] = draft
-                chunk = [(fact, fact_status)] if fact is not None else []
+            by_genre[genre].append((variant, section, status, members))
+        for genre in sorted(by_genre):
+            capacity = genres_all[genre].max_facts
+            while True:
+                holder_rng = random.Random(stable_seed(seed, preset.name, "holders", genre, capacity))
+                holders = [(variant, section, day, chunk) for variant, section, _status, members in by_genre[genre]
+                           for day, chunk in _holders(pack, members, capacity, holder_rng)]
+                if len(holders) >= MEASURED_CARRIERS or capacity == 1 or genre in CALL_BUDGETED:
+                    break
+                capacity -= 1
+            for variant, section, day, chunk in holders:
+                renditions = [_rendition(f, s, day, genres_all[genre], voice_of[f.id], rng, spoken) for f, s in chunk]
+                draft = Draft(genre, variant or genres_all[genre].variants[0], section, day, renditions,
+                              {f.id: f for f, _ in chunk})
+                drafts.append(draft)
+                for f, _ in chunk:
+                    owner_of[f.id] = draft
 
     # ---- fillers, spread like the carriers ----------------------------------------------------------------
     carriers = len(drafts)
@@ -373,8 +407,15 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
     remainder = fillers - sum(counts.values())
     for key in sorted(keys, key=lambda k: (-(quota[k] - math.floor(quota[k])), k))[:max(0, remainder)]:
         counts[key] += 1
-    # A filler's topic and date follow the carriers of its genre (else all carriers), so that neither the
-    # subject a record is about nor when it was written says whether it carries a rule. Always the model's
+    # A filler's topic and date follow a carrier of its genre and variant (else of its genre, else any), so
+    # that neither the subject a record is about, nor when it was written, nor which of its genre's layouts it
+    # takes says whether it carries a rule. Its day is drawn as its model's was, from the days its model's
+    # rules are all in force: drawn around the model's day (75 days either way), fillers' months spread
+    # wider than carriers', which cluster where their rules are in force, and the month tokens of a
+    # case extract's timestamps told them apart (banking hard seed 2: TF-IDF 0.741; 0.522 with digits masked). A model of the genre's other variant put dispute-ledger fillers on
+    # service topics (banking hard seed 0: every dispute-ledger carrier stated a span of years, a third of
+    # its fillers did, and a numeric reader told them apart by day counts beside the layout's clock-time
+    # density, 0.652). Always the model's
     # topic: with one filler in seven on a section drawn at random, a genre's fillers sat on topics where
     # it holds no rule (banking hard seed 2: six issue-tracker fillers on overdraft, no carrier there), and
     # their restated rules took the whole pack's mix of value types instead of the genre's (echoes 31 %
@@ -383,13 +424,14 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
     span = (pack.config.snapshot_date - pack.config.history_start).days
     carrier_drafts = list(drafts)
     for (genre, variant), number in sorted(counts.items()):
-        like = [d for d in carrier_drafts if d.genre == genre] or carrier_drafts
+        like = ([d for d in carrier_drafts if (d.genre, d.variant) == (genre, variant)]
+                or [d for d in carrier_drafts if d.genre == genre] or carrier_drafts)
         for _ in range(number):
             if like:
                 model = rng.choice(like)
                 topic = model.topic
-                day = model.day + dt.timedelta(days=rng.randint(-75, 75))
-                day = max(pack.config.history_start + dt.timedelta(days=7), day)
+                low, high = _common_range(pack, [(pack.facts[r.fact_id], r.status) for r in model.owned()])
+                day = low + dt.timedelta(days=rng.randint(0, max(0, (high - low).days)))
             else:
                 topic = rng.choice(section_ids)
                 day = pack.config.history_start + dt.timedelta(days=rng.randint(30, span))
@@ -402,7 +444,7 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
         return [owner_of[f] for f in arc_members.get(fact_id, []) if f in owner_of]
 
     substitutions: list[tuple[Draft, str, str, str]] = []
-    budget = {"call_recording": (preset.max_calls, max(1, preset.max_calls // 2) if preset.max_calls else 0)}
+    budget = {name: (preset.max_calls, max(1, preset.max_calls // 2) if preset.max_calls else 0) for name in CALL_BUDGETED}
     used_calls = {True: 0, False: 0}
     for draft in drafts:
         genre = genres_all[draft.genre]
