@@ -776,6 +776,11 @@ def test_spoken_subject_says_whole_phrases_longest_first():
     assert spoken_subject("the Platinum Visa credit card fee", card, always, 1.0) == "the Platinum Visa credit card fee"
     assert spoken_subject("a late fee on a credit card", card, always, 1.0) == "a late fee on a Visa card"
     assert spoken_subject("the legal process fee", spoken, always, 0.0) == "the legal process fee"
+    # the article before a phrase said another way agrees with the wording, and no other article changes
+    dormant = SpokenWords(subject_words={"dormant account": ("inactive account",), "amendment request":
+                                         ("change request",)})
+    assert spoken_subject("reactivating a dormant account", dormant, always, 1.0) == "reactivating an inactive account"
+    assert spoken_subject("An amendment request for a user", dormant, always, 1.0) == "A change request for a user"
     assert spoken_subject("the legal process fee", None, always, 1.0) == "the legal process fee"
     untouched = random.Random(5)
     spoken_subject("the monthly price", spoken, untouched, 1.0)  # no phrase matches: nothing is drawn

@@ -257,7 +257,21 @@ def spoken_subject(subject: str, spoken: SpokenWords | None, rng: random.Random,
         return form[:1].upper() + form[1:] if match.start() == 0 and found[:1].isupper() and form[:1].islower() \
             else form
 
-    return _spoken_pattern(tuple(sorted(lowered))).sub(say, subject)
+    parts: list[str] = []
+    end = 0
+    for match in _spoken_pattern(tuple(sorted(lowered))).finditer(subject):
+        before, form = subject[end:match.start()], say(match)
+        if form != match.group(0):  # "a dormant account" is said "an inactive account", not "a inactive ..."
+            before = _ARTICLE.sub(lambda m: m.group(1)[0] + ("n" if form[:1].lower() in "aeiou" else "") + " ",
+                                  before)
+        parts += [before, form]
+        end = match.end()
+    return "".join(parts) + subject[end:]
+
+
+_ARTICLE = re.compile(r"\b([Aa]n?) $")
+"""An indefinite article just before a phrase said in a spoken wording, which may start with a vowel where
+the expert's phrase did not."""
 
 
 def canonical_text(fact: Fact) -> tuple[str, str]:
