@@ -367,7 +367,13 @@ def test_records_mention_rules_of_their_topic_by_subject_only(view, manifest):
     """Mentions (issue 10, strong readers): fillers of the genres that carry cues name rules of their topic
     as carriers do, so a subject-word search or a text classifier cannot tell them apart; a mention never
     states the value, never names a client-held, contested or route fact, never sits in the fact's owner,
-    and no mention sentence repeats within a genre."""
+    and no mention sentence repeats within a genre.
+
+    A filler names a rule of its topic in a mention or in an echo (a rule another record owns, restated in
+    its rule places). When this test was written a filler's only such sentences were mentions, and 80 % of
+    fillers held one; since echoes fill a filler's rule places as a carrier's rules fill its own, a filler
+    is left without room for a mention about as often as a carrier (banking hard seed 0: fillers 79 %,
+    carriers 81 %), so the share of records holding a mention is held equal for the two kinds."""
     from taugen.generators.corpus.cues import cue_capable
 
     available = genres()
@@ -375,8 +381,13 @@ def test_records_mention_rules_of_their_topic_by_subject_only(view, manifest):
     capable = [a for a, e in entries.items() if e["genre"] in available and cue_capable(available[e["genre"]])]
     mentions = [(a, cue) for a in capable for cue in entries[a]["cues"] if cue["kind"] == "mention"]
     fillers = [a for a in capable if not entries[a]["carrier"]]
-    mentioned_fillers = {a for a, _ in mentions if not entries[a]["carrier"]}
-    assert len(mentioned_fillers) >= 0.8 * len(fillers), (len(mentioned_fillers), len(fillers))
+    mentioned = {a for a, _ in mentions}
+    echoing = {a for a in fillers if entries[a].get("echoes")}
+    assert len((mentioned | echoing) & set(fillers)) >= 0.8 * len(fillers)
+    carriers = [a for a in capable if entries[a]["carrier"]]
+    filler_share = len(mentioned & set(fillers)) / len(fillers)
+    carrier_share = len(mentioned & set(carriers)) / len(carriers)
+    assert filler_share >= 0.75 and abs(filler_share - carrier_share) <= 0.05, (filler_share, carrier_share)
     assert any(entries[a]["carrier"] for a, _ in mentions)  # carriers mention rules too, not only fillers
     # beyond the genres that carry cues, only a genre that hosts mentions holds them (help pages), at most
     # its max_mentions a record
