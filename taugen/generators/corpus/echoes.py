@@ -19,7 +19,8 @@ nor a client-held fact's value; an echo's words differ from every other sentence
 records of the same genre (no sentence is repeated across a genre's long documents: a rule with one
 wording is stated once per genre), unless the genre's records never run long (help pages, knowledge-base
 archives, support transcripts: :func:`_never_long`). Each place
-mirrors a rule that a carrier of the genre on the topic owns: a rule of its value type first, then one
+mirrors a rule that a carrier of the genre in the filler's layout on the topic owns (:func:`_mirrors`): a
+rule of its value type first (the type its layout's echoes are furthest behind on, :func:`_behind`), then one
 the genre's own records state (the topic's words then say nothing about ownership), of its category, of
 about its length, then the one echoed least. A rule is echoed up to its topic's cap (:data:`MAX_ECHOES`,
 or in a topic whose fillers have more places than its rules times that, one more than its places per
