@@ -327,12 +327,11 @@ def test_a_customer_never_quotes_a_peers_figure_that_writes_a_word_twice(planned
     """A spoken percent such as 1.55 % reads "one point five five percent", which the realism gate counts
     as a doubled word; the customer's question about a peer's figure draws another figure instead (banking
     hard seed 2 failed its build on two such support transcripts when an experiment re-drew its mentions)."""
+    from taugen.generators.corpus.genres.benchmarks import COMPARABLE_CATEGORIES, peer_value
     from taugen.generators.corpus.genres.support_lines import peer_question
     from taugen.generators.corpus.prose import has_doubled_words
 
     pack, plan, context, _available, _vocabulary = planned
-    from taugen.generators.corpus.genres.benchmarks import COMPARABLE_CATEGORIES, peer_value
-
     rate = next(f for f in pack.facts.values() if f.value is not None and f.value.type == "percent"
                 and f.category in COMPARABLE_CATEGORIES and f.subject)
     fact = rate.model_copy(update={"value": PercentValue(value=Decimal("1.45"))})  # peers' figures by 0.05

@@ -120,6 +120,8 @@ def plan_echoes(pack: Pack, share: float, rng: random.Random, drafts: list[Draft
         pool = [f for f in by_topic.get(draft.topic, []) if f.effective_from <= draft.day
                 and owner_of[f.id] is not draft and times[f.id] < 2 * cap[draft.topic]]
         rng.shuffle(pool)
+        mirrors = _mirrors(draft)
+        layout = mirrors[1]
         echoes: list[Rendition] = []
         for _ in range(wanted[id(draft)]):
             # each place mirrors a rule that a carrier of the genre in the record's layout on the topic owns
@@ -127,9 +129,8 @@ def plan_echoes(pack: Pack, share: float, rng: random.Random, drafts: list[Draft
             # cap: popular kinds are quoted more), one the genre's own records state (a search on its
             # subject then finds records of the owner's kind too), of its category, of about its length,
             # then one echoed least
-            category, kind, length = rng.choice(next((kinds[key] for key in _mirrors(draft) if kinds.get(key)),
+            category, kind, length = rng.choice(next((kinds[key] for key in mirrors if kinds.get(key)),
                                                      [("", "", 0)]))
-            layout = _mirrors(draft)[1]
             kind = _behind(types.get(layout, {}), echoed[layout], {_kind(f)[1] for f in pool}, kind)
             pool.sort(key=lambda f: (_kind(f)[1] != kind, times[f.id] >= cap[draft.topic],
                                      owner_of[f.id].genre != draft.genre, _kind(f)[0] != category,

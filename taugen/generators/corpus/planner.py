@@ -259,11 +259,8 @@ def _holders(pack: Pack, members: list[tuple[Fact, str]], capacity: int,
     holders: list[tuple[dt.date, list[tuple[Fact, str]]]] = []
     chunk: list[tuple[Fact, str]] = []
     for fact, fact_status in members + [(None, "")]:  # type: ignore[list-item]
-        low_high = [_date_range(pack, f, s) for f, s in chunk]
         if fact is not None:
-            candidate = low_high + [_date_range(pack, fact, fact_status)]
-            low = max(r[0] for r in candidate)
-            high = min(r[1] for r in candidate)
+            low, high = _common_range(pack, chunk + [(fact, fact_status)])
             if low <= high and len(chunk) < rng.randint(max(1, capacity // 2), capacity):
                 chunk.append((fact, fact_status))
                 continue

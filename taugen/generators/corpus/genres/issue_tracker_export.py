@@ -41,8 +41,8 @@ from __future__ import annotations
 from types import MappingProxyType
 
 import datetime as dt
-import random
 import json
+import random
 import re
 
 from taugen.generators.corpus.genre import (
