@@ -832,9 +832,13 @@ def test_retail_fixture(fixture_findings):
     assert "Insufficient gift card balance" in k2["105"][0].message  # the gold exchange itself fails
     assert "Non-delivered order cannot be exchanged" in k2["64"][0].message
     k5 = _by(findings, "K5")
-    assert any("'#W9502127' exists (a near miss)" in f.message for f in k5["46"])  # the user's scripted typo
+    scripted = _by(findings, "K5", "info")  # "provide 9502126 first": the user's scripted typo, then #W9502127
+    assert "46" not in k5 and any("'#W9502127' exists (a near miss)" in f.message for f in scripted["46"])
+    assert all("scripted wrong try" in f.message for f in _by(findings, "K2", "info")["67"])  # zip 98178 first
     assert all("6086499569" in k5[t][0].message for t in ("2", "3", "4"))  # a product id the DB lacks
-    assert "do-nothing run scores 1" in _by(findings, "K12")["10"][0].message
+    # a transfer (10) or a refusal with no NL assertion (25) graded on an unchanged database: one set warning
+    unchanged = [f for f in findings if f.code == "K12" and f.subject == "evaluation_criteria.reward_basis"]
+    assert [f.message.split(" expect")[0] for f in unchanged] == ["6 task(s) (10, 12, 25, 50, 57, 65)"]
     # get_item_details is newer than the installed tau2's retail toolkit: version skew, not a task defect
     assert "21" not in _by(findings, "K14") and "version skew" in _by(findings, "K14", "warning")["21"][0].message
     never = sorted(t for t, found in _by(findings, "K12").items() if any("never graded" in f.message for f in found))
@@ -874,18 +878,16 @@ def test_a_criterion_no_task_grades_is_one_note_and_an_exception_a_warning_per_t
 def test_airline_fixture(fixture_findings):
     findings = fixture_findings("airline")
     do_nothing = _by(findings, "K12")
-    # graded DB + empty COMMUNICATE: a do-nothing run scores 1 on 23 tasks. 8 expect more than no change
-    # (a transfer, "Agent verifies that the flight was delayed"): an error each; 15 only forbid acts
-    # ("Agent does not cancel 3RK2T9"), passed by a silent run as by a correct refusal: one set warning
-    assert sorted(do_nothing, key=int) == ["2", "3", "4", "5", "9", "13", "27", "38", "41"]
-    assert "'4' is so short" in do_nothing["3"][0].message
-    assert "transfer_to_human_agents" in do_nothing["13"][0].message
+    # graded DB + empty COMMUNICATE: a do-nothing run scores 1 on 23 tasks whose gold changes nothing, be
+    # they refusals ("Agent does not cancel 3RK2T9"), a transfer (13) or an ungraded finding ("Agent
+    # verifies that the flight was delayed"): one set warning, not an error each
+    assert list(do_nothing) == ["3"] and "'4' is so short" in do_nothing["3"][0].message
     # every task keeps nl_assertions ungraded: the set's convention, one note, not 50 warnings (it flagged
     # fixed and unfixed tasks alike); an empty COMMUNICATE beside a grading DB is not reported at all
     k12 = [f for f in findings if f.code == "K12" and f.severity != "error"]
     assert [(f.severity, f.message.split(" (")[0]) for f in k12] == [
-        ("warning", "15 task(s)"), ("info", "all 50 tasks fill nl_assertions and none grades it")]
-    assert k12[0].message.startswith("15 task(s) (0, 1, 6, 10, 26, 28, 31, 34, 36, 43, 45, 46, …) expect only")
+        ("warning", "23 task(s)"), ("info", "all 50 tasks fill nl_assertions and none grades it")]
+    assert k12[0].message.startswith("23 task(s) (0, 1, 2, 4, 5, 6, 9, 10, 13, 26, 27, 28, …) expect no change")
     k4 = _by(findings, "K4")
     assert list(k4) == ["35"] and "'credit_card_9074831'" in k4["35"][0].message
     assert not any("comma" in f.message for f in findings)
@@ -988,12 +990,18 @@ def _airline_like_tools() -> dict[str, Any]:
                 choices={"cabin": ("basic_economy", "economy", "business")})}
 
 
-def test_k12_a_refusal_is_one_set_warning_while_an_ungraded_expectation_stays_a_task_error():
-    """K12 "a do-nothing run scores 0": a task whose every NL assertion forbids an act and whose gold makes
-    no write is passed by a silent run exactly as by a correct refusal; in a foreign set such tasks are
-    one set-level warning. A task that also expects a finding ("identifies ... Regular member"), a
-    transfer, or documents nothing keeps its per-task error, and so does every task of a taugen bundle."""
+def test_k12_a_task_graded_on_a_database_its_gold_leaves_unchanged_is_one_set_warning_in_a_foreign_set():
+    """K12 "a do-nothing run scores 0": in a foreign set a task graded on the database alone whose gold
+    changes nothing is passed by a silent run exactly as by a correct refusal, explanation or transfer,
+    whatever its ungraded NL assertions say (tau2 airline 4 "Agent should realize that flight was not
+    cancel...", 13's transfer, retail 25 with no NL assertion): one set-level warning. A task whose gold
+    write raises (retail 105's exchange short of gift-card balance) is K2's, not K12's. A task graded on
+    something else that a silent run also passes (an env assertion that already holds) keeps its error, and
+    a taugen bundle keeps every per-task error."""
+    from taugen.validators.defects.base import Replay, Step
+
     read = {"action_id": "r", "name": "get_reservation_details", "arguments": {"reservation_id": "3RK2T9"}}
+    cancel = {"action_id": "c", "name": "cancel_reservation", "arguments": {"reservation_id": "3RK2T9"}}
     transfer = {"action_id": "t", "name": "transfer_to_human_agents", "arguments": {"summary": "wants a refund"}}
     basis = {"reward_basis": ["DB", "COMMUNICATE"]}
     tasks = [
@@ -1008,25 +1016,39 @@ def test_k12_a_refusal_is_one_set_warning_while_an_ungraded_expectation_stays_a_
         _mock_task("transfer", "You want a refund or a human agent.", [read, transfer],
                    nl_assertions=["Agent does not refund the reservation."], **basis),
         _mock_task("undocumented", "You want to cancel 3RK2T9.", [read], **basis),
+        _mock_task("broken", "You want to cancel 3RK2T9.", [read, cancel], **basis),
+        _mock_task("env", "You want to cancel 3RK2T9.", [read, cancel], reward_basis=["ENV_ASSERTION"],
+                   env_assertions=[{"env_type": "assistant", "func_name": "assert_cancelled",
+                                    "arguments": {"reservation_id": "3RK2T9"}}]),
     ]
+
+    def replayer(task: dict[str, Any], gold: list[dict[str, Any]]) -> Replay:
+        broken = task["id"] == "broken"
+        steps = [Step(i, a, error="Error: reservation already flown" if broken and a["name"] == "cancel_reservation"
+                      else None, changed=a["name"] == "cancel_reservation" and not broken) for i, a in enumerate(gold)]
+        changed = any(step.changed for step in steps)
+        return Replay(steps=steps, initial_hash="h0", final_hash="h1" if changed else "h0",
+                      empty_assertions=[True] * len(criteria_of(task).get("env_assertions") or []),
+                      gold_assertions=[True] * len(criteria_of(task).get("env_assertions") or []))
+
+    def criteria_of(task: dict[str, Any]) -> dict[str, Any]:
+        return task["evaluation_criteria"]
 
     def do_nothing(taugen: bool) -> list[tuple[str, str | None, str]]:
         taskset = TaskSet(source="<test>", domain="airline", tasks=copy.deepcopy(tasks),
-                          agent_tools=_airline_like_tools(), taugen=taugen)
+                          agent_tools=_airline_like_tools(), taugen=taugen, replayer=replayer)
         return [(d.severity, d.task, d.message) for d in grader.grader_defects(taskset)
                 if "do-nothing" in d.message]
 
     foreign = do_nothing(False)
-    assert [(severity, task) for severity, task, _ in foreign] == [
-        ("error", "identifies"), ("error", "transfer"), ("error", "undocumented"), ("warning", None)]
+    assert [(severity, task) for severity, task, _ in foreign] == [("error", "env"), ("warning", None)]
     messages = {task: message for _, task, message in foreign}
-    assert "'Agent identifies that the user is not a Gold member" in messages["identifies"]
-    assert "the gold calls transfer_to_human_agents" in messages["transfer"]
-    assert "no NL assertion" in messages["undocumented"]
-    assert messages[None].startswith("2 task(s) (refusal, refuses) expect only that nothing changes")
+    assert "every env assertion already holds" in messages["env"] and "cancel_reservation" in messages["env"]
+    assert messages[None].startswith("5 task(s) (refusal, refuses, identifies, transfer, undocumented) expect no "
+                                     "change of the database and are graded on it alone")
     assert [(severity, task) for severity, task, _ in do_nothing(True)] == [
         ("error", "refusal"), ("error", "refuses"), ("error", "identifies"), ("error", "transfer"),
-        ("error", "undocumented")]  # a taugen bundle must grade each refusal: nothing is loosened there
+        ("error", "undocumented"), ("error", "broken"), ("error", "env")]  # a taugen bundle grades each itself
     assert grader.expected_beyond_no_change(
         TaskSet(source="<test>", domain="airline", tasks=tasks, agent_tools=_airline_like_tools()), tasks[0]) is None
 
@@ -1084,3 +1106,56 @@ def test_k7_a_bare_term_inside_a_longer_choice_is_ambiguous_unless_excluded_or_k
                                      ("basic_economy", "economy", "business")) == ["basic_economy"]
     assert scenario.broader_readings(taskset, tasks[2], 0, "cabin", "economy",
                                      ("basic_economy", "economy", "business")) == []
+
+
+@needs_fixtures
+@needs_tau2
+def test_a_scripted_wrong_lookup_is_info_while_a_right_value_given_to_the_wrong_tool_stays_an_error(tmp_path):
+    """K2/K5 on a foreign folder: tau2 retail scripts users who first give a wrong zip code or order number
+    ("say that it is 98178 first (common mistake)"; "provide 9502126 first") and copies the failing lookup
+    into the gold, which then recovers. The scenario states the reason an annotation would, so the step is
+    info. A read that fails on a value the scenario does not state, or on a right value given to the wrong
+    tool (retail 21: item ids looked up as product ids, then written), stays an error."""
+    def lookup(name: str, **arguments: Any) -> dict[str, Any]:
+        return {"action_id": name, "name": name, "arguments": arguments}
+
+    def task(identifier: str, reason: str, known: str, tips: str, gold: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"id": identifier, "user_scenario": {"persona": None, "instructions": {
+            "domain": "retail", "reason_for_call": reason, "known_info": known,
+            "unknown_info": "You do not remember your email address", "task_instructions": tips}},
+            "evaluation_criteria": {"actions": gold, "communicate_info": [], "nl_assertions": None}}
+
+    noah = "You are user noah_ito_3850 living in Seattle WA 98187."
+    tasks = [
+        task("zip", "You want to check how much you paid for the order that you most recently placed.", noah,
+             "If asked for your zip code, say that it is 98178 first (common mistake), then correct yourself and "
+             "say 98187 if an error is found.",
+             [lookup("find_user_id_by_name_zip", first_name="Noah", last_name="Ito", zip="98178"),
+              lookup("find_user_id_by_name_zip", first_name="Noah", last_name="Ito", zip="98187"),
+              lookup("get_user_details", user_id="noah_ito_3850")]),
+        task("order", "You want to return an air purifier. When asked for order ID, provide 9502126 first. If that "
+             "doesn't work, say that you forgot the 'W' at the beginning.",
+             "You are daiki_johnson_9523 living in Denver, USA, 80273.", ".",
+             [lookup("find_user_id_by_name_zip", first_name="Daiki", last_name="Johnson", zip="80273"),
+              lookup("get_order_details", order_id="#9502126"),
+              lookup("get_order_details", order_id="#W9502127")]),
+        task("unstated", "You want to check how much you paid for the order that you most recently placed.", noah,
+             ".",
+             [lookup("find_user_id_by_name_zip", first_name="Noah", last_name="Ito", zip="98178"),
+              lookup("find_user_id_by_name_zip", first_name="Noah", last_name="Ito", zip="98187")]),
+        task("wrong_tool", "You want to change item ID 1656367028 to item ID 1421289881 in your pending order, using "
+             "your gift card.", "You are Ethan Garcia, and you live in Denver, 80280.", ".",
+             [lookup("find_user_id_by_name_zip", first_name="Ethan", last_name="Garcia", zip="80280"),
+              lookup("get_product_details", product_id="1421289881"),
+              lookup("get_product_details", product_id="1656367028"),
+              lookup("modify_pending_order_items", order_id="#W9911714", item_ids=["1340995114"],
+                     new_item_ids=["1421289881"], payment_method_id="gift_card_4332117")]),
+    ]
+    findings = lint_task_folder(_folder(tmp_path, "retail", tasks))
+    failing = {(f.subject, f.code, f.severity) for f in findings if f.code in ("K2", "K5")
+               and ("User not found" in f.message or "Order not found" in f.message or "#9502126" in f.message
+                    or "Product not found" in f.message)}
+    assert failing == {("zip", "K2", "info"), ("order", "K5", "info"), ("unstated", "K2", "error"),
+                       ("wrong_tool", "K2", "error")}
+    scripted = next(f for f in findings if f.subject == "zip" and f.code == "K2")
+    assert "the scenario states '98178'" in scripted.message and "scripted wrong try" in scripted.message

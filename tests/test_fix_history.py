@@ -98,11 +98,15 @@ def test_lint_on_old_tasks_predicts_fixes():
     # the identical-item exchanges are K2 of the retail policy, as they were K2 of a stage before)
     # K12: refusals a do-nothing run passes are one set warning (airline 39 -> 24 flagged, 21 -> 18 fixed:
     # 34, 43, 45 were fixed in their scenario, not their grading); a weak communicate_info beside a specific
-    # one is a warning (retail 34 -> 31 flagged, 15 fixed kept)
-    assert measured["airline"] == (27, 24, 18, {"K1": (9, 8), "K3": (1, 1), "K4": (2, 2), "K5": (2, 2), "K6": (9, 7),
-                                                "K12": (5, 2)})
-    assert measured["retail"] == (28, 31, 15, {"K1": (5, 3), "K2": (16, 8), "K4": (2, 2), "K5": (5, 3),
-                                               "K12": (12, 5)})
+    # one is a warning (retail 34 -> 31 flagged, 15 fixed kept); so is every task graded on a database its
+    # gold leaves unchanged (a transfer, an ungraded finding, no NL assertion: airline 24 -> 20 flagged, 18 ->
+    # 16 fixed, retail 31 -> 26, 15 -> 14), and a failing gold write is K2's alone (retail 105, 12)
+    # K2/K5: a lookup with a wrong value the scenario scripts ("say 98178 first"), after which the gold
+    # recovers, is info (retail 26 -> 17 flagged, 14 -> 12 fixed: 54 and 55 were fixed in their scenario)
+    assert measured["airline"] == (27, 20, 16, {"K1": (9, 8), "K3": (1, 1), "K4": (2, 2), "K5": (2, 2), "K6": (9, 7),
+                                                "K12": (1, 0)})
+    assert measured["retail"] == (28, 17, 12, {"K1": (5, 3), "K2": (9, 6), "K4": (2, 2), "K5": (3, 3),
+                                               "K12": (5, 3)})
     # right reason: a flagged & fixed task with an error whose location (or the other side of its kind's
     # comparison, fh.REPAIR_FIELDS) is a part the fix changed; "at location" counts the finding's own path only
     reasons = {}
@@ -113,10 +117,11 @@ def test_lint_on_old_tasks_predicts_fixes():
             (total.right_reason, total.right_at_location, {k: s.right_reason for k, s in per_kind.items()}),
             (warned.flagged_old, warned.flagged_and_fixed, warned.right_reason,
              {k: s.right_reason for k, s in warned_kinds.items()}))
-    assert reasons["airline"] == ((15, 10, {"K1": 6, "K3": 1, "K4": 2, "K5": 2, "K6": 7, "K12": 1}),
+    assert reasons["airline"] == ((14, 10, {"K1": 6, "K3": 1, "K4": 2, "K5": 2, "K6": 7, "K12": 0}),
                                   (18, 12, 12, {"K4": 3, "K6": 3, "K7": 4, "K10": 2, "K11": 2, "K12": 1}))
+    # the set-level K12 warning counts as one flagged subject that is no task
     assert reasons["retail"] == ((11, 8, {"K1": 2, "K2": 6, "K4": 2, "K5": 3, "K12": 0}),
-                                 (23, 6, 3, {"K4": 0, "K6": 1, "K11": 1, "K12": 1}))
+                                 (24, 6, 3, {"K4": 0, "K6": 1, "K11": 1, "K12": 1}))
     # no warning fires on (almost) every task
     assert not any(fh.noise_warnings(r) for r in results)
     retail = {r.domain: r for r in results}["retail"]

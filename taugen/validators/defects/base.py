@@ -698,6 +698,50 @@ def history_calls(task: dict[str, Any]) -> list[Any]:
     return found
 
 
+def scripted_try(taskset: TaskSet, task: dict[str, Any], index: int) -> str | None:
+    """Why gold step ``index`` that fails (a tool error, or an id the database lacks) is the scenario's own
+    wrong try rather than a defect, in words; None when it is not.
+
+    tau2's authors script a user who first gives a wrong value ("say that it is 98178 first (common
+    mistake), then correct yourself"; "provide 9502126 first"; two emails, one of them unknown) and copy
+    the failing lookup into the gold, which then goes on. Such a step is deliberate, as a taugen task's
+    ``annotations`` entry would declare it (defect-kinds.md K5: "deliberate invalid references need an
+    annotation with a reason"), and in a foreign set the scenario text is where that reason is written.
+    It counts as scripted when (1) the set is not a taugen bundle (a bundle must annotate), (2) the step
+    is a read (a write that fails leaves the graded database wrong: never excused), (3) one of its
+    argument values is stated in the scenario (:func:`mentions`, an order number's ``#`` ignored) and is
+    a wrong value, not a right one given to the wrong tool: the initial database lacks it, or no later
+    successful gold step uses it again (tau2 retail 21 looks item ids up as product ids, then writes them:
+    not excused; 39's user gives the new zip code the profile does not hold yet, then has it written), and
+    (4) a later read of the gold succeeds on replay (the gold recovers from the wrong try). Never raises.
+    """
+    if taskset.taugen:
+        return None
+    gold = actions(task)
+    if not 0 <= index < len(gold):
+        return None
+    action = gold[index]
+    info = taskset.tool(action.get("name", ""), action.get("requestor") or "assistant")
+    replay = taskset.replay(task)
+    if info is None or info.kind != "read" or replay is None or replay.init_error is not None:
+        return None
+    text = scenario_text(task)
+    stated = [value for _, value in leaves(action.get("arguments") or {})
+              if isinstance(value, (str, int)) and not isinstance(value, bool)
+              and mentions(text, str(value).lstrip("#") if isinstance(value, str) else value)]
+    reused = {str(value) for step in replay.steps[index + 1:] if step.error is None
+              for _, value in leaves(step.action.get("arguments") or {})}
+    wrong = [value for value in stated if str(value) not in reused or not taskset.db_index.has(value)]
+    if not wrong:
+        return None
+    for step in replay.steps[index + 1:]:
+        later = taskset.tool(step.action.get("name", ""), step.action.get("requestor") or "assistant")
+        if step.error is None and later is not None and later.kind == "read":
+            return (f"the scenario states {wrong[0]!r} and the gold recovers with a later "
+                    f"{step.action.get('name')}: a scripted wrong try")
+    return None
+
+
 # ------------------------------------------------------------------------------------------ findings
 
 

@@ -2,7 +2,11 @@
 
 K2: every gold action is replayed on the state left by the earlier ones (taugen's toolkit, or tau2's
 own environment); a tool error in gold is an error, never a warning (tau2 only logs it and grades
-against a database the gold never reached). Preconditions tools do not enforce but their contract
+against a database the gold never reached). The one exception is a foreign set's scripted wrong try
+(:func:`~taugen.validators.defects.base.scripted_try`): a lookup with a value the scenario tells the user
+to give first, after which the gold recovers, is reported as info, as an annotation would make it
+(tau2 retail: 8 such lookups of an unknown email or zip flagged 6 tasks tau2 kept and 2 it fixed for
+other reasons, ``scripts/fix_history.py``). Preconditions tools do not enforce but their contract
 states are checked too (retail: an exchange or modification must change the item; a payment change
 must change the method).
 
@@ -27,7 +31,7 @@ from typing import Any
 from taugen.validators.bundle_view import BundleView
 from taugen.validators.defects.base import (
     Defect, TaskSet, actions, closest, criteria, excerpt, history_calls, leaves, looks_like_id, outputs_before, pool,
-    free_reads, reachable, scenario_text, task_id, to_findings, user_text,
+    free_reads, reachable, scenario_text, scripted_try, task_id, to_findings, user_text,
 )
 from taugen.validators.defects.sources import taskset_for_view
 from taugen.findings import Finding
@@ -56,8 +60,11 @@ def k2_defects(taskset: TaskSet, explained: set[tuple[str, int]] | None = None) 
             if tools and step.action.get("name") not in tools:
                 continue  # a tool the actor lacks is K14's
             if step.error is not None and (identifier, step.index) not in explained:
-                defects.append(Defect("K2", "error", identifier, f"evaluation_criteria.actions[{step.index}]",
-                                      f"gold action {step.action.get('name')} raises a tool error: {step.error}",
+                scripted = scripted_try(taskset, task, step.index)
+                defects.append(Defect("K2", "info" if scripted else "error", identifier,
+                                      f"evaluation_criteria.actions[{step.index}]",
+                                      f"gold action {step.action.get('name')} raises a tool error: {step.error}"
+                                      + (f" ({scripted})" if scripted else ""),
                                       evidence=excerpt(step.action.get("arguments")), rule=RULE_K2))
     return defects
 

@@ -25,13 +25,19 @@ tau2-format.md`` §4). Rules:
   specific one (``["840887978435", "IL"]``) it adds no check but the part is not vacuous: a warning
   (as errors they flagged 12 tau2 tasks, 4 later fixed, none for this reason);
 * a do-nothing run scores 0 and the gold run scores 1: computed from the replay (initial and final
-  database hash, env assertions before and after the gold). A task whose every NL assertion forbids an
-  act ("Agent does not cancel 3RK2T9") and whose gold makes no write expects only that nothing changes:
-  a do-nothing run passes it exactly as a correct refusal does, so in a foreign set these tasks are one
-  set-level warning, not an error each (tau2's airline has 15 such refusals; as per-task errors they
-  flagged 3 of the 27 tasks tau2 later fixed and 12 it kept, none fixed for its grading, precision 20%
-  against a base rate of 54%, ``scripts/fix_history.py``). Taugen bundles keep the per-task error: they
-  must grade each refusal;
+  database hash, env assertions before and after the gold). In a foreign set, a task whose gold leaves
+  the graded database as it starts, graded on that database alone, is one entry of a set-level warning,
+  not an error each: a do-nothing run passes it exactly as a correct refusal, explanation or transfer
+  does, whatever its (ungraded) NL assertions say, so the per-task finding would only restate the set's
+  grading choice (tau2 grades its refusals, transfers and explanations on the database). What differs
+  between such tasks is reported by the kinds that own it: an ungraded expectation by the "filled in but
+  not graded" rule above, a request the gold leaves undone by K11. As per-task errors, first for the
+  refusals ("Agent does not cancel 3RK2T9"): tau2's airline has 15, which flagged 3 of the 27 tasks tau2
+  later fixed and 12 it kept, none fixed for its grading (precision 20% against a base rate of 54%); then
+  for the rest (a transfer, "Agent identifies that the user is a Regular member", no NL assertion):
+  airline 5 tasks, 2 fixed, retail 7, 2 fixed, none for its grading (``scripts/fix_history.py``). A gold
+  write that raises leaves the database as it starts because the gold is broken, not the grader: K2
+  names it, and K12 says nothing. Taugen bundles keep the per-task error: they must grade each refusal;
 * one wrong write flips the reward: a gold write that leaves the graded databases unchanged is not
   graded at all (a wrong version of it, or none, scores the same).
 
@@ -222,8 +228,10 @@ def grader_defects(taskset: TaskSet) -> list[Defect]:
         reward, why = _do_nothing(taskset, task)
         if reward == 1.0 and not grades_nothing:
             expected = expected_beyond_no_change(taskset, task)
-            if expected is None and not taskset.taugen:  # a taugen bundle must grade each refusal itself
-                refusals.append(identifier)
+            if not taskset.taugen and _failed_write(taskset, task):
+                pass  # the gold's own write raises (K2): the database stays as it starts because the gold is broken
+            elif not taskset.taugen and (expected is None or _graded_on_unchanged_db(task)):
+                refusals.append(identifier)  # a taugen bundle must grade each refusal itself
             else:
                 defects.append(Defect("K12", "error", identifier, "evaluation_criteria",
                                       f"a do-nothing run scores 1 ({why})" + (f", yet {expected}" if expected else ""),
@@ -281,7 +289,9 @@ def expected_beyond_no_change(taskset: TaskSet, task: dict[str, Any]) -> str | N
     prohibition (:data:`_PROHIBITION`): "Agent identifies that the user is a Regular member". A task
     whose every NL assertion forbids an act ("Agent does not cancel 3RK2T9") is passed by a do-nothing
     run exactly as by a correct refusal; that grading choice is reported once per set
-    (:func:`_refusals_warning`), not per task. Never raises.
+    (:func:`_refusals_warning`), not per task. In a foreign set the same holds for every task graded on
+    a database its gold leaves unchanged (:func:`_graded_on_unchanged_db`): there the words returned here
+    only name the finding of a task graded otherwise (an env assertion that already holds). Never raises.
     """
     data = criteria(task)
     for action in actions(task):
@@ -299,15 +309,38 @@ def expected_beyond_no_change(taskset: TaskSet, task: dict[str, Any]) -> str | N
     return None
 
 
+def _failed_write(taskset: TaskSet, task: dict[str, Any]) -> bool:
+    """Whether a gold write (or a tool the actor lacks) raised on replay: then the database stays as it
+    starts because the gold is broken (K2 names the step), not because the grader is weak."""
+    replay = taskset.replay(task)
+    if replay is None or replay.init_error is not None:
+        return False
+    return any(step.error is not None and (taskset.is_write(step.action) or taskset.tool(
+        step.action.get("name", ""), step.action.get("requestor") or "assistant") is None) for step in replay.steps)
+
+
+def _graded_on_unchanged_db(task: dict[str, Any]) -> bool:
+    """For a task a do-nothing run passes (:func:`_do_nothing` gives 1): whether it is graded on the
+    database (``DB`` in its basis, with gold actions), which its gold therefore leaves as it starts, and on
+    no other part that has something to check. Whatever else the task expects (a transfer, an explanation
+    in an ungraded NL assertion), its grader sees only "nothing changed", as for a refusal."""
+    basis = reward_basis(task)
+    data = criteria(task)
+    if "DB" not in basis or data.get("actions") is None:
+        return False
+    return not any(data.get(_PARTS[part]) for part in basis if part in _PARTS and part != "ACTION")
+
+
 def _refusals_warning(tasks: list[str]) -> Defect:
-    """One set-level warning for the tasks whose only expectation is that nothing changes (see
-    :func:`expected_beyond_no_change`): their grader cannot tell a correct refusal from a silent run."""
+    """One set-level warning for the tasks a do-nothing run passes because their gold changes nothing and
+    they are graded on the database alone (see the module docstring): their grader cannot tell a correct
+    refusal, explanation or transfer from a silent run."""
     shown = ", ".join(tasks[:12]) + (", …" if len(tasks) > 12 else "")
     return Defect("K12", "warning", None, "evaluation_criteria.reward_basis",
-                  f"{len(tasks)} task(s) ({shown}) expect only that nothing changes (every NL assertion forbids an "
-                  "act and the gold makes no write): a do-nothing run scores 1 on them, as a correct refusal does; "
-                  "grading the refusal itself needs a graded NL assertion or communicate_info",
-                  evidence=shown, rule=RULE)
+                  f"{len(tasks)} task(s) ({shown}) expect no change of the database and are graded on it alone (the "
+                  "gold makes no write that changes it): a do-nothing run scores 1 on them, as a correct refusal, "
+                  "explanation or transfer does; grading the outcome itself needs a graded NL assertion or "
+                  "communicate_info", evidence=shown, rule=RULE)
 
 
 _CONVENTION = 5

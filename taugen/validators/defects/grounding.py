@@ -25,7 +25,10 @@ difference on a record the write itself modifies, to a value the scenario states
 update (a passenger renamed at the user's request). An id a write acts on must belong to the person the task acts for (the
 ``customer_id`` / ``user_id`` values of the gold arguments): an account or transaction of another
 customer is an id copied from the wrong profile. A deliberately invalid reference needs a task
-annotation ``{"kind": "K5", "reason": ..., "path": ...}``.
+annotation ``{"kind": "K5", "reason": ..., "path": ...}``; in a foreign set, a lookup of an id the
+scenario tells the user to give first, after which the gold recovers, is that reason written in the
+scenario (:func:`~taugen.validators.defects.base.scripted_try`: tau2 retail 46's "provide 9502126
+first"), reported as info.
 
 K15: a scenario that says "newest / latest / most recent / oldest / earliest / first / cheapest / most
 expensive / largest / smallest / later / earlier / larger / smaller" picks a record by an explicit sort
@@ -46,7 +49,7 @@ from taugen.validators.bundle_view import BundleView
 from taugen.validators.defects.base import (
     DateRef, Defect, MultiIndex, TaskSet, actions, amount_near_miss, closest, criteria, dates_in, decimal, excerpt,
     leaves, looks_like_id, mentions, near_miss, numbers_in, parse_date, pool, reachable, scenario_text, task_id,
-    task_index, to_findings, free_reads,
+    task_index, to_findings, free_reads, scripted_try,
 )
 from taugen.validators.defects.sources import taskset_for_view
 from taugen.findings import Finding
@@ -329,10 +332,13 @@ def k5_defects(taskset: TaskSet) -> tuple[list[Defect], set[tuple[str, int]]]:
                     continue
                 pool_ = index.values_under(key) or []
                 near = closest(str(value), pool_)
-                defects.append(Defect("K5", "error", identifier, f"evaluation_criteria.actions[{position}].arguments.{path}",
+                scripted = scripted_try(taskset, task, position)
+                defects.append(Defect("K5", "info" if scripted else "error", identifier,
+                                      f"evaluation_criteria.actions[{position}].arguments.{path}",
                                       f"{action.get('name')} uses {key} {value!r}, which exists neither in the initial "
                                       "database nor in an earlier gold output"
-                                      + (f"; {near!r} exists (a near miss)" if near else ""),
+                                      + (f"; {near!r} exists (a near miss)" if near else "")
+                                      + (f" ({scripted})" if scripted else ""),
                                       evidence=str(value), rule=RULE_K5))
                 explained.add((identifier, position))
             modified = ({str(v) for p, v in leaves(arguments) if _is_target_key(p) and isinstance(v, (str, int))}
