@@ -1053,10 +1053,12 @@ def test_k12_a_task_graded_on_a_database_its_gold_leaves_unchanged_is_one_set_wa
         TaskSet(source="<test>", domain="airline", tasks=tasks, agent_tools=_airline_like_tools()), tasks[0]) is None
 
 
-def test_k12_a_weak_communicate_info_beside_a_specific_one_is_a_warning_not_an_error():
+def test_k12_a_weak_communicate_info_beside_a_specific_one_is_info_not_a_defect():
     """tau2's COMMUNICATE part needs every string in a reply, so it is vacuous only when every string is
     weak: a lone "10" or "IL" + "5" is an error each; "IL" beside the tracking number 840887978435 adds no
-    check but the part still checks something (a warning); a comma never matches and stays an error."""
+    check but the part still checks something, so the reward is unaffected (info, neither error nor
+    warning: as a warning it fired on 5 tau2 retail tasks, none later fixed); a comma never matches and
+    stays an error."""
     def k12(communicate_info: list[str]) -> list[tuple[str, str]]:
         task = _mock_task("t", "You want to know your tracking number.", [_create("Budget Review")],
                           communicate_info=communicate_info, reward_basis=["DB", "COMMUNICATE"])
@@ -1066,7 +1068,7 @@ def test_k12_a_weak_communicate_info_beside_a_specific_one_is_a_warning_not_an_e
     assert k12(["10"]) == [("error", "evaluation_criteria.communicate_info[0]")]
     assert k12(["IL", "5"]) == [("error", "evaluation_criteria.communicate_info[0]"),
                                 ("error", "evaluation_criteria.communicate_info[1]")]
-    assert k12(["840887978435", "IL"]) == [("warning", "evaluation_criteria.communicate_info[1]")]
+    assert k12(["840887978435", "IL"]) == [("info", "evaluation_criteria.communicate_info[1]")]
     assert k12(["1,126.04", "840887978435"]) == [("error", "evaluation_criteria.communicate_info[0]")]
     assert k12(["840887978435"]) == []
     assert grader.specific_communicate_info(["840887978435", "IL"], [None, "is so short"]) == ["840887978435"]
@@ -1159,3 +1161,56 @@ def test_a_scripted_wrong_lookup_is_info_while_a_right_value_given_to_the_wrong_
                        ("wrong_tool", "K2", "error")}
     scripted = next(f for f in findings if f.subject == "zip" and f.code == "K2")
     assert "the scenario states '98178'" in scripted.message and "scripted wrong try" in scripted.message
+
+
+def test_k12_ungraded_nl_assertions_that_restate_graded_gold_writes_are_not_reported():
+    """K12 "every populated criterion is graded": tau2 retail 105-113 (before the fix) kept nl_assertions
+    beside reward_basis [DB, COMMUNICATE]. "Agent should process the exchange." or "Agent should make
+    changes to address on order and user profile" restate a gold write the DB part grades, and an assertion
+    quoting a graded communicate_info string restates COMMUNICATE: nothing is lost, nothing reported. "Agent
+    should communicate the refund to user." (retail 108) expects what no graded part shows, and a prohibition
+    is no act: each stays a warning. A set where every task does it stays one note."""
+    from taugen.validators.defects.base import ToolInfo
+
+    tools = {name: ToolInfo(name=name, actor="assistant", kind=kind) for name, kind in (
+        ("get_order_details", "read"), ("exchange_delivered_order_items", "write"),
+        ("return_delivered_order_items", "write"), ("modify_user_address", "write"),
+        ("modify_pending_order_address", "write"))}
+
+    def write(name: str, **arguments: Any) -> dict[str, Any]:
+        return {"action_id": name, "name": name, "arguments": arguments}
+
+    exchange = write("exchange_delivered_order_items", order_id="#W3942868", item_ids=["7602931732"],
+                     new_item_ids=["9747045638"], payment_method_id="paypal_3650980")
+    returned = write("return_delivered_order_items", order_id="#W7752859", item_ids=["7751905257"],
+                     payment_method_id="paypal_5364164")
+    address = [write("modify_pending_order_address", order_id="#W4836353", address1="1 Elm St", address2="",
+                     city="Chicago", state="IL", country="USA", zip="60601"),
+               write("modify_user_address", user_id="ivan_khan_7475", address1="1 Elm St", address2="",
+                     city="Chicago", state="IL", country="USA", zip="60601")]
+    basis = {"reward_basis": ["DB", "COMMUNICATE"]}
+    tasks = [
+        _mock_task("106", "You want to exchange your tea kettle.", [exchange],
+                   nl_assertions=["Agent should process the exchange."], **basis),
+        _mock_task("109", "You want to change your address.", address,
+                   nl_assertions=["Agent should make changes to address on order and user profile"], **basis),
+        _mock_task("said", "You want to return the grill.", [returned], communicate_info=["346.93"],
+                   nl_assertions=["Agent should make the return", "Agent tells the user the refund is $346.93."],
+                   **basis),
+        _mock_task("108", "You want to return the grill.", [returned], communicate_info=["346.93"],
+                   nl_assertions=["Agent should make the return", "Agent should communicate the refund to user."],
+                   **basis),
+        _mock_task("forbids", "You want to return the grill.", [returned],
+                   nl_assertions=["Agent should not exchange the grill."], **basis),
+        _mock_task("plain", "You want to return the grill.", [returned]),
+    ]
+
+    def ungraded(chosen: list[dict[str, Any]]) -> list[tuple[str, str | None]]:
+        taskset = TaskSet(source="<test>", domain="retail", tasks=copy.deepcopy(chosen), agent_tools=tools)
+        return [(d.severity, d.task) for d in grader.grader_defects(taskset) if "nl_assertions" in d.path]
+
+    assert ungraded(tasks) == [("warning", "108"), ("warning", "forbids")]
+    assert grader.restated_by_graded_parts(TaskSet(source="<test>", domain="retail", tasks=tasks, agent_tools=tools),
+                                           tasks[0])
+    every = [t for t in tasks if t["id"] != "plain"]
+    assert ungraded(every) == [("info", None)]  # the set's convention: one note, restated or not

@@ -10,7 +10,10 @@ tau2-format.md`` §4). Rules:
   ``nl_assertions`` or ``env_assertions`` filled in but absent from ``reward_basis`` is a warning (often
   kept as documentation); when every task of the set does it, it is the set's grading convention, not a
   task's defect, and is one file-level note instead (tau2's airline fills ``nl_assertions`` in all 50
-  tasks and grades them in none: 50 warnings, one per task, flagged fixed and unfixed tasks alike);
+  tasks and grades them in none: 50 warnings, one per task, flagged fixed and unfixed tasks alike).
+  Ungraded NL assertions that only restate what a graded part checks lose nothing and are not reported
+  (:func:`restated_by_graded_parts`: "Agent should process the exchange." beside a gold exchange graded
+  on DB; tau2 retail 105-113 before its fix: 8 warnings, 2 on tasks later fixed, 1 for its grading);
 * something graded is not vacuous: when every graded part's criterion is empty, every run scores 1
   (error). One empty part beside parts that grade is not reported: tau2 multiplies the parts, so it
   gives 1.0 and the others decide (tau2's default basis ``[DB, COMMUNICATE]`` leaves COMMUNICATE empty
@@ -22,8 +25,9 @@ tau2-format.md`` §4). Rules:
   statement, not words the agent says), or a bare short token (``"5"``, ``"IL"``) that any answer or a
   list of every option contains. tau2 needs every string in a reply, so such a weak string is an error
   only when the task's other strings are weak too (``["10"]``, ``["polyester", "cotton"]``); beside a
-  specific one (``["840887978435", "IL"]``) it adds no check but the part is not vacuous: a warning
-  (as errors they flagged 12 tau2 tasks, 4 later fixed, none for this reason);
+  specific one (``["840887978435", "IL"]``) it adds no check but the part is not vacuous, so the reward
+  is not affected: info (as errors they flagged 12 tau2 tasks, 4 later fixed, none for this reason; as
+  warnings, retail 5 tasks, none fixed, and airline 14, fixed for a wrong amount beside it);
 * a do-nothing run scores 0 and the gold run scores 1: computed from the replay (initial and final
   database hash, env assertions before and after the gold). In a foreign set, a task whose gold leaves
   the graded database as it starts, graded on that database alone, is one entry of a set-level warning,
@@ -167,7 +171,7 @@ def grader_defects(taskset: TaskSet) -> list[Defect]:
     """Every K12 defect of ``taskset`` (see the module docstring), per task in task order, then the
     criteria filled in but never graded (per task, or one file-level note where every task does it)."""
     defects: list[Defect] = []
-    ungraded: dict[str, list[tuple[Defect, str]]] = defaultdict(list)  # criterion -> (warning, basis)
+    ungraded: dict[str, list[tuple[Defect, str, bool]]] = defaultdict(list)  # criterion -> (warning, basis, restated)
     refusals: list[str] = []  # tasks whose whole documented expectation is that nothing changes
     for task in taskset.tasks:
         identifier = task_id(task)
@@ -190,9 +194,11 @@ def grader_defects(taskset: TaskSet) -> list[Defect]:
             if part in ("ACTION", "COMMUNICATE"):
                 continue  # actions also derive the gold database; communicate_info is checked above
             if data.get(key) and part not in basis:
+                restated = key == "nl_assertions" and restated_by_graded_parts(taskset, task)
                 ungraded[key].append((Defect("K12", "warning", identifier, f"evaluation_criteria.{key}",
                                              f"{key} is filled in but {part} is not in reward_basis {basis}: it is "
-                                             "never graded", evidence=excerpt(data.get(key)), rule=RULE), str(basis)))
+                                             "never graded", evidence=excerpt(data.get(key)), rule=RULE), str(basis),
+                                      restated))
         vacuous = [part for part in basis if part in _PARTS and not data.get(_PARTS[part])]
         if "DB" in basis and data.get("actions") is None and data.get("env_assertions") is None:
             vacuous.append("DB")
@@ -211,8 +217,8 @@ def grader_defects(taskset: TaskSet) -> list[Defect]:
             if not problem:
                 continue
             if accidental[position] and specific:
-                # tau2 needs every string in a reply: the part still checks the specific one
-                defects.append(Defect("K12", "warning", identifier, f"evaluation_criteria.communicate_info[{position}]",
+                # tau2 needs every string in a reply: the part still checks the specific one (no defect)
+                defects.append(Defect("K12", "info", identifier, f"evaluation_criteria.communicate_info[{position}]",
                                       f"communicate_info {info!r} {problem}; it adds no check, though the "
                                       f"COMMUNICATE part still needs {specific[0]!r}", evidence=str(info), rule=RULE))
                 continue
@@ -263,10 +269,54 @@ def grader_defects(taskset: TaskSet) -> list[Defect]:
         defects.append(_refusals_warning(refusals))
     for key, found in ungraded.items():
         if len(found) == len(taskset.tasks) >= _CONVENTION:
-            defects.append(_convention(key, found))
+            defects.append(_convention(key, [(defect, basis) for defect, basis, _restated in found]))
         else:
-            defects += [defect for defect, _basis in found]
+            defects += [defect for defect, _basis, restated in found if not restated]
     return defects
+
+
+_INFLECTIONS = {"", "e", "es", "ed", "ing", "s", "y", "ies", "ied", "ication", "ications", "ation", "ations",
+                "led", "ling", "lation", "lations"}
+"""Endings after a verb stem that keep the act ("exchang" + "ed", "modif" + "ication", "cancel" + "lation"),
+not another word that begins the same ("book" + "shelf")."""
+
+
+def _act_words(tool: str) -> tuple[str, set[str]]:
+    """A write tool's act as words: the stem of its verb (``exchange_delivered_order_items`` -> ``exchang``,
+    ``modify_user_address`` -> ``modif``) and its longer name words (``modify``, ``user``, ``address``)."""
+    words = [w for w in tool.lower().split("_") if w]
+    verb = words[0] if words else ""
+    stem = verb[:-1] if len(verb) > 4 and verb[-1] in "ey" else verb
+    return stem, {w for w in words if len(w) >= 4}
+
+
+def restated_by_graded_parts(taskset: TaskSet, task: dict[str, Any]) -> bool:
+    """Whether every NL assertion of ``task`` states only what a graded part of it already checks, so
+    leaving NL_ASSERTION out of its basis loses no check: an act of one of its gold writes while DB is
+    graded (a word starting with the write tool's verb stem, "Agent should process the exchange." for
+    ``exchange_delivered_order_items``, or two of its name words, "changes to address on order and user
+    profile" for ``modify_user_address``; a prohibition is not an act), or a ``communicate_info`` string
+    while COMMUNICATE is graded ("Agent tells the user the refund is $346.93" with "346.93"). False when an
+    assertion expects something else ("Agent should communicate the refund to user." with nothing to
+    match it). Never raises."""
+    data = criteria(task)
+    basis = reward_basis(task)
+    assertions = [str(a) for a in data.get("nl_assertions") or [] if str(a).strip()]
+    acts = [_act_words(a.get("name") or "") for a in actions(task) if taskset.is_write(a)] if "DB" in basis else []
+    said = [str(i).replace(",", "").lower() for i in data.get("communicate_info") or []
+            if str(i).strip()] if "COMMUNICATE" in basis else []
+
+    def restates(assertion: str) -> bool:
+        text = assertion.replace(",", "").lower()
+        if any(info in text for info in said):
+            return True
+        if _PROHIBITION.search(assertion):
+            return False
+        words = set(re.findall(r"[a-z]+", text))
+        return any(any(w.startswith(stem) and w[len(stem):] in _INFLECTIONS for w in words) or len(words & names) >= 2
+                   for stem, names in acts if stem)
+
+    return bool(assertions) and all(restates(a) for a in assertions)
 
 
 _PROHIBITION = re.compile(
