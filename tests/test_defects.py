@@ -1214,3 +1214,56 @@ def test_k12_ungraded_nl_assertions_that_restate_graded_gold_writes_are_not_repo
                                            tasks[0])
     every = [t for t in tasks if t["id"] != "plain"]
     assert ungraded(every) == [("info", None)]  # the set's convention: one note, restated or not
+
+
+def test_k10_k11_read_tau2s_scripted_refusals_and_either_or_requests():
+    """K10/K11 on tau2's own wording (foreign folders: warnings). A refusal is scripted by "If cancelling one
+    item in an order is not possible, forget about it" (retail 28), by "If and only if the agent does not
+    agree to cancel that flight, you are ok with canceling the other flight" (airline 43), and by "If the
+    agent continues to refuse, you move on" after "You try ... to get the agent to cancel" (airline 35: the
+    reaction follows the cancellation, not the sentence about a transfer before it). "cancel or return
+    everything" asks for either, so a gold that returns carries it (retail 14). "You insist to cancel and
+    have the refund." scripts no end (airline 26)."""
+    from taugen.domains.airline import REQUEST_WORDS as AIRLINE_WORDS
+    from taugen.domains.retail import REQUEST_WORDS as RETAIL_WORDS
+    from taugen.validators.defects.base import ToolInfo
+
+    airline = {**scenario._REQUESTS, **AIRLINE_WORDS}
+    asked = "You want to first cancel your upcoming flight on May 22 from JFK to MCO."
+    tries = ("Insist that you are a silver member, hence must get full refund. You absolutely do not want to be "
+             "transferred to a human agent. You try a maximum of five times to get the agent to cancel with a refund. "
+             "If the agent continues to refuse, you move on.")
+    assert scenario._scripted_refusal(f"{asked} {tries}", "cancel", asked, table=airline)
+    assert not scenario._scripted_refusal(f"{asked} {tries.replace('you move on', 'you insist')}", "cancel", asked,
+                                          table=airline)
+    asked = "You want to cancel the one from ATL to JFK."
+    other = ("If and only if the agent says it not possible, insist that you are a silver member and therefore "
+             "should get priority treatment. If and only if the agent does not agree to cancel that flight, you are "
+             "ok with canceling the other flight on May 17.")
+    assert scenario._scripted_refusal(f"{asked} {other}", "cancel", asked, table=airline)
+    assert not scenario._scripted_refusal("You want to cancel your flights from MCO to CLT. You insist to cancel and "
+                                          "have the refund.", "cancel", "You want to cancel your flights from MCO to "
+                                          "CLT.", table=airline)
+    retail = {**scenario._REQUESTS, **RETAIL_WORDS}
+    asked = ("You want to return the skateboard, garden hose, backpack, keyboard, bed from a recent order and also "
+             "cancel the hose from a pending order you just placed.")
+    forget = ("If cancelling one item in an order is not possible, forget about it since you just want to cancel the "
+              "hose and nothing else.")
+    assert scenario._scripted_refusal(f"{asked} {forget}", "cancel", asked, table=retail)
+
+    tools = {name: ToolInfo(name=name, actor="assistant", kind="write")
+             for name in ("cancel_pending_order", "return_delivered_order_items", "exchange_delivered_order_items",
+                          "modify_pending_order_items")}
+    returned = {"action_id": "r", "name": "return_delivered_order_items",
+                "arguments": {"order_id": "#W2727221", "item_ids": ["2343503231"], "payment_method_id": "paypal_7"}}
+
+    def k11(reason: str) -> list[tuple[str, str]]:
+        task = {"id": "14", "user_scenario": {"instructions": {
+            "domain": "retail", "reason_for_call": reason, "known_info": "You are Raj Kim.",
+            "unknown_info": None, "task_instructions": "You are into gaming but realized the importance of studying."}},
+            "evaluation_criteria": {"actions": [returned], "communicate_info": [], "nl_assertions": None}}
+        taskset = TaskSet(source="<test>", domain="retail", tasks=[task], agent_tools=tools, requests=RETAIL_WORDS)
+        return [(d.kind, d.severity) for d in scenario.k10_k11_defects(taskset)]
+
+    assert k11("You just quit gaming and want to cancel or return everything associated with it.") == []
+    assert k11("You just quit gaming and want to cancel everything and return the keyboard.") == [("K11", "warning")]

@@ -21,10 +21,11 @@ goes by is the name on the person record the gold acts for; (5) an "only if" con
 an amount cap) holds on the gold path.
 
 K10 / K11: each plain request of the scenario ("you want to cancel / return / exchange / change the
-address …") maps to a gold write of a matching tool, or the scenario scripts the user's reaction to its
-refusal ("if the agent says it is not possible, …"): a conditional sentence about this request (its
-stem or a shared word, or nothing specific) whose reaction ends the matter (accept, end the
-conversation, accept a transfer). A request with neither is K10 when its refusal is justified (with
+address …") maps to a gold write of a matching tool (of either request in "cancel or return everything"),
+or the scenario scripts the user's reaction to its refusal ("if the agent says it is not possible, …"): a
+conditional sentence about this request (its stem or a shared word, or nothing specific after it) whose
+reaction ends the matter (accept, end the conversation, accept a transfer, forget about it) or turns to an
+alternative ("you are ok with canceling the other flight"). A request with neither is K10 when its refusal is justified (with
 policy rules: the policy forbids every candidate write of its tools; without: the gold makes no write
 but verifications) and K11 otherwise. With policy rules a request or acceptance is also K11 when the
 policy requires, or allows on a record the scenario describes, a write of its tools the gold lacks. A
@@ -594,12 +595,13 @@ def k8_defects(taskset: TaskSet) -> list[Defect]:
 
 _REFUSAL = re.compile(r"\b(not possible|impossible|cannot|can't|can not|unable|refus\w*|won't|will not|not allowed|"
                       r"isn't allowed|not eligible|denied|denies|deny|too late|no further|decline\w*|reject\w*|not able|"
-                      r"doesn't allow|does not allow|says no|say no)\b", re.I)
+                      r"doesn't allow|does not allow|says no|say no|(?:does|do) not agree|(?:doesn't|don't) agree|"
+                      r"disagree\w*)\b", re.I)
 _CONDITION = re.compile(r"\b(if|when|unless|otherwise|in case|only if)\b", re.I)
 _TRANSFER = re.compile(r"\b(transfer\w*|human|specialist|representative|###TRANSFER###)\b", re.I)
 _END = re.compile(r"(end the (conversation|call|chat)|###STOP###|hang up|accept|do not insist|don't insist|give up|"
                   r"thank the agent|stop the conversation|that's fine|is fine|cancel the (entire )?request|move on|"
-                  r"leave it|drop it)", re.I)
+                  r"leave it|drop it|forget (about )?it)", re.I)
 _REQUESTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "cancel": (r"\bcancel\b", ("cancel",)),
     "change the address": (r"\b(?:change|update|modify|correct)\w*\b[^.]{0,40}\baddress", ("address",)),
@@ -680,11 +682,17 @@ def _linked(reaction: str, request: str, sentence: str, other_actions: set[str],
     return antecedent is None or antecedent == sentence or bool(re.search(table[request][0], antecedent, re.I))
 
 
-def _antecedent(sentences: list[str], at: int) -> str | None:
+def _antecedent(sentences: list[str], at: int,
+                table: dict[str, tuple[str, tuple[str, ...]]] | None = None) -> str | None:
     """The last sentence before ``sentences[at]`` that asks for something and is no condition itself
     ("Ask to go ahead with …"), which a reaction naming nothing specific ("… does not allow it") refers
-    to; None when no sentence before it asks."""
-    return next((s for s in reversed(sentences[:at]) if _ASK.search(s) and not _CONDITION.search(s)), None)
+    to; None when no sentence before it asks. A sentence naming a request of ``table`` counts as asking
+    even without an asking word: in "You try a maximum of five times to get the agent to cancel with a
+    refund. If the agent continues to refuse, you move on." (tau2 airline 35) the reaction is about the
+    cancellation, not about the "do not want to be transferred" said before it."""
+    requests = [pattern for pattern, _stems in (table or {}).values()]
+    return next((s for s in reversed(sentences[:at]) if not _CONDITION.search(s) and (
+        _ASK.search(s) or any(re.search(pattern, s, re.I) for pattern in requests))), None)
 
 
 _DECLINE = re.compile(r"\b(don't|do not|does not|doesn't) want to\b|\bnot go ahead\b", re.I)
@@ -695,14 +703,16 @@ def _scripted_refusal(text: str, request: str, sentence: str = "", other_actions
     """The scenario tells the user what to do if this request is refused: a conditional sentence with a
     refusal, linked to the request (:func:`_linked`), whose reaction ends the matter within it or the
     next two sentences (accept, end the conversation, accept a transfer, do not want to go ahead), or
-    one offering an alternative ("instead", "you are willing to …")."""
+    one offering an alternative ("instead", "you are willing to …", "you are ok with canceling the other
+    flight")."""
     sentences = _sentences(text)
     for at, reaction in enumerate(sentences):
         if not _CONDITION.search(reaction) or not _linked(reaction, request, sentence or reaction, set(other_actions),
-                                                           _antecedent(sentences, at), table):
+                                                           _antecedent(sentences, at, table), table):
             continue
         if re.search(r"\b(instead|prefer|change (your|their) mind|only one|rethink|"
-                     r"(you|then) (want|are willing|are ok|agree) to)\b", reaction, re.I):
+                     r"(you|then) (want|are willing|are ok|agree) to|(you|then) (are|'re) (ok|okay|fine|happy) with)\b",
+                     reaction, re.I):
             return True  # an alternative request: the refused branch continues with it
         following = []
         for later in sentences[at + 1: at + 3]:
@@ -802,6 +812,16 @@ def _quoted_request(sentence: str, named: list[str]) -> str:
     return " ".join(text for text in named if text.lower() in lowered)
 
 
+def _alternatives(sentence: str, pattern: str, other: str) -> bool:
+    """Whether ``sentence`` joins the two requests by "or" ("cancel or return everything associated with
+    it", tau2 retail 14): the user asks for either, so the gold carrying out one answers both."""
+    first, second = re.search(pattern, sentence, re.I), re.search(other, sentence, re.I)
+    if not first or not second:
+        return False
+    left, right = sorted((first, second), key=lambda m: m.start())
+    return re.fullmatch(r"\s*,?\s*(?:or|and/or)\s+(?:to\s+)?", sentence[left.end(): right.start()], re.I) is not None
+
+
 def k10_k11_defects(taskset: TaskSet) -> list[Defect]:
     """Requests the gold does not carry out (see the module docstring).
 
@@ -839,10 +859,17 @@ def k10_k11_defects(taskset: TaskSet) -> list[Defect]:
 
         reported: set[str] = set()
         named = _written_record_text(taskset, writes)
-        for request, sentence, tools, accepted in _requests(task, write_tools, table):
+        asked = _requests(task, write_tools, table)
+
+        def is_carried(request: str, sentence: str, tools: set[str]) -> bool:
             stems = table[request][1]
-            carried = bool(tools & done) or any(stem in key for stem in stems for key in keys) \
+            return bool(tools & done) or any(stem in key for stem in stems for key in keys) \
                 or bool(named and re.search(table[request][0], _quoted_request(sentence, named), re.I))
+
+        for request, sentence, tools, accepted in asked:
+            carried = is_carried(request, sentence, tools) or any(
+                other != request and same == sentence and _alternatives(sentence, table[request][0], table[other][0])
+                and is_carried(other, same, other_tools) for other, same, other_tools, _ in asked)
             if policy is not None:
                 omitted, allowed, forbidden = policy
                 left = [(name, arguments) for name, arguments, toolkit in allowed if name in tools
