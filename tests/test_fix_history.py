@@ -105,8 +105,10 @@ def test_lint_on_old_tasks_predicts_fixes():
     # recovers, is info (retail 26 -> 17 flagged, 14 -> 12 fixed: 54 and 55 were fixed in their scenario)
     assert measured["airline"] == (27, 20, 16, {"K1": (9, 8), "K3": (1, 1), "K4": (2, 2), "K5": (2, 2), "K6": (9, 7),
                                                 "K12": (1, 0)})
-    assert measured["retail"] == (28, 17, 12, {"K1": (5, 3), "K2": (9, 6), "K4": (2, 2), "K5": (3, 3),
-                                               "K12": (5, 3)})
+    # K9: an item write or a return settled with one of the user's methods while the scenario names none
+    # and another is accepted (retail 17 -> 24 flagged, 12 -> 14 fixed: 15 and 100 were fixed by naming it)
+    assert measured["retail"] == (28, 24, 14, {"K1": (5, 3), "K2": (9, 6), "K4": (2, 2), "K5": (3, 3),
+                                               "K9": (7, 2), "K12": (5, 3)})
     # right reason: a flagged & fixed task with an error whose location (or the other side of its kind's
     # comparison, fh.REPAIR_FIELDS) is a part the fix changed; "at location" counts the finding's own path only
     reasons = {}
@@ -124,7 +126,7 @@ def test_lint_on_old_tasks_predicts_fixes():
     # reported (retail warnings 24 -> 13 flagged, 6 -> 5 fixed); K11 reads tau2's scripted refusals ("forget
     # about it", "you are ok with canceling the other flight", "you move on") and "cancel or return" (airline
     # 35 and 43, retail 14 and 28 were K11 warnings that said no refusal was scripted)
-    assert reasons["retail"] == ((11, 8, {"K1": 2, "K2": 6, "K4": 2, "K5": 3, "K12": 0}),
+    assert reasons["retail"] == ((13, 8, {"K1": 2, "K2": 6, "K4": 2, "K5": 3, "K9": 2, "K12": 0}),
                                  (11, 4, 2, {"K4": 0, "K6": 1, "K11": 0, "K12": 1}))
     # no warning fires on (almost) every task
     assert not any(fh.noise_warnings(r) for r in results)

@@ -326,7 +326,10 @@ def test_lint_tasks_runs_the_retail_policy_kinds_on_tau2s_retail_folder():
     """tau2's retail folder adopts the retail pack's policy as code: K1 names the failing gold exchange paid
     with a gift card short of the difference (105), the exchange of a pending order (64) and the cancellation
     for a reason the policy does not accept ("the wait time is unreasonable", 59); nothing else is K1, K3 or
-    K17 there."""
+    K17 there. K9 names the item changes and returns whose scenario never says how to pay or be refunded
+    while the user has another method the policy and the tool accept (16: the watch's refund may go to
+    PayPal or to the user's gift card); the tasks fixed for it say so now ("prefer PayPal for any payment
+    or refund", 15; "you want to use your credit card", 100)."""
     pytest.importorskip("tau2.domains.retail.tools")
     if not (FIXTURE / "tasks.json").is_file():
         pytest.skip("tau2's retail fixture is not available")
@@ -338,9 +341,14 @@ def test_lint_tasks_runs_the_retail_policy_kinds_on_tau2s_retail_folder():
     findings = lint_task_folder(FIXTURE)
     policy = sorted((f.subject, f.code, f.message.split("[facts: ")[-1].rstrip("]")) for f in findings
                     if f.check == "defect_policy" and f.severity == "error")
-    assert policy == [("105", "K1", "exchange_gift_card_balance"), ("59", "K1", "cancel_other_reasons_refused"),
-                      ("64", "K1", "exchange_only_delivered")]
-    assert not any(f.code in ("K3", "K9", "K17") for f in findings)
+    assert [p for p in policy if p[1] != "K9"] == [
+        ("105", "K1", "exchange_gift_card_balance"), ("59", "K1", "cancel_other_reasons_refused"),
+        ("64", "K1", "exchange_only_delivered")]
+    k9 = {subject: message for subject, code, message in policy if code == "K9"}
+    assert sorted(k9, key=int) == ["16", "41", "60", "61", "63"]
+    assert '{"payment_method_id": "gift_card_1675628"} instead of the gold\'s {"payment_method_id": ' \
+           '"paypal_5364164"}' in k9["16"]
+    assert not any(f.code in ("K3", "K17") for f in findings)
 
 
 def test_coverage_says_why_no_task_exercises_a_fact_no_problem_decides(pack, world):
@@ -357,3 +365,33 @@ def test_coverage_says_why_no_task_exercises_a_fact_no_problem_decides(pack, wor
     assert decided and not decided & set(space.unexercisable)
     current = {f for f in pack.facts if pack.is_current(f)}
     assert set(space.unexercisable) == current - decided
+
+
+def test_k9_a_payment_method_the_scenario_never_names_is_a_choice_it_must_make(pack):
+    """K9 "two different refunds are both allowed and the task does not say which": tau2 retail 15 modifies
+    the pending boots with PayPal while the user also holds a gift card, and the scenario said nothing about
+    paying (fixed by "prefer PayPal for any payment or refund"). The retail policy offers the item write with
+    every other method of the user as an alternative, and none when the scenario names a method ("PayPal",
+    "your credit card ending in 7447", "the other card as payment or refund method", "the original payment
+    method"); the K9 check keeps the ones the policy and the tool accept and that change the end state."""
+    if not (FIXTURE / "db.json").is_file():
+        pytest.skip("tau2's retail fixture is not available")
+    from taugen.domains.retail.policy import _payment_options
+    from taugen.generators.policy import PolicyContext
+
+    state = DOMAIN.toolkit.db_model.model_validate(json.loads((FIXTURE / "db.json").read_text()))
+    boots = {"order_id": "#W5199551", "item_ids": ["1615379700"], "new_item_ids": ["3613716226"],
+             "payment_method_id": "paypal_5364164"}  # tau2 retail 15's gold
+
+    def options(scenario: str, tool: str = "modify_pending_order_items") -> list[str]:
+        context = PolicyContext(state=state, facts=PackFacts(pack), now=pack.now, scenario=scenario)
+        return [o["payment_method_id"] for o in _payment_options(context, tool, boots)]
+
+    silent = ("You want to modify the pending boots to a size 8, and want the material, but do not care about "
+              "waterproof or not. You are a private person that does not want to reveal much about yourself.")
+    assert options(silent) == ["gift_card_1675628"]
+    assert options(silent, "modify_pending_order_address") == []
+    for named in ("You prefer PayPal for any payment or refund.", "Pay with your credit card ending in 7447.",
+                  "Mention that you'd prefer the other card as payment or refund method.",
+                  "The refund goes to the original payment method."):
+        assert options(f"{silent} {named}") == [], named

@@ -46,6 +46,39 @@ def _sentences(text: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.;!?])\s+|\n", text or "") if s.strip()]
 
 
+# ------------------------------------------------------------------------------------------ payment choice
+_PAYMENT_WORDS = re.compile(r"\b(pay\s?pal|credit\s+cards?|debit\s+cards?|gift\s?cards?|visa|master\s?card|amex|"
+                            r"american express|discover|card ending|ending in \d{4}|original (?:payment|method|card)|"
+                            r"same (?:payment|method|card)|(?:payment|refund)(?: or (?:payment|refund))? methods?|"
+                            r"(?:other|another|this|that|my|your) card|pay(?:s|ing)? (?:with|by|using)|"
+                            r"refund(?:ed)? (?:to|on|back to|into))\b", re.I)
+"""Words by which a user names how to pay or be refunded (a method's kind or brand, its last digits, "the
+original payment method"). tau2's retail policy asks the user for the method ("the user must provide a
+payment method to pay or receive refund of the price difference"; a return's refund goes "to the original
+payment method, or an existing gift card")."""
+
+
+def _payment_options(context: PolicyContext, tool: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    """The same item write settled with each other payment method of the order's user, when the scenario
+    names no payment method at all (:data:`_PAYMENT_WORDS`) (defect-kinds.md K9: "two different refunds are
+    both allowed and the task does not say which"). The K9 check keeps an option only when the policy and
+    the tool accept it (a return's refund to a card that did not pay is refused; a gift card must cover a
+    difference) and it reaches another end state (a difference of zero moves no money); the scenario then
+    has to say which method the user wants (tau2 retail 15 and 100 were fixed by adding it)."""
+    if tool not in _PAYMENT_TOOLS or _PAYMENT_WORDS.search(context.scenario or ""):
+        return []
+    order = _order(context, arguments)
+    state: RetailDB = context.state  # type: ignore[assignment]
+    user = state.users.get(order.user_id) if order is not None else None
+    if user is None or not isinstance(arguments.get("payment_method_id"), str):
+        return []
+    return [{**arguments, "payment_method_id": method_id} for method_id in sorted(user.payment_methods)
+            if method_id != arguments["payment_method_id"]]
+
+
+_PAYMENT_TOOLS = ("modify_pending_order_items", "exchange_delivered_order_items", "return_delivered_order_items")
+
+
 # ------------------------------------------------------------------------------------------ one user
 def _other_user(context: PolicyContext, tool: str, arguments: dict[str, Any]) -> list[Violation]:
     """A write on another user's order or profile than the one the conversation read (when it read one)."""
@@ -224,7 +257,7 @@ ORDER_CHANGES = PolicyRule(
            "modify_items_no_product_type_change", "modify_items_gift_card_balance",
            "modify_payment_single_different_method", "modify_payment_gift_card_balance"),
     tools=("modify_pending_order_address", "modify_pending_order_items", "modify_pending_order_payment"),
-    check=_modify, inputs=_modify_inputs,
+    check=_modify, inputs=_modify_inputs, alternatives=_payment_options,
     description="Only a pending order is modified: its address, its payment (one other method; a gift card "
                 "covering the total) or its items (once, to available options of the same product).")
 
@@ -270,7 +303,7 @@ def _return_inputs(context: PolicyContext, tool: str, arguments: dict[str, Any])
 
 
 RETURNS = PolicyRule(name="return_rules", facts=RETURN_FACTS, tools=("return_delivered_order_items",),
-                     check=_return, inputs=_return_inputs,
+                     check=_return, inputs=_return_inputs, alternatives=_payment_options,
                      description="Only a delivered order is returned; the refund goes to the original payment "
                                  "method or an existing gift card.")
 
@@ -293,6 +326,7 @@ EXCHANGES = PolicyRule(name="exchange_rules",
                        facts=("exchange_only_delivered", "exchange_same_product_available",
                               "exchange_no_product_type_change", "exchange_gift_card_balance"),
                        tools=("exchange_delivered_order_items",), check=_exchange, inputs=_modify_inputs,
+                       alternatives=_payment_options,
                        description="Only a delivered order is exchanged, for available options of the same "
                                    "product; a gift card paying the difference must cover it.")
 
