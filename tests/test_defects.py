@@ -1221,7 +1221,9 @@ def test_k10_k11_read_tau2s_scripted_refusals_and_either_or_requests():
     item in an order is not possible, forget about it" (retail 28), by "If and only if the agent does not
     agree to cancel that flight, you are ok with canceling the other flight" (airline 43), and by "If the
     agent continues to refuse, you move on" after "You try ... to get the agent to cancel" (airline 35: the
-    reaction follows the cancellation, not the sentence about a transfer before it). "cancel or return
+    reaction follows the cancellation, not the sentence about a transfer before it), and by "If the total
+    costs for all your changes is above your budget of $200, don't make any changes" (airline 34: every
+    request is called off). "cancel or return
     everything" asks for either, so a gold that returns carries it (retail 14). "You insist to cancel and
     have the refund." scripts no end (airline 26)."""
     from taugen.domains.airline import REQUEST_WORDS as AIRLINE_WORDS
@@ -1241,6 +1243,12 @@ def test_k10_k11_read_tau2s_scripted_refusals_and_either_or_requests():
              "should get priority treatment. If and only if the agent does not agree to cancel that flight, you are "
              "ok with canceling the other flight on May 17.")
     assert scenario._scripted_refusal(f"{asked} {other}", "cancel", asked, table=airline)
+    asked = ("You also want to move back your return from SFO by one day, change your ticket to business class, and "
+             "add 2 checked bags.")
+    budget = "If the total costs for all your changes is above your budget of $200, don't make any changes."
+    assert scenario._scripted_refusal(f"{asked} {budget}", "add bags", asked, table=airline)  # airline 34
+    assert not scenario._scripted_refusal(f"{asked} {budget.replace(', don', ', tell the agent. Don')}", "add bags",
+                                          asked, table=airline)
     assert not scenario._scripted_refusal("You want to cancel your flights from MCO to CLT. You insist to cancel and "
                                           "have the refund.", "cancel", "You want to cancel your flights from MCO to "
                                           "CLT.", table=airline)

@@ -120,12 +120,13 @@ def test_lint_on_old_tasks_predicts_fixes():
             (warned.flagged_old, warned.flagged_and_fixed, warned.right_reason,
              {k: s.right_reason for k, s in warned_kinds.items()}))
     assert reasons["airline"] == ((14, 10, {"K1": 6, "K3": 1, "K4": 2, "K5": 2, "K6": 7, "K12": 0}),
-                                  (17, 11, 11, {"K4": 3, "K6": 3, "K7": 4, "K10": 2, "K11": 0, "K12": 0}))
+                                  (16, 10, 10, {"K4": 3, "K6": 3, "K7": 4, "K10": 1, "K11": 0, "K12": 0}))
     # the set-level K12 warning counts as one flagged subject that is no task; a weak communicate_info
     # beside a specific one is info and ungraded NL assertions restating a graded gold write are not
     # reported (retail warnings 24 -> 13 flagged, 6 -> 5 fixed); K11 reads tau2's scripted refusals ("forget
     # about it", "you are ok with canceling the other flight", "you move on") and "cancel or return" (airline
-    # 35 and 43, retail 14 and 28 were K11 warnings that said no refusal was scripted)
+    # 35 and 43, retail 14 and 28 were K11 warnings that said no refusal was scripted), and "don't make any
+    # changes" above a budget calls every request off (airline 34, a K10 warning)
     assert reasons["retail"] == ((13, 8, {"K1": 2, "K2": 6, "K4": 2, "K5": 3, "K9": 2, "K12": 0}),
                                  (11, 4, 2, {"K4": 0, "K6": 1, "K11": 0, "K12": 1}))
     # no warning fires on (almost) every task

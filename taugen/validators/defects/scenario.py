@@ -696,6 +696,11 @@ def _antecedent(sentences: list[str], at: int,
 
 
 _DECLINE = re.compile(r"\b(don't|do not|does not|doesn't) want to\b|\bnot go ahead\b", re.I)
+_NO_CHANGES = re.compile(r"\b(?:don't|do not) (?:make|want|do) any changes\b|\bno changes at all\b|"
+                         r"\bkeep everything as it is\b", re.I)
+"""A reaction that calls off every change ("If the total costs for all your changes is above your budget of
+$200, don't make any changes", tau2 airline 34): the user's own end condition for each request, whether the
+agent refuses or the price does."""
 
 
 def _scripted_refusal(text: str, request: str, sentence: str = "", other_actions: frozenset[str] = frozenset(),
@@ -704,7 +709,7 @@ def _scripted_refusal(text: str, request: str, sentence: str = "", other_actions
     refusal, linked to the request (:func:`_linked`), whose reaction ends the matter within it or the
     next two sentences (accept, end the conversation, accept a transfer, do not want to go ahead), or
     one offering an alternative ("instead", "you are willing to …", "you are ok with canceling the other
-    flight")."""
+    flight"), or one that calls every change off (:data:`_NO_CHANGES`)."""
     sentences = _sentences(text)
     for at, reaction in enumerate(sentences):
         if not _CONDITION.search(reaction) or not _linked(reaction, request, sentence or reaction, set(other_actions),
@@ -714,6 +719,8 @@ def _scripted_refusal(text: str, request: str, sentence: str = "", other_actions
                      r"(you|then) (want|are willing|are ok|agree) to|(you|then) (are|'re) (ok|okay|fine|happy) with)\b",
                      reaction, re.I):
             return True  # an alternative request: the refused branch continues with it
+        if _NO_CHANGES.search(reaction):
+            return True  # the user calls everything off: an end condition for every request
         following = []
         for later in sentences[at + 1: at + 3]:
             if _CONDITION.match(later):
