@@ -1168,8 +1168,9 @@ def test_k12_ungraded_nl_assertions_that_restate_graded_gold_writes_are_not_repo
     beside reward_basis [DB, COMMUNICATE]. "Agent should process the exchange." or "Agent should make
     changes to address on order and user profile" restate a gold write the DB part grades, and an assertion
     quoting a graded communicate_info string restates COMMUNICATE: nothing is lost, nothing reported. "Agent
-    should communicate the refund to user." (retail 108) expects what no graded part shows, and a prohibition
-    is no act: each stays a warning. A set where every task does it stays one note."""
+    should communicate the refund to user." (retail 108) and "The agent confirmed the return was made" (tau2
+    mock) expect words no graded part shows, and a prohibition is no act: each stays a warning. A set where
+    every task does it stays one note."""
     from taugen.validators.defects.base import ToolInfo
 
     tools = {name: ToolInfo(name=name, actor="assistant", kind=kind) for name, kind in (
@@ -1202,6 +1203,8 @@ def test_k12_ungraded_nl_assertions_that_restate_graded_gold_writes_are_not_repo
                    **basis),
         _mock_task("forbids", "You want to return the grill.", [returned],
                    nl_assertions=["Agent should not exchange the grill."], **basis),
+        _mock_task("confirms", "You want to return the grill.", [returned],
+                   nl_assertions=["The agent confirmed the return was made successfully"], **basis),
         _mock_task("plain", "You want to return the grill.", [returned]),
     ]
 
@@ -1209,7 +1212,7 @@ def test_k12_ungraded_nl_assertions_that_restate_graded_gold_writes_are_not_repo
         taskset = TaskSet(source="<test>", domain="retail", tasks=copy.deepcopy(chosen), agent_tools=tools)
         return [(d.severity, d.task) for d in grader.grader_defects(taskset) if "nl_assertions" in d.path]
 
-    assert ungraded(tasks) == [("warning", "108"), ("warning", "forbids")]
+    assert ungraded(tasks) == [("warning", "108"), ("warning", "forbids"), ("warning", "confirms")]
     assert grader.restated_by_graded_parts(TaskSet(source="<test>", domain="retail", tasks=tasks, agent_tools=tools),
                                            tasks[0])
     every = [t for t in tasks if t["id"] != "plain"]

@@ -275,6 +275,10 @@ def grader_defects(taskset: TaskSet) -> list[Defect]:
     return defects
 
 
+_TELLS = re.compile(r"\b(confirm\w*|tell\w*|told|inform\w*|communicat\w*|explain\w*|say\w*|said|mention\w*|"
+                    r"notif\w*|acknowledg\w*|let\w* the user know)\b", re.I)
+"""An NL assertion about what the agent says: a write graded on the database does not show it."""
+
 _INFLECTIONS = {"", "e", "es", "ed", "ing", "s", "y", "ies", "ied", "ication", "ications", "ation", "ations",
                 "led", "ling", "lation", "lations"}
 """Endings after a verb stem that keep the act ("exchang" + "ed", "modif" + "ication", "cancel" + "lation"),
@@ -295,10 +299,11 @@ def restated_by_graded_parts(taskset: TaskSet, task: dict[str, Any]) -> bool:
     leaving NL_ASSERTION out of its basis loses no check: an act of one of its gold writes while DB is
     graded (a word starting with the write tool's verb stem, "Agent should process the exchange." for
     ``exchange_delivered_order_items``, or two of its name words, "changes to address on order and user
-    profile" for ``modify_user_address``; a prohibition is not an act), or a ``communicate_info`` string
-    while COMMUNICATE is graded ("Agent tells the user the refund is $346.93" with "346.93"). False when an
-    assertion expects something else ("Agent should communicate the refund to user." with nothing to
-    match it). Never raises."""
+    profile" for ``modify_user_address``; a prohibition is not an act, and an assertion that the agent tells
+    the user something, "The agent confirmed the task was created successfully", expects words no write
+    shows), or a ``communicate_info`` string while COMMUNICATE is graded ("Agent tells the user the refund is
+    $346.93" with "346.93"). False when an assertion expects something else ("Agent should communicate the
+    refund to user." with nothing to match it). Never raises."""
     data = criteria(task)
     basis = reward_basis(task)
     assertions = [str(a) for a in data.get("nl_assertions") or [] if str(a).strip()]
@@ -310,7 +315,7 @@ def restated_by_graded_parts(taskset: TaskSet, task: dict[str, Any]) -> bool:
         text = assertion.replace(",", "").lower()
         if any(info in text for info in said):
             return True
-        if _PROHIBITION.search(assertion):
+        if _PROHIBITION.search(assertion) or _TELLS.search(assertion):
             return False
         words = set(re.findall(r"[a-z]+", text))
         return any(any(w.startswith(stem) and w[len(stem):] in _INFLECTIONS for w in words) or len(words & names) >= 2
