@@ -667,9 +667,12 @@ def test_k12_grader_problems(tmp_path):
                           [_create("Budget Review")], communicate_info=["Budget Review"])
     findings = lint_task_folder(_folder(tmp_path, "mock", [comma, bare, nothing, empty, ungraded, CLEAN_MOCK]))
     k12 = {f.subject: f.message for f in findings if f.code == "K12" and f.severity == "error"}
-    assert "comma" in k12["comma"] and "short" in k12["bare"] and "do-nothing run scores 1" in k12["nothing"]
-    assert "reward_basis is empty" in k12["empty"] and "never graded" in k12["ungraded"]
-    assert "clean" not in k12
+    assert "comma" in k12["comma"] and "short" in k12["bare"] and "reward_basis is empty" in k12["empty"]
+    assert "never graded" in k12["ungraded"] and "clean" not in k12
+    # graded on a database its (empty) gold leaves unchanged: the foreign set's one do-nothing warning
+    unchanged = [f.message for f in findings if f.code == "K12" and f.subject == "evaluation_criteria.reward_basis"]
+    assert "nothing" not in k12 and len(unchanged) == 1
+    assert unchanged[0].startswith("1 task(s) (nothing) expect no change") and "do-nothing run scores 1" in unchanged[0]
 
 
 @needs_fixtures
