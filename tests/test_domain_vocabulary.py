@@ -208,6 +208,43 @@ def test_by_section_pools_name_only_the_packs_sections():
         assert keyed and all(set(pool) <= set(ids) for pool in keyed), pack_dir.name
 
 
+def test_lint_refuses_a_dispute_section_that_is_not_a_section(tmp_path, cli):
+    """A ``*_sections`` list names sections too: a misspelt dispute section would silently send every rule
+    of it to servicing cases."""
+    pack = tmp_path / "banking"
+    shutil.copytree(BANKING_PACK, pack)
+    path = pack / VOCABULARY_FILE
+    text = path.read_text(encoding="utf-8")
+    assert "  dispute_sections:\n  - error_resolution\n" in text
+    path.write_text(text.replace("  dispute_sections:\n  - error_resolution\n",
+                                 "  dispute_sections:\n  - error_resolutions\n", 1), encoding="utf-8")
+    line = path.read_text(encoding="utf-8").splitlines().index("  dispute_sections:") + 1
+    result = cli("lint", pack)
+    assert result.exit_code == 2, (result.stdout, result.stderr)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and f"vocabulary.yaml:{line}:" in lines[0]
+    assert "dispute_sections: 'error_resolutions' is not a section of domain.yaml" in lines[0]
+
+
+def test_a_dispute_case_cites_only_a_rule_of_a_dispute_section():
+    """Drawn by value type alone, a dispute ledger's resolution note cited only rules that govern no dispute
+    (a custodial account's transfer age) and billing-dispute rules sat in servicing cases; the layout now
+    follows the rule's section."""
+    from taugen.authoring.pack import load_pack
+    from taugen.generators.corpus.genre import genres
+    from taugen.generators.corpus.planner import plan_corpus
+    from taugen.generators.tiers import tier
+
+    pack = load_pack(BANKING_PACK)
+    vocabulary = load_vocabulary(pack.directory, [s.id for s in pack.config.sections])
+    allowed = set(vocabulary.words("case_ledger_export").dispute_sections)
+    plan = plan_corpus(pack, tier("hard"), 4, genres(), vocabulary=vocabulary)
+    cited = [(a.variant, pack.facts[r.fact_id].section) for a in plan.artifacts if a.genre == "case_ledger_export"
+             for r in a.renditions if r.owns]
+    assert {variant for variant, _ in cited} == {"disputes", "service_cases"}
+    assert all((variant == "disputes") == (section in allowed) for variant, section in cited), cited
+
+
 def test_lint_refuses_a_by_section_key_that_is_not_a_section(tmp_path, cli):
     pack = tmp_path / "telecom"
     shutil.copytree(TELECOM_PACK, pack)

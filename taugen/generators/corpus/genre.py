@@ -364,6 +364,12 @@ class Genre(ABC):
         """Whether a fact may be owned by this genre (default: by category)."""
         return not self.categories or fact.category in self.categories
 
+    def variant_for(self, fact: "Fact", variant: str, vocabulary: DomainVocabulary) -> str:
+        """The variant a record of this genre that owns ``fact`` takes, given ``variant``, the one drawn by
+        the genre's ``affinity`` for the fact's value type (default: that one). A genre whose variants
+        serve different subjects overrides it with its section of the pack's ``vocabulary``."""
+        return variant
+
     @abstractmethod
     def render(self, plan: ArtifactPlan, context: RenderContext) -> RenderedArtifact:
         """Render the plan into delivered files. Must be deterministic for a given plan."""

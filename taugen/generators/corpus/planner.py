@@ -347,6 +347,7 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
             arc = arc_of.get(fact.id)
             used = arc_genres.setdefault(arc[0], set()) if arc else set()
             genre, variant = _pick_genre(fact, genres_all, rng, used)
+            variant = genres_all[genre].variant_for(fact, variant, words)
             if voice and (not voice_capable(genres_all[genre]) or (arc and genre == "call_recording")):
                 if _long_range(genres_all[genre], variant) and preset.long_documents > 0:
                     voice = False  # long documents (handbooks) keep their facts: the corpus keeps its scale
@@ -354,6 +355,7 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
                     # calls over the budget become support transcripts: an arc's versions avoid calls
                     avoid = used | {"call_recording"} if arc else used
                     genre, variant = _pick_genre(fact, genres_all, rng, avoid, voiced=True)
+                    variant = genres_all[genre].variant_for(fact, variant, words)
             voice_of[fact.id] = voice
             used.add(genre)
             groups.setdefault((genre, variant, fact.section, status), []).append((fact, status))

@@ -258,7 +258,8 @@ def load_vocabulary(pack_dir: str | Path, section_ids: Iterable[str] | None = No
     """Read and check ``<pack_dir>/vocabulary.yaml``; a pack without one gets the neutral vocabulary.
 
     ``section_ids`` are the pack's policy sections (``domain.yaml`` ``sections``): when given, every key of
-    a pool whose name ends in ``_by_section`` must be one of them (a misspelt section id would otherwise
+    a pool whose name ends in ``_by_section``, and every item of a list whose name ends in ``_sections``,
+    must be one of them (a misspelt section id would otherwise
     silently fall back to the neutral words).
 
     Returns:
@@ -307,6 +308,11 @@ def load_vocabulary(pack_dir: str | Path, section_ids: Iterable[str] | None = No
                     if section not in allowed:
                         raise InputError(f"{key}: '{section}' is not a section of domain.yaml (sections: "
                                          f"{', '.join(sorted(allowed))})", path, value.line_of(section), name)
+            if section_ids is not None and key.endswith("_sections") and isinstance(value, list):
+                unknown = [section for section in value if section not in set(section_ids)]
+                if unknown:
+                    raise InputError(f"{key}: '{unknown[0]}' is not a section of domain.yaml (sections: "
+                                     f"{', '.join(sorted(section_ids))})", path, words.line_of(key), name)
     return DomainVocabulary(sections=sections, source=path)
 
 

@@ -50,7 +50,9 @@ from taugen.generators.corpus.genres.workplace import (
     written_history,
     zone,
 )
+from taugen.authoring.models import Fact
 from taugen.generators.corpus.vocabulary import (
+    DomainVocabulary,
     GenreVocabulary,
     Pool,
     register_vocabulary,
@@ -80,12 +82,16 @@ class CaseLedgerWords(GenreVocabulary):
             is of one).
         other_dispute_types: the dispute types of a product of any other kind.
         request_types: the kinds of servicing request ("statement_copy", "card_replacement").
+        dispute_sections: the pack's sections whose rules a dispute case cites (a billing-dispute deadline,
+            an error-resolution credit); a rule of another section is cited by a servicing case (none
+            listed: the layout follows the rule's value type).
     """
 
     channels: Pool
     dispute_types_by_product_kind: dict[str, Pool]
     other_dispute_types: Pool
     request_types: Pool
+    dispute_sections: Pool = ()
 
 
 NEUTRAL_WORDS = CaseLedgerWords(
@@ -142,6 +148,17 @@ class CaseLedgerExportGenre(Genre):
     """A table: the planner places no conversational cues here."""
     affinity = (("money", "disputes", 1), ("duration", "disputes", 2), ("cap", "disputes", 1),
                 ("text", "service_cases", 1), ("boolean", "service_cases", 1), ("count", "service_cases", 1))
+
+    def variant_for(self, fact: Fact, variant: str, vocabulary: DomainVocabulary) -> str:
+        """The layout whose cases a rule governs when the pack lists its ``dispute_sections``: ``disputes``
+        for a rule of one of them, ``service_cases`` for any other; ``variant`` (drawn by value type) when
+        it lists none. Drawn by value type alone, banking's dispute ledgers cited only identity-check and
+        account rules (the transfer age of a custodial account as a dispute's resolution note), and its
+        billing-dispute rules sat in servicing cases."""
+        sections = vocabulary.words(self.name).dispute_sections  # type: ignore[attr-defined]
+        if not sections:
+            return variant
+        return "disputes" if fact.section in sections else "service_cases"
 
     def lead_time(self, rng: random.Random) -> dt.timedelta:
         """An extract's filter spans 1 to 7 days of opened cases: with the default (0 to 3 days) one
