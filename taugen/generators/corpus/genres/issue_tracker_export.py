@@ -18,7 +18,9 @@ Times use Jira's format ``2026-03-04T14:09:31.000-0500``. Issues are numbered in
 raised and each runs through its own events (created, assigned, moved, commented) in working hours
 inside the plan window, never before the rules stated took effect.
 
-Carriers and fillers come from one process: every issue is about one subject and has one *slot*, in
+Carriers and fillers come from one process: an export holds three to five issues (:data:`ISSUES`, drawn
+before the rules are dealt to them, so how many rules a record holds does not show in how many issues
+it has); every issue is about one subject and has one *slot*, in
 its description under a heading drawn from one pool (``Details:``, ``Reference:`` ...) or in a
 comment from the policy owner. An issue about a rule the plan owns holds the rendition there,
 verbatim (voiced renditions only in comments); an issue about another subject of the topic holds a
@@ -86,6 +88,11 @@ from taugen.generators.corpus.stamps import Chain, Stamp, aware, json_documents
 
 SUFFIX = ".json"
 STATUSES = ("To Do", "In Progress", "In Review", "Done")
+ISSUES = (3, 5)
+"""How many issues an export holds (inclusive range), drawn before its rules are dealt to them: a mention
+takes an issue of its own and the rules share the rest; fewer when the export is written again shorter
+(see :func:`~taugen.generators.corpus.genres.workplace.render_within_budget`). τ^τ-bench's Jira exports
+hold at least four."""
 _KEY = re.compile(r"^[A-Z][A-Z0-9]{1,9}-\d+$")
 _STAMP = "%Y-%m-%dT%H:%M:%S.000%z"
 
@@ -157,6 +164,16 @@ def parse_jira_time(text: str) -> dt.datetime:
     return dt.datetime.fromisoformat(re.sub(r"([+-]\d{2})(\d{2})$", r"\1:\2", text))
 
 
+def _dealt(rng: random.Random, items: list, count: int) -> list[list]:
+    """``items`` in order, cut into ``min(count, len(items))`` consecutive non-empty groups at random
+    places (``[]`` when there are no items)."""
+    count = min(count, len(items))
+    if count <= 0:
+        return []
+    cuts = sorted(rng.sample(range(1, len(items)), count - 1))
+    return [items[a:b] for a, b in zip([0, *cuts], [*cuts, len(items)])]
+
+
 def _user(person: Colleague, account: str) -> dict:
     return {"accountId": account, "displayName": person.name, "emailAddress": person.email, "active": True}
 
@@ -219,16 +236,18 @@ class IssueTrackerExportGenre(Genre):
         # asked, a working note). A filler is the same export with only the latter.
         # A mention (a rule named in passing) holds the slot of an issue about its subject, as a rule does;
         # pointers, caveats, routes and decoys are plain comments.
-        groups: list[list[Rendition]] = []
+        # How many issues the export holds is drawn first, the same way for every export: rules (and
+        # echoes) share issues when they would outnumber it, so a carrier's four rule places and a
+        # filler's four do not give it more issues than the draw (they did: banking hard seed 0, four
+        # issues in 65 % of carriers' exports and 44 % of fillers').
+        wanted = max(1, rng.randint(ISSUES[0], ISSUES[1]) - shrink)
         remarks = [r for r in plan.renditions if r.status in CUE_STATUSES and r.status != "mention"]
-        for rendition in sorted((r for r in plan.renditions if r.status not in CUE_STATUSES or r.status == "mention"),
-                                key=lambda r: (r.date, r.fact_id)):
-            if groups and len(groups[-1]) == 1 and groups[-1][0].status != "mention" and rendition.status != "mention" \
-                    and rng.random() < 0.3:
-                groups[-1].append(rendition)
-            else:
-                groups.append([rendition])
-        wanted = max(1, rng.randint(2, 4) - shrink)
+        held = sorted((r for r in plan.renditions if r.status not in CUE_STATUSES or r.status == "mention"),
+                      key=lambda r: (r.date, r.fact_id))
+        mentions = [r for r in held if r.status == "mention"]
+        rules = [r for r in held if r.status != "mention"]
+        groups = [[mention] for mention in mentions] + _dealt(rng, rules, max(1, wanted - len(mentions)))
+        groups.sort(key=lambda group: (group[0].date, group[0].fact_id))
         subjects = other_subjects(context, plan, rng)
         issues: list[dict] = [{"renditions": g} for g in groups]
         issues += [{"renditions": [], "about": subjects[n] if n < len(subjects) else None}
