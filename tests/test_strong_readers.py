@@ -216,16 +216,13 @@ def test_no_strong_reader_tells_carriers_from_fillers_at_the_sampled_seeds(built
     assert not any(over.values()), f"ROC AUC above {readers.MAX_AUC}: {over}"
 
 
-_MARKER = ("issue 10 item 3 diagnostic not met: at banking hard seed 0 (this tree) the numeric reader with every "
-           "fact sentence deleted measures 0.718 on the 42 flowcharts (13 carriers); 30 label shuffles gave over "
-           "0.65 in 7 % (p = 0.033): something around the fact slots of a flowchart, not yet found")
-
-
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=_MARKER)
 def test_no_marker_outside_the_fact_sentences(hard_readers):
     """The facts-removed diagnostics: with every planned sentence about a fact deleted from every record, what
-    is left (headings, steps, structure around the slots) tells carriers from fillers no better than 0.65."""
+    is left (headings, steps, structure around the slots) tells carriers from fillers no better than 0.65.
+    A strict expected failure until session 31: the numeric reader measured 0.718 on seed 0's 42 flowcharts
+    (13 carriers, p = 0.033); with 30 carriers a genre and fillers mirroring their own layout's rules it
+    measures 0.465 overall and no genre over 0.60 (TF-IDF 0.455)."""
     _path, view, _measured = hard_readers
     measured = readers.classifiers(view)
     over = {name: _over(measured[name]) for name in DIAGNOSTICS}
