@@ -208,22 +208,30 @@ def test_by_section_pools_name_only_the_packs_sections():
         assert keyed and all(set(pool) <= set(ids) for pool in keyed), pack_dir.name
 
 
-def test_lint_refuses_a_dispute_section_that_is_not_a_section(tmp_path, cli):
-    """A ``*_sections`` list names sections too: a misspelt dispute section would silently send every rule
-    of it to servicing cases."""
-    pack = tmp_path / "banking"
-    shutil.copytree(BANKING_PACK, pack)
+def _lint_error_after(tmp_path, cli, source, old: str, new: str, marker: str) -> str:
+    """``taugen lint`` on a copy of pack ``source`` whose vocabulary has ``old`` replaced by ``new``: asserts
+    exit code 2 and one error line naming the vocabulary file at the line of ``marker`` (a line of the
+    edited file); returns that line."""
+    pack = tmp_path / source.name
+    shutil.copytree(source, pack)
     path = pack / VOCABULARY_FILE
     text = path.read_text(encoding="utf-8")
-    assert "  dispute_sections:\n  - error_resolution\n" in text
-    path.write_text(text.replace("  dispute_sections:\n  - error_resolution\n",
-                                 "  dispute_sections:\n  - error_resolutions\n", 1), encoding="utf-8")
-    line = path.read_text(encoding="utf-8").splitlines().index("  dispute_sections:") + 1
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    line = path.read_text(encoding="utf-8").splitlines().index(marker) + 1
     result = cli("lint", pack)
     assert result.exit_code == 2, (result.stdout, result.stderr)
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and f"vocabulary.yaml:{line}:" in lines[0]
-    assert "dispute_sections: 'error_resolutions' is not a section of domain.yaml" in lines[0]
+    return lines[0]
+
+
+def test_lint_refuses_a_dispute_section_that_is_not_a_section(tmp_path, cli):
+    """A ``*_sections`` list names sections too: a misspelt dispute section would silently send every rule
+    of it to servicing cases."""
+    error = _lint_error_after(tmp_path, cli, BANKING_PACK, "  dispute_sections:\n  - error_resolution\n",
+                              "  dispute_sections:\n  - error_resolutions\n", "  dispute_sections:")
+    assert "dispute_sections: 'error_resolutions' is not a section of domain.yaml" in error
 
 
 def test_a_dispute_case_cites_only_a_rule_of_a_dispute_section():
@@ -246,20 +254,11 @@ def test_a_dispute_case_cites_only_a_rule_of_a_dispute_section():
 
 
 def test_lint_refuses_a_by_section_key_that_is_not_a_section(tmp_path, cli):
-    pack = tmp_path / "telecom"
-    shutil.copytree(TELECOM_PACK, pack)
-    path = pack / VOCABULARY_FILE
-    text = path.read_text(encoding="utf-8")
-    assert "\n    billing:\n" in text
-    path.write_text(text.replace("\n    billing:\n", "\n    biling:\n", 1), encoding="utf-8")
-    line = path.read_text(encoding="utf-8").splitlines().index("    biling:") + 1
-    result = cli("lint", pack)
-    assert result.exit_code == 2, (result.stdout, result.stderr)
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and f"vocabulary.yaml:{line}:" in lines[0]
-    assert "'biling' is not a section of domain.yaml (sections: " in lines[0]
+    error = _lint_error_after(tmp_path, cli, TELECOM_PACK, "\n    billing:\n", "\n    biling:\n", "    biling:")
+    assert "'biling' is not a section of domain.yaml (sections: " in error
     # without the pack's sections (a genre test's context) the same file still loads
-    assert load_vocabulary(pack).source == path
+    pack = tmp_path / TELECOM_PACK.name
+    assert load_vocabulary(pack).source == pack / VOCABULARY_FILE
 
 
 def test_a_pool_can_be_read_from_a_column_of_a_pack_table():
