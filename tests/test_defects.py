@@ -588,6 +588,29 @@ def test_k8_name_and_only_if_conditions_checked_against_the_gold(bundle_files):
     assert any("'Zelda Quartermaine'" in m for m in messages) and any("only if" in m and "fee=" in m for m in messages)
 
 
+def test_k8_unknown_info_that_known_info_gives_is_a_contradiction():
+    """Banking hard seed 0 told the user "The account is your Premier Checking account, number A20000342" and
+    "You do not know the account number of your Premier Checking account" in 10 of 45 tasks (two requests
+    on one account, one of them testing that the agent looks the account up). A thing known under another
+    name is no contradiction (tau2 airline 21: a user id given, the reservation id not remembered)."""
+    from taugen.validators.defects.scenario import _told_and_withheld
+
+    def task(known: str, unknown: str) -> dict:
+        return {"id": "t", "user_scenario": {"instructions": {"known_info": known, "unknown_info": unknown}}}
+
+    both = task("You are Kathleen Moses. The account is your Premier Checking account, number A20000342.",
+                "You do not know the account number of your Premier Checking account.")
+    assert _told_and_withheld(both) == [("do not know the account number of your Premier Checking account.",
+                                         "The account is your Premier Checking account, number A20000342.")]
+    other_account = task("The account is your Everyday Checking account, number A20000342.",
+                         "You do not know the account number of your Premier Checking account.")
+    assert _told_and_withheld(other_account) == []
+    other_id = task("Your user id is sofia_kim_7287.", "You don't remember your reservation id.")
+    assert _told_and_withheld(other_id) == []
+    email = task("Your email address is jo.smith@example.com.", "You do not remember your email address.")
+    assert len(_told_and_withheld(email)) == 1
+
+
 def test_k10_k11_on_a_bundle_use_the_policy(bundle_files):
     def edit(tasks):
         refused = _task(tasks, "courtesy_refund_already_used", alone=True)

@@ -18,7 +18,9 @@ initial state; (3) a dated or money fact the user states about a record ("the $3
 March 12 to account A1", "the charge from PAYPAL *DIGIMARKET posted on February 11") agrees with the
 database records the stated id reaches or the gold record the sentence names; (4) the name the user
 goes by is the name on the person record the gold acts for; (5) an "only if" condition (a fee waived,
-an amount cap) holds on the gold path.
+an amount cap) holds on the gold path; (6) ``unknown_info`` keeps nothing from the user that ``known_info``
+gives them ("You do not know the account number of your Premier Checking account" beside "The account is
+your Premier Checking account, number A20000342").
 
 K10 / K11: each plain request of the scenario ("you want to cancel / return / exchange / change the
 address …") maps to a gold write of a matching tool (of either request in "cancel or return everything"),
@@ -530,6 +532,38 @@ def _name_contradictions(taskset: TaskSet, task: dict[str, Any]) -> list[str]:
             and not any(name.lower().startswith(k) or k.startswith(name.lower()) for k in known)]
 
 
+_NOT_KNOWN = re.compile(r"\b(?:do not|don't|does not|doesn't|no longer) (?:know|remember|have)\s+(?:the |your |their |his |her )?"
+                        r"(?P<thing>[a-z][\w -]*?)(?:\s+of\s+(?P<owner>[^.;]+?))?\s*(?:[.;]|$)", re.I)
+_ARTICLE = re.compile(r"^(?:the|your|their|his|her|a|an)\s+", re.I)
+
+
+def _told_and_withheld(task: dict[str, Any]) -> list[tuple[str, str]]:
+    """Sentences of ``unknown_info`` that ``known_info`` contradicts: the user "does not know the account
+    number of your Premier Checking account" while known_info says "The account is your Premier Checking
+    account, number A20000342". Read conservatively: an unknown sentence names a thing ("account number",
+    "email address") and, after "of", whose it is; a known sentence contradicts it when it names the owner
+    and the thing's last word followed by a value with a digit or an ``@`` ("number A20000342"), or, with no
+    owner named, the whole thing followed by one ("email address is jo@x.com"; "Your user id is ..." does
+    not contradict "You do not remember your reservation id", tau2 airline 21). Returns ``(unknown
+    sentence, known sentence)`` pairs."""
+    fields = instructions(task)
+    known, unknown = fields.get("known_info") or "", fields.get("unknown_info") or ""
+    if not known or not unknown:
+        return []
+    told = [s.strip() for s in re.split(r"(?<=[.;!?])\s+|\n", known) if s.strip()]
+    found = []
+    for match in _NOT_KNOWN.finditer(unknown):
+        thing = match.group("thing").strip()
+        owner = _ARTICLE.sub("", (match.group("owner") or "").strip())
+        named = thing.split()[-1] if owner else thing  # whose it is is said apart ("..., number A2...")
+        value = re.compile(rf"\b{re.escape(named)}\b(?:\s+(?:is|was|:))?\s+(?:[\w.+-]*[\d@][\w.@+-]*)", re.I)
+        for sentence in told:
+            if (not owner or owner.lower() in sentence.lower()) and value.search(sentence):
+                found.append((match.group(0).strip(), sentence))
+                break
+    return found
+
+
 _ONLY_IF = re.compile(r"\b(?:only if|only when|as long as|provided that|on condition that)\b([^.;]*)", re.I)
 _WAIVED = re.compile(r"\b(waived?|free|no (?:fee|charge)|at no (?:cost|charge)|without (?:a |any )?(?:fee|charge))\b", re.I)
 _CAP = re.compile(r"\b(?:under|below|less than|no more than|at most|up to|not more than|does not exceed)\s+"
@@ -585,6 +619,10 @@ def k8_defects(taskset: TaskSet) -> list[Defect]:
                                   rule=RULE_K8))
         for problem in _name_contradictions(taskset, task):
             defects.append(Defect("K8", "error", identifier, "user_scenario.instructions", problem, rule=RULE_K8))
+        for withheld, told in _told_and_withheld(task):
+            defects.append(Defect("K8", "error", identifier, "user_scenario.instructions.unknown_info",
+                                  f"unknown_info says {withheld!r} but known_info gives it: {told!r}",
+                                  evidence=told, rule=RULE_K8))
         for clause, problem in _unsatisfied_conditions(taskset, task):
             defects.append(Defect("K8", "error", identifier, "user_scenario.instructions", problem, evidence=clause,
                                   rule=RULE_K8))
