@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from decimal import Decimal
 
@@ -331,6 +332,27 @@ def test_composition_splits_and_case_kinds(banking):
     again = compose_tasks(domain, pack, world, replace(tier("hard"), tasks=24), 0, space=space)
     assert [t.task_id for t in again] == [t.task_id for t in tasks]
     assert json.dumps([t.to_tau2("banking") for t in again]) == json.dumps([t.to_tau2("banking") for t in tasks])
+
+
+def test_a_composed_scenario_never_withholds_what_another_request_tells(banking):
+    """Two requests on one account, one of them testing that the agent looks the account up: the scenario
+    gives the user the account's number once and does not also say they do not know it (K8), and a sentence
+    two requests share is said once. Banking hard seed 0 said both in 10 of 45 tasks, and the same
+    account sentence twice in others."""
+    from taugen.validators.defects.scenario import _told_and_withheld
+
+    pack, domain, world, space = banking
+    tasks = compose_tasks(domain, pack, world, replace(tier("hard"), tasks=45), 0, space=space)
+    scenarios = [t.to_tau2("banking") for t in tasks]
+    assert not [s["id"] for s in scenarios if _told_and_withheld(s)]
+    for scenario in scenarios:
+        known = scenario["user_scenario"]["instructions"]["known_info"]
+        sentences = [s for s in re.split(r"(?<=[.!?])\s+", known) if s]
+        assert len(sentences) == len(set(sentences)), known
+    withheld = [t for t in tasks if any(p.startswith("You do not know the account number")
+                                        for p in (t.to_tau2("banking")["user_scenario"]["instructions"]
+                                                  .get("unknown_info") or "").split(". "))]
+    assert withheld  # the look-up variant still exists where no other request names the account
 
 
 def test_quote_values_are_normalised_by_the_tool():

@@ -344,11 +344,13 @@ class FamilyProblem(Problem):
         where = ""
         known: list[str] = []
         unknown: list[str] = []
+        withheld: dict[str, str] = {}
         if account_id is not None:
             label = binding.account_label(toolkit, account_id)
             where = f" on {label}"
             if self.incomplete:
                 unknown.append(f"You do not know the account number of {label}.")
+                withheld[unknown[-1]] = account_id
             else:
                 known.append(f"The account is {label}, number {account_id}.")
         description = topic.description
@@ -358,7 +360,7 @@ class FamilyProblem(Problem):
                 known.append(f"It concerns a transaction of {_dollars(context.state['base'])}.")
             return ScenarioFragment(
                 reason_for_call=f"You want the bank to take care of {description}{where}.",
-                known_info=known, unknown_info=unknown,
+                known_info=known, unknown_info=unknown, withheld=withheld,
                 task_instructions=[f"Ask for {description}{where}. Agree to the fee the agent states, if any."])
         if self.family in ("limit", "minimum"):
             amount = self._amount(context)
@@ -373,7 +375,8 @@ class FamilyProblem(Problem):
                                 f"{_number(value, Decimal(str(refused)))}. Before the agent submits anything, change "
                                 f"your mind: you want {said} instead. Ask for that amount only."]
             return ScenarioFragment(reason_for_call=f"You want to go ahead with {description}{where}.",
-                                    known_info=known, unknown_info=unknown, task_instructions=instructions)
+                                    known_info=known, unknown_info=unknown, withheld=withheld,
+                                    task_instructions=instructions)
         if self.family == "window":
             event = window_edge(context.value(self.fact_id), context.pack.now.date(), self.variant == "inside")
             context.state["event_date"] = event.isoformat()
@@ -381,6 +384,7 @@ class FamilyProblem(Problem):
             known.append(f"{happened[:1].upper()}{happened[1:]} on {spoken_date(event)}.")
             return ScenarioFragment(
                 reason_for_call=f"You want to {request}.", known_info=known, unknown_info=unknown,
+                withheld=withheld,
                 task_instructions=[f"Ask to {request}. If the agent says policy does not allow it, accept that and "
                                    "do not insist."])  # the date is known info: the user gives it when asked
         if self.family == "route":  # the subject as the routing rule reads it (routed_by_facts), word for word

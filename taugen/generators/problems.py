@@ -33,6 +33,10 @@ class ScenarioFragment:
         task_instructions: how the user behaves, including what to accept when refused.
         unknown_info: what the user does not know.
         communicate_info: short comma-free strings the agent must say (tau2 COMMUNICATE criteria).
+        withheld: for a sentence of ``unknown_info`` that keeps one value from the user (an account number),
+            that value: when another problem of the same task gives the user that value in ``known_info``,
+            the task's scenario drops the sentence rather than say both (a user told the number by one
+            request and that they do not know it by another).
     """
 
     reason_for_call: str
@@ -40,6 +44,7 @@ class ScenarioFragment:
     task_instructions: list[str] = field(default_factory=list)
     unknown_info: list[str] = field(default_factory=list)
     communicate_info: list[str] = field(default_factory=list)
+    withheld: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

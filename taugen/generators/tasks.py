@@ -725,7 +725,8 @@ def _scenario(domain: DomainDefinition, persona: str, fragments: list[ScenarioFr
         reason = requests[0].reason_for_call
     else:
         reason = "You have several things to sort out: " + " Also: ".join(f.reason_for_call for f in requests)
-    known = [*opening.known_info, *(line for f in requests for line in f.known_info)]
+    # a sentence two problems both give the user is said once (the same account named by two requests)
+    known = list(dict.fromkeys([*opening.known_info, *(line for f in requests for line in f.known_info)]))
     instructions = [*opening.task_instructions]
     if len(requests) > 1:
         instructions.append("Raise your requests one at a time, in the order given here; move to the next only when "
@@ -733,7 +734,12 @@ def _scenario(domain: DomainDefinition, persona: str, fragments: list[ScenarioFr
     instructions += [line for f in requests for line in f.task_instructions]
     instructions.append("If you are transferred to a human team, end the conversation. When everything is handled, "
                         "thank the agent and end the conversation.")
-    unknown = [line for f in fragments for line in f.unknown_info]
+    # what one request keeps from the user (an account's number) another may give them: then the user knows it,
+    # and saying both ("The account is ..., number A2..." beside "You do not know the account number of ...")
+    # contradicts itself (K8; banking hard seed 0 had it in 10 of 45 tasks)
+    told = " ".join(known)
+    unknown = list(dict.fromkeys(line for f in fragments for line in f.unknown_info
+                                 if not (line in f.withheld and f.withheld[line] in told)))
     return {"persona": domain.personas.get(persona),
             "instructions": {"domain": domain.name, "reason_for_call": reason, "known_info": " ".join(known),
                              "unknown_info": " ".join(unknown) or None, "task_instructions": " ".join(instructions)}}
