@@ -109,7 +109,7 @@ def _use_cache(folder: Optional[Path], off: bool) -> None:
 
 @app.command()
 def build(
-    domain: str = typer.Argument(..., help="Built-in domain (banking or telecom) or a pack folder."),
+    domain: str = typer.Argument(..., help="A built-in domain (banking, telecom, airline or retail), an installed one, or a pack folder."),
     difficulty: Difficulty = typer.Option(Difficulty.medium, "--difficulty", "-d", help="Tier preset."),
     seed: int = typer.Option(0, "--seed", help="Build seed: same pack + seed gives the same bytes."),
     out: Path = typer.Option(Path("dist"), "--out", help="Folder to write the bundle folder into."),
@@ -120,7 +120,7 @@ def build(
     previous: Optional[Path] = typer.Option(None, "--previous", help="An earlier bundle to check the pack version "
                                             "against (default: the bundle already at the destination)."),
     llm: Optional[str] = typer.Option(None, "--llm", help="A litellm model that re-voices the voiced renditions "
-                                      "(needs taugen[llm]); checked, else the template stays."),
+                                      "(needs taugen\\[llm]); checked, else the template stays."),
     llm_replay: bool = typer.Option(False, "--llm-replay", help="Build only from the LLM request cache; a miss "
                                     "is an error (byte-identical to the recording build)."),
     llm_budget: Optional[float] = typer.Option(None, "--llm-budget", help="Stop calling the model once this many "
@@ -137,7 +137,7 @@ def build(
     no_cache: bool = _NO_CACHE_OPTION,
     executor: ExecutorChoice = typer.Option(ExecutorChoice.local, "--executor", help="Where the corpus render, "
                                             "readers and validators run: local (forked workers) or ray "
-                                            "(needs taugen[ray]); same bytes."),
+                                            "(needs taugen\\[ray]); same bytes."),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="With --executor ray: an existing Ray "
                                               "cluster (auto, ray://HOST:10001); default a local Ray."),
 ) -> None:
