@@ -182,6 +182,22 @@ def test_bundle_against_an_edited_pack(built_bundle, tmp_path):
     assert f"{RUNTIME}/policy.md" in result.runtime_changed
 
 
+def test_a_hard_bundle_against_its_own_pack_is_unchanged(built_bundle):
+    """A hard bundle's build resolved the tier's ``hard`` surface to ``hard_client`` (the pack has client-held
+    facts). Rebuilt with ``surface="hard"`` passed explicitly, the diff turned the client overlay off: 19
+    facts read as moved from the client into the records, 1,584 records as re-rendered, and a one-fee edit
+    was lost among them. The pack as shipped now diffs to nothing."""
+    from taugen.build.pipeline import PACKS_DIR
+
+    bundle = built_bundle("hard", seed=1, readers=False)
+    reference = read_summary(bundle)
+    assert json.loads(reference["bundle.json"])["achieved"]["surface"] == "hard_client"
+    result = diff_bundles(reference, read_side(str(PACKS_DIR / "banking"), reference))
+    assert not result.facts_changed and not result.facts_added and not result.facts_removed
+    assert not result.tasks_changed and not result.artifacts_changed and result.bump == "none", \
+        render_text(result)[:2000]
+
+
 def test_report_shows_the_changes(built_bundle, tmp_path):
     from taugen.build.report_html import write_report
 

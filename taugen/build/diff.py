@@ -414,7 +414,8 @@ def read_side(target: str, reference: Mapping[str, bytes] | None = None, difficu
     Args:
         target: a bundle folder, a pack folder or a built-in domain name.
         reference: the other side's files (a bundle): a pack is built at its tier and seed, with the task
-            count, evidence surface and modality the bundle's build requested.
+            count, evidence surface, modality and audio budget the bundle's build requested (a surface the
+            build resolved, ``hard`` to ``hard_client``, resolves again).
         difficulty, seed: override the tier and seed a pack is built at.
 
     Raises:
@@ -431,12 +432,22 @@ def read_side(target: str, reference: Mapping[str, bytes] | None = None, difficu
     if difficulty is None:
         raise InputError("a pack can only be compared with a bundle, or with --difficulty given", target)
     seed = seed if seed is not None else int(reference_bundle.get("seed", 0))
-    # The pack is built as the reference was requested (task count, evidence surface, modality), so a
-    # difference is the pack's edit, not a build option; an explicit other tier takes that tier's defaults.
+    # The pack is built as the reference was requested (task count, evidence surface, modality, audio
+    # budget), so a difference is the pack's edit, not a build option; an explicit other tier takes that
+    # tier's defaults. A surface the build resolved (the tier's ``hard`` became ``hard_client`` because the
+    # pack has client-held facts) is left to resolve again: passed as ``hard`` it would turn the client
+    # overlay off, and every client-held fact would read as moved into the records.
     requested = reference_bundle.get("requested") or {}
+    achieved = reference_bundle.get("achieved") or {}
     options: dict[str, Any] = {}
     if difficulty == reference_bundle.get("tier"):
-        options = {key: requested[key] for key in ("tasks", "surface", "modality") if requested.get(key) is not None}
+        options = {key: requested[key] for key in ("tasks", "surface", "modality", "max_calls")
+                   if requested.get(key) is not None}
+        if achieved.get("surface") not in (None, requested.get("surface")):
+            options.pop("surface", None)
+    # the strong readers are report only: a reference built without them is rebuilt without them
+    if ((reference_bundle.get("realism") or {}).get("readers") or {}).get("skipped"):
+        options["readers"] = False
     from taugen.build.pipeline import build
 
     with tempfile.TemporaryDirectory(prefix="taugen-diff-") as scratch:
