@@ -115,6 +115,28 @@ def test_re_rendered_filler_is_patch(easy_files):
     assert result.artifacts_changed and result.bump == "patch" and result.comparable
 
 
+def test_two_seeds_of_one_pack_are_two_builds_not_two_versions(easy_files):
+    """Two bundles of the same pack built at other seeds differ in tasks and records; the diff says the
+    build settings differ and does not ask for a version bump (it did: "bump `version:` in domain.yaml",
+    exit 1, with both sides named banking-hard-0.3.0)."""
+    def reseeded(bundle: dict) -> None:
+        bundle["seed"] = 7
+        bundle["requested"]["tasks"] = 12
+
+    other = _edited(easy_files, "bundle.json", reseeded)
+    other = _edited(other, f"{RUNTIME}/tasks.json", lambda tasks: tasks.pop())
+    result = diff_bundles(easy_files, other)
+    assert result.build_changed == {"seed": [0, 7], "requested tasks": [easy_json(easy_files)["requested"]["tasks"], 12]}
+    assert result.tasks_removed and result.bump == "major" and result.version_warning is None
+    assert result.reasons[0].startswith("built with other settings (seed 0 -> 7")
+    text = render_text(result)
+    assert "build settings differ: seed 0 -> 7" in text and "warning:" not in text
+
+
+def easy_json(files: dict[str, bytes]) -> dict:
+    return json.loads(files["bundle.json"])
+
+
 def test_semver_rules():
     assert version_bump("0.1.0", "0.2.0") == "minor"
     assert version_bump("1.4.2", "2.0.0") == "major"

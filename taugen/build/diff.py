@@ -67,6 +67,9 @@ class BundleDiff:
         artifacts_added, artifacts_removed, artifacts_changed: artifact ids (changed = other bytes).
         splits: per split, ``{"added": [...], "removed": [...]}`` task ids (only splits that changed).
         runtime_changed: files of ``tau2/domains/<d>/`` other than the task files whose bytes differ.
+        build_changed: build settings that differ, ``{setting: [old, new]}`` (the seed, the tier, a requested
+            knob such as the task count): two builds of one pack, not two versions of it, so the pack
+            version need not move (no ``version_warning``), whatever the changes imply for scores.
         bump: the implied semantic-versioning bump (one of :data:`BUMPS`).
         reasons: why the bump is what it is, one line each.
         version_warning: set when the pack version moved less than the changes imply.
@@ -88,6 +91,7 @@ class BundleDiff:
     artifacts_changed: list[str] = field(default_factory=list)
     splits: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     runtime_changed: list[str] = field(default_factory=list)
+    build_changed: dict[str, list[Any]] = field(default_factory=dict)
     bump: str = "none"
     reasons: list[str] = field(default_factory=list)
     version_warning: str | None = None
@@ -252,8 +256,18 @@ def diff_bundles(old_files: Mapping[str, bytes], new_files: Mapping[str, bytes],
     runtime = {path for path in set(old.digests) | set(new.digests)
                if path.startswith(old.runtime_dir + "/") and path not in task_files}
     result.runtime_changed = sorted(path for path in runtime if old.digests.get(path) != new.digests.get(path))
+    result.build_changed = _build_settings(old.bundle, new.bundle)
     _judge(result, old_facts, new_facts, old_artifacts, new_artifacts, old.tasks)
     return result
+
+
+def _build_settings(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, list[Any]]:
+    """The build settings two ``bundle.json`` differ in: ``seed``, ``tier`` and each requested knob."""
+    changed = {key: [old.get(key), new.get(key)] for key in ("seed", "tier") if old.get(key) != new.get(key)}
+    before, after = old.get("requested") or {}, new.get("requested") or {}
+    changed.update({f"requested {key}": [before.get(key), after.get(key)] for key in sorted(set(before) | set(after))
+                    if before.get(key) != after.get(key) and "tier" not in changed})
+    return changed
 
 
 def _exercised(tasks: Mapping[str, Any], task_facts: Mapping[str, list[str]]) -> set[str]:
@@ -307,7 +321,12 @@ def _judge(result: BundleDiff, old_facts: Mapping[str, Any], new_facts: Mapping[
         patch.append(f"runtime files changed ({', '.join(other_runtime)})")
     result.bump = "major" if major else "minor" if minor else "patch" if patch else "none"
     result.reasons = major or minor or patch
-    result.version_warning = version_warning(result.old_version, result.new_version, result.bump)
+    if result.build_changed:  # two builds of one pack: its version says nothing about a seed or a knob
+        settings = ", ".join(f"{key} {a} -> {b}" for key, (a, b) in result.build_changed.items())
+        result.reasons = [f"built with other settings ({settings})", *result.reasons]
+        result.version_warning = None
+    else:
+        result.version_warning = version_warning(result.old_version, result.new_version, result.bump)
 
 
 def _semver(text: str) -> tuple[int, int, int] | None:
@@ -359,6 +378,10 @@ def _limited(items: list[str], limit: int) -> str:
 def render_text(result: BundleDiff, limit: int = 12) -> str:
     """A human-readable summary: counts per section with the first ``limit`` ids, then the verdict."""
     lines = [f"taugen diff {result.old} -> {result.new}"]
+    if result.build_changed:
+        lines.append("build settings differ: " + ", ".join(f"{key} {json.dumps(a)} -> {json.dumps(b)}"
+                                                            for key, (a, b) in result.build_changed.items())
+                     + " (two builds of the pack, not two versions: the pack version need not move)")
 
     def section(title: str, items: list[str]) -> None:
         if items:
