@@ -286,8 +286,8 @@ not another word that begins the same ("book" + "shelf")."""
 
 
 def _act_words(tool: str) -> tuple[str, set[str]]:
-    """A write tool's act as words: the stem of its verb (``exchange_delivered_order_items`` -> ``exchang``,
-    ``modify_user_address`` -> ``modif``) and its longer name words (``modify``, ``user``, ``address``)."""
+    """A write tool's act as words: the stem of its verb (a tool ``exchange_shipped_items`` -> ``exchang``,
+    ``modify_profile_address`` -> ``modif``) and its longer name words (``modify``, ``profile``, ``address``)."""
     words = [w for w in tool.lower().split("_") if w]
     verb = words[0] if words else ""
     stem = verb[:-1] if len(verb) > 4 and verb[-1] in "ey" else verb
@@ -297,9 +297,9 @@ def _act_words(tool: str) -> tuple[str, set[str]]:
 def restated_by_graded_parts(taskset: TaskSet, task: dict[str, Any]) -> bool:
     """Whether every NL assertion of ``task`` states only what a graded part of it already checks, so
     leaving NL_ASSERTION out of its basis loses no check: an act of one of its gold writes while DB is
-    graded (a word starting with the write tool's verb stem, "Agent should process the exchange." for
-    ``exchange_delivered_order_items``, or two of its name words, "changes to address on order and user
-    profile" for ``modify_user_address``; a prohibition is not an act, and an assertion that the agent tells
+    graded (a word starting with the write tool's verb stem, "Agent should process the exchange." for a
+    tool ``exchange_shipped_items``, or two of its name words, "changes to address on order and user
+    profile" for ``modify_profile_address``; a prohibition is not an act, and an assertion that the agent tells
     the user something, "The agent confirmed the task was created successfully", expects words no write
     shows), or a ``communicate_info`` string while COMMUNICATE is graded ("Agent tells the user the refund is
     $346.93" with "346.93"). False when an assertion expects something else ("Agent should communicate the
