@@ -227,7 +227,7 @@ def validate(
     """Re-run every validator on a built bundle, from its files (progress on stderr). Texts read back from
     PDFs are taken from the content cache when the same bytes were read before (``--no-cache``: never)."""
     from taugen.build.files import read_bundle
-    from taugen.hashing import sha256sums
+    from taugen.hashing import sums_differences
     from taugen.build.pipeline import load_bundle_code, validate_files
     from taugen.build.report import report_json
     from taugen.generators.corpus.render import render_workers
@@ -254,11 +254,12 @@ def validate(
     except InputError as exc:
         _fail_input(exc)
         return
-    recorded = files.get("SHA256SUMS", b"")
-    actual = sha256sums({p: d for p, d in files.items() if p != "SHA256SUMS"})
-    if recorded != actual:
+    differing = sums_differences(files)
+    if differing:
         findings.insert(0, error_finding("integrity", "sha256sums_mismatch", "SHA256SUMS",
-                                         "files differ from SHA256SUMS (edited, added or removed since the build)"))
+                                         f"files differ from SHA256SUMS since the build ({len(differing)}): "
+                                         + ", ".join(differing[:5]) + (", ..." if len(differing) > 5 else ""),
+                                         "; ".join(differing)))
     if output_format == ReportFormat.json:
         console.print_json(json.dumps(report_json(findings, bundle.name)))
     else:

@@ -35,6 +35,27 @@ def sha256sums(files: Mapping[str, bytes]) -> bytes:
     return "".join(lines).encode()
 
 
+def sums_differences(files: Mapping[str, bytes]) -> list[str]:
+    """How ``files`` (a bundle's, with its ``SHA256SUMS``) differ from the sums recorded at build time, one
+    ``"edited: <path>"``, ``"added: <path>"`` or ``"removed: <path>"`` per file, sorted by path; ``[]`` when
+    they agree. A missing ``SHA256SUMS`` reads as every file added."""
+    recorded: dict[str, str] = {}
+    for line in files.get("SHA256SUMS", b"").decode("utf-8", "replace").splitlines():
+        digest, _, path = line.partition("  ")
+        if path:
+            recorded[path] = digest
+    actual = {path: sha256_hex(data) for path, data in files.items() if path != "SHA256SUMS"}
+    found = []
+    for path in sorted(set(recorded) | set(actual)):
+        if path not in actual:
+            found.append(f"removed: {path}")
+        elif path not in recorded:
+            found.append(f"added: {path}")
+        elif recorded[path] != actual[path]:
+            found.append(f"edited: {path}")
+    return found
+
+
 def stable_seed(*parts: object) -> int:
     """A 63-bit seed from any parts, stable across runs and Python versions (sha256, not hash())."""
     digest = hashlib.sha256("\x1f".join(str(part) for part in parts).encode()).digest()

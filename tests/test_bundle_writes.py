@@ -388,3 +388,18 @@ def test_lock_is_exclusive_within_one_process_too(tmp_path):
             with lock_destination(destination, wait=0.2):
                 pass  # pragma: no cover - the lock is held
     assert bundle_files.LOCK_WAIT_SECONDS >= 60  # the default wait outlasts any real write
+
+
+def test_sums_differences_name_each_file_edited_added_or_removed_since_the_build():
+    """``taugen validate`` and the reviewer report name the files that no longer match ``SHA256SUMS``
+    (they said only "files differ from SHA256SUMS", with empty evidence)."""
+    from taugen.hashing import sums_differences
+
+    files = {"tau2/domains/banking/tasks.json": b"[]", "kit/records/a.txt": b"hello"}
+    files["SHA256SUMS"] = sha256sums(files)
+    assert sums_differences(files) == []
+    tampered = {**files, "tau2/domains/banking/tasks.json": b"[{}]", "kit/records/b.txt": b"new"}
+    del tampered["kit/records/a.txt"]
+    assert sums_differences(tampered) == ["removed: kit/records/a.txt", "added: kit/records/b.txt",
+                                          "edited: tau2/domains/banking/tasks.json"]
+    assert sums_differences({"x": b"1"}) == ["added: x"]  # no SHA256SUMS at all

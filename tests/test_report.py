@@ -172,7 +172,7 @@ def test_findings_show_evidence_and_rule_escaped(hard_bundle, tmp_path):
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; more" in html
     text = " ".join(page.text)
     assert "gold calls must run without error" in text and "DESIGN.md §7" in text
-    assert "files differ from SHA256SUMS" in text  # the edit is visible in the summary
+    assert "files differ from SHA256SUMS since the build (1): edited: author/validation.json" in text  # the edit, named
     assert "FAIL" in text
 
 

@@ -33,7 +33,7 @@ from typing import Any, Iterable, Mapping
 import jinja2
 
 from taugen.build.files import read_bundle
-from taugen.hashing import BundleFiles, json_bytes, sha256sums
+from taugen.hashing import BundleFiles, json_bytes, sums_differences
 from taugen.errors import InputError
 from taugen.validators.bundle_view import BundleView
 
@@ -212,12 +212,12 @@ def collect_report(bundle: Path, page: Path | None = None) -> dict[str, Any]:
     validation = _load_json(files, "author/validation.json", source, required=False)
     coverage = _load_json(files, "author/coverage.json", source, required=False) or {}
 
-    recorded = files.get("SHA256SUMS")
-    actual = sha256sums({p: d for p, d in files.items() if p != "SHA256SUMS"})
-    integrity = {"ok": recorded == actual,
-                 "message": "files match SHA256SUMS" if recorded == actual else
-                 ("SHA256SUMS is missing" if recorded is None else
-                  "files differ from SHA256SUMS (edited, added or removed since the build)")}
+    differing = sums_differences(files)
+    integrity = {"ok": not differing,
+                 "message": "files match SHA256SUMS" if not differing else
+                 ("SHA256SUMS is missing" if "SHA256SUMS" not in files else
+                  f"files differ from SHA256SUMS since the build ({len(differing)}): " + ", ".join(differing[:5])
+                  + (", ..." if len(differing) > 5 else ""))}
 
     facts_meta: dict[str, Any] = manifest["facts"]
     artifacts: dict[str, Any] = manifest["artifacts"]
