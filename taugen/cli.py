@@ -18,6 +18,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from taugen.errors import InputError
+from taugen.text import counted
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Build, validate and lint tau-bench-family benchmark bundles.")
@@ -180,8 +181,9 @@ def build(
     summary = Table(title=f"taugen build {result.name}", show_header=False)
     summary.add_column("what")
     summary.add_column("value", overflow="fold")
-    summary.add_row("facts", f"{counts['facts']} ({counts['facts_current']} current, {counts['supersession_arcs']} "
-                             f"supersession arcs, {counts['client_held']} client-held)")
+    summary.add_row("facts", f"{counts['facts']} ({counts['facts_current']} current, "
+                             f"{counted(counts['supersession_arcs'], 'supersession arc')}, "
+                             f"{counts['client_held']} client-held)")
     summary.add_row("tasks", f"{counts['tasks']} (problems per task {counts['problems_per_task']})")
     if counts.get("task_space"):
         cover = counts["task_coverage"]
@@ -192,7 +194,8 @@ def build(
                                          f"test-split fact load {cover['construction_fact_load']}")
     summary.add_row("artifacts", f"{counts['artifacts']} ({counts['carriers']} carriers, {counts['fillers']} fillers)")
     for genre, number in counts["artifacts_per_genre"].items():
-        summary.add_row(f"  {genre}", f"{number} artifacts, {counts['tokens_per_genre'].get(genre, 0):,} tokens")
+        summary.add_row(f"  {genre}", f"{counted(number, 'artifact')}, "
+                                      f"{counted(counts['tokens_per_genre'].get(genre, 0), 'token')}")
     summary.add_row("tokens", f"{counts['tokens']:,}")
     if result.llm is not None:
         summary.add_row("llm", f"{result.llm['model']}: {result.llm['requests']} requests "
@@ -311,7 +314,8 @@ def lint(pack_dir: Path = typer.Argument(..., help="A fact pack folder (holds do
     sections = {}
     for fact in pack.facts.values():
         sections[fact.section] = sections.get(fact.section, 0) + 1
-    console.print(f"ok: {len(pack.facts)} facts in {len(sections)} sections, {len(pack.arcs())} supersession arcs, "
+    console.print(f"ok: {counted(len(pack.facts), 'fact')} in {counted(len(sections), 'section')}, "
+                  f"{counted(len(pack.arcs()), 'supersession arc')}, "
                   f"{sum(f.holder == 'client' for f in pack.facts.values())} client-held "
                   f"({time.perf_counter() - started:.2f} s)")
     for note in notes:

@@ -51,6 +51,12 @@ def as_text(output: Any) -> str:
     return "" if output is None else str(output)
 
 
+def counted(number: int, noun: str, plural: str | None = None) -> str:
+    """``"1 artifact"``, ``"2 artifacts"``: ``number`` (with thousands separators) and ``noun``, made
+    plural (``plural``, else ``noun + "s"``) unless the number is one."""
+    return f"{number:,} {noun if number == 1 else plural or noun + 's'}"
+
+
 def lower_first(text: str) -> str:
     """Lower-case the first letter unless the first word is an acronym (``ACH transfers`` stays)."""
     first = text.split(" ", 1)[0]

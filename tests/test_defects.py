@@ -1304,3 +1304,14 @@ def test_k10_k11_read_tau2s_scripted_refusals_and_either_or_requests():
 
     assert k11("You just quit gaming and want to cancel or return everything associated with it.") == []
     assert k11("You just quit gaming and want to cancel everything and return the keyboard.") == [("K11", "warning")]
+
+
+def test_lint_tasks_lists_numeric_task_ids_in_number_order():
+    """tau2's task ids are numbers written as text: findings came out as 10, 105, 12, 2, 25, 3."""
+    from taugen.findings import error
+    from taugen.validators.foreign import _task_key
+
+    ids = ["105", "2", "10", "t_extra", "25", "3", "12"]
+    assert sorted(ids, key=_task_key) == ["2", "3", "10", "12", "25", "105", "t_extra"]
+    findings = [error("scenario", "K8", task, "x") for task in ("10", "2")]
+    assert [f.subject for f in sorted(findings, key=lambda f: _task_key(f.subject))] == ["2", "10"]

@@ -73,7 +73,7 @@ def test_new_domain_writes_one_folder_that_is_the_pack_and_its_package(pack, out
     assert not list((outside / "packs").glob(".*")), "the staging folder is renamed into place, none is left"
     lint = taugen("lint", pack, cwd=outside)
     assert lint.returncode == 0, lint.stderr
-    assert lint.stdout.startswith("ok: 16 facts in 3 sections, 1 supersession arcs, 1 client-held")
+    assert lint.stdout.startswith("ok: 16 facts in 3 sections, 1 supersession arc, 1 client-held")
 
 
 @pytest.mark.parametrize("tier", ["easy", "medium", "hard"])

@@ -157,7 +157,7 @@ def test_lint_real_pack(banking, cli, repo_root, monkeypatch):
     sections = len({fact.section for fact in banking.facts.values()})
     client = sum(fact.holder == "client" for fact in banking.facts.values())
     first = result.stdout.splitlines()[0]
-    assert first.startswith(f"ok: {len(banking.facts)} facts in {sections} sections, {len(banking.arcs())} "
+    assert first.startswith(f"ok: {len(banking.facts):,} facts in {sections} sections, {len(banking.arcs())} "
                             f"supersession arcs, {client} client-held (")
     assert re.search(r"facts decide problems \(hand-written or family instances\), \d+\s+are\s+corpus-only", result.stdout)
 

@@ -35,6 +35,11 @@ def _kind_key(code: str) -> tuple[int, str]:
     return (int(code[1:]), code) if code[:1] == "K" and code[1:].isdigit() else (0 if code in ("schema", "splits") else 99, code)
 
 
+def _task_key(subject: str) -> tuple[int, int | str, str]:
+    """Task ids in reading order: numeric ids by number (2 before 10 before 105), others after them by text."""
+    return (0, int(subject), subject) if subject.isdigit() else (1, subject, subject)
+
+
 def lint_task_folder(path: str | Path, tasks_file: str | None = None, replay: bool = True) -> list[Finding]:
     """Every defect finding of a tau2 domain folder, sorted by severity, task and kind.
 
@@ -70,7 +75,7 @@ def lint_task_folder(path: str | Path, tasks_file: str | None = None, replay: bo
     findings += data.annotation_listing(taskset)
     findings += [Finding(check="lint", code="note", severity="info", subject=taskset.source, message=note)
                  for note in taskset.notes]
-    return sorted(findings, key=lambda f: (_ORDER[f.severity], f.subject, _kind_key(f.code), f.message))
+    return sorted(findings, key=lambda f: (_ORDER[f.severity], _task_key(f.subject), _kind_key(f.code), f.message))
 
 
 DEFECT_CHECKS = ("defect_data", "annotations", "defect_executability", "defect_grounding", "defect_scenario",
@@ -112,7 +117,7 @@ def _lint_bundle(bundle: Path, folder: Path) -> list[Finding]:
     findings.append(Finding(check="lint", code="note", severity="info", subject=str(folder),
                             message=f"taugen bundle {bundle.name}: checked as taugen validate checks it (the domain's "
                                     "own environment, typed facts and policy as code)"))
-    return sorted(findings, key=lambda f: (_ORDER[f.severity], f.subject, _kind_key(f.code), f.message))
+    return sorted(findings, key=lambda f: (_ORDER[f.severity], _task_key(f.subject), _kind_key(f.code), f.message))
 
 
 def task_ids(path: str | Path, tasks_file: str | None = None) -> list[str]:
