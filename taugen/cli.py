@@ -216,6 +216,11 @@ def build(
     for finding in result.findings:
         if finding.check == "versioning":
             errors.print(f"warning: {finding.message}", soft_wrap=True)
+    warned = [f for f in result.findings if f.severity == "warning" and f.check != "versioning"]
+    if warned:  # the bundle is written, but a reviewer should see what the validators noted
+        shown = "; ".join(f"{f.code} {f.subject}" for f in warned[:5]) + ("; ..." if len(warned) > 5 else "")
+        errors.print(f"note: {counted(len(warned), 'validator warning')} ({shown}); see author/validation.md "
+                     "or taugen report", soft_wrap=True)
     console.print(f"bundle written to [bold]{result.path}[/bold]")
 
 

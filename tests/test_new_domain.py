@@ -61,6 +61,7 @@ def build(outside: Path, pack: Path, bundles: dict, tier: str) -> Path:
                         outside / "dist", cwd=outside)
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
         bundles[tier] = outside / "dist" / f"{NAME}-{tier}-0.1.0"
+        bundles[(tier, "stderr")] = result.stderr
     return bundles[tier]
 
 
@@ -94,7 +95,15 @@ def test_the_skeleton_builds_at_every_tier_from_a_folder_outside_the_package(out
     freeze = [t for t in tasks if "freeze_membership" in t["id"]]
     assert freeze and all(a["arguments"]["fee"] == 15.0 for t in freeze for a in t["evaluation_criteria"]["actions"]
                           if a["name"] == "freeze_membership"), "the hand-written problem's gold is the pack's fee"
+    # the console says how many warnings the validators left in the bundle (they were only in validation.md)
+    validation = json.loads((bundle / "author" / "validation.json").read_text())
+    warned = [f for f in validation["findings"] if f["severity"] == "warning" and f["check"] != "versioning"]
+    if warned:
+        noun = "validator warning" if len(warned) == 1 else "validator warnings"
+        assert f"note: {len(warned)} {noun} ({warned[0]['code']} {warned[0]['subject']}" in \
+            " ".join(bundles[(tier, "stderr")].split())
     if tier == "hard":
+        assert warned, "the skeleton's hard build has fewer evidence routes than the tier asks for"
         assert summary["achieved"]["surface"] == "hard_client" and counts["client_held"] == 1
         assert counts["contested"] >= 1
 
