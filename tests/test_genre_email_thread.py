@@ -276,3 +276,17 @@ def test_schedule_respects_window_and_anchors():
     assert wide[1].date() == dt.date(2026, 2, 10) and wide[3].date() == dt.date(2026, 2, 20)
     with pytest.raises(ValueError):
         schedule(random.Random(3), 3, start, start + dt.timedelta(seconds=1), {})
+
+
+def test_a_reply_apologises_for_being_slow_only_after_two_days_and_thanks_for_speed_only_within_four_hours():
+    """"Sorry for the slow reply" opened 86 of seed 0's email files, in the ones read seven to ten minutes
+    after the message they answered; the acknowledgement now follows how long the reply took."""
+    from taugen.generators.corpus.genres.email_lines import ACKS, QUICK_ACK, SLOW_ACK, acks_after
+
+    hour = 3600
+    assert SLOW_ACK in ACKS and QUICK_ACK in ACKS
+    assert SLOW_ACK not in acks_after(10 * 60) and QUICK_ACK in acks_after(10 * 60)
+    assert SLOW_ACK not in acks_after(30 * hour) and QUICK_ACK not in acks_after(30 * hour)
+    assert SLOW_ACK in acks_after(50 * hour) and QUICK_ACK not in acks_after(50 * hour)
+    assert SLOW_ACK not in acks_after(None) and QUICK_ACK not in acks_after(None)
+    assert set(acks_after(30 * hour)) == set(ACKS) - {SLOW_ACK, QUICK_ACK}

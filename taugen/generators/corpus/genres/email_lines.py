@@ -120,6 +120,24 @@ ACKS = (
     "Thanks for the detail, that helps.", "Thanks, this is clear.", ("Sorry for the slow reply; it's been a busy "
     "week."), "Thanks for flagging.", "Thanks for pulling this together.", "Helpful, thank you.",
 )
+SLOW_ACK = "Sorry for the slow reply; it's been a busy week."
+QUICK_ACK = "Appreciate the quick turnaround."
+SLOW_REPLY = 2 * 24 * 3600
+"""Seconds after the message it answers from which a reply may apologise for being slow (two days)."""
+QUICK_REPLY = 4 * 3600
+"""Seconds after the message it answers within which a reply may thank for a quick turnaround (four hours)."""
+
+
+def acks_after(waited_seconds: float | None) -> tuple[str, ...]:
+    """The :data:`ACKS` a reply sent ``waited_seconds`` after the message it answers may open with: the
+    apology for a slow reply only after :data:`SLOW_REPLY`, the thanks for a quick turnaround only within
+    :data:`QUICK_REPLY` (an apology seven minutes after the question read as a non-sequitur); ``None``
+    (the first message) keeps neither."""
+    return tuple(ack for ack in ACKS
+                 if (ack != SLOW_ACK or (waited_seconds is not None and waited_seconds >= SLOW_REPLY))
+                 and (ack != QUICK_ACK or (waited_seconds is not None and waited_seconds <= QUICK_REPLY)))
+
+
 ASKS = (
     "Could you confirm once {A} reflects this?",
     "Can your team let me know if anything here conflicts with what you have on file?",

@@ -65,7 +65,6 @@ from taugen.generators.corpus.genres.benchmarks import (
     plan_peers,
 )
 from taugen.generators.corpus.genres.email_lines import (
-    ACKS,
     AREA_CODES,
     ASKS,
     CLOSERS,
@@ -93,6 +92,7 @@ from taugen.generators.corpus.genres.email_lines import (
     SIGNOFFS,
     TAILS,
     VOLUME_LINES,
+    acks_after,
 )
 from taugen.generators.corpus.genres.email_schedule import schedule
 from taugen.generators.corpus.genres.workplace import said_subject
@@ -666,7 +666,8 @@ class EmailThreadGenre(Genre):
                 paragraphs.append(answer)
             elif slotted and not (last and not message.slots and rng.random() < 0.6) \
                     or (not slotted and message.index >= 1 and rng.random() < 0.5):
-                paragraphs.append(pick(ACKS, named))
+                waited = (message.date - messages[message.index - 1].date).total_seconds() if message.index else None
+                paragraphs.append(pick(acks_after(waited), named))
 
             paragraphs += self._rendition_paragraphs(rng, plan, message, side, local, context, peers)
 
