@@ -162,6 +162,28 @@ def test_lint_real_pack(banking, cli, repo_root, monkeypatch):
     assert re.search(r"facts decide problems \(hand-written or family instances\), \d+\s+are\s+corpus-only", result.stdout)
 
 
+def test_lint_notes_a_category_that_reads_like_a_misspelt_common_one(cli, repo_root, tmp_path):
+    """A new user changed ``category: fee`` to ``fees`` on one fact: it linted "ok" and silently turned a
+    charged fee into a quoted amount (the category picks the task family). Categories are open, so lint
+    says it in a note (exit 0), naming the fact and the common category it reads like."""
+    import shutil
+
+    pack = tmp_path / "banking"
+    shutil.copytree(repo_root / "taugen" / "domains" / "banking", pack)
+    path = pack / "facts" / "account_lifecycle.yaml"
+    text = path.read_text(encoding="utf-8")
+    old = "  - id: fee_early_account_closure\n    category: fee\n"
+    assert old in text
+    path.write_text(text.replace(old, old.replace("category: fee", "category: fees")), encoding="utf-8")
+    result = cli("lint", pack)
+    assert result.exit_code == 0, result.stderr
+    notes = [line.strip() for line in result.stdout.splitlines() if "category 'fees'" in line]
+    assert len(notes) == 1 and notes[0].startswith("fee_early_account_closure: category 'fees' is used by 1 fact "
+                                                   "and reads like 'fee'"), result.stdout
+    clean = cli("lint", repo_root / "taugen" / "domains" / "banking")
+    assert "category '" not in clean.stdout  # no built-in pack has one
+
+
 def test_schema_export(tmp_path, cli):
     out = tmp_path / "schemas"
     result = cli("schema", "--out", out)

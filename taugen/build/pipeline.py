@@ -579,7 +579,37 @@ def load_pack_only(directory: str | Path) -> tuple[Pack, list[str]]:
             notes.append(f"{fact.id}: its subject states its client-held value ({said!r}), so a record that points "
                          "to the client for it would give the value away and the discovery gate fails the build; "
                          "word the subject or the value differently")
+    notes += misspelt_categories(pack)
     unused = set(pack.facts) - {f for p in problems for f in p.facts}
     notes.append(f"{len(pack.facts) - len(unused)} facts decide problems (hand-written or family instances), "
                  f"{len(unused)} are corpus-only")
     return pack, notes
+
+
+RARE_CATEGORY = 2
+"""A category this few of a pack's facts use is checked against the pack's common ones (:func:`misspelt_categories`)."""
+COMMON_CATEGORY = 5
+
+
+def misspelt_categories(pack: Pack) -> list[str]:
+    """Notes on categories that look like a misspelling of a common one: used by at most
+    :data:`RARE_CATEGORY` facts and spelt within a similarity ratio of 0.8 (difflib) of a category at least
+    :data:`COMMON_CATEGORY` facts use ("fees" beside "fee"). Categories are open (a pack may add its own), so
+    this is a note, not an error; but the category decides which task family a fact compiles into (a fee
+    is charged, any other amount quoted), so a misspelt one silently changes the tasks."""
+    import difflib
+
+    uses: dict[str, list[str]] = {}
+    for fact in pack.facts.values():
+        uses.setdefault(fact.category, []).append(fact.id)
+    common = sorted(category for category, ids in uses.items() if len(ids) >= COMMON_CATEGORY)
+    notes = []
+    for category, ids in sorted(uses.items()):
+        if len(ids) > RARE_CATEGORY:
+            continue
+        close = difflib.get_close_matches(category, common, n=1, cutoff=0.8)
+        if close:
+            notes.append(f"{', '.join(sorted(ids))}: category '{category}' is used by {len(ids)} fact"
+                         f"{'s' if len(ids) != 1 else ''} and reads like '{close[0]}' ({len(uses[close[0]])} facts); "
+                         "a misspelt category changes which task family the fact compiles into")
+    return notes
