@@ -86,10 +86,26 @@ def _office_nudge(moment: dt.datetime, low: dt.datetime, high: dt.datetime, *, f
     """Move ``moment`` into office hours (07:30–18:30, Monday–Friday), forward or backward in time.
 
     The shifted time keeps ``moment``'s minutes and seconds as jitter. It is used only when it lies
-    strictly between ``low`` and ``high``; otherwise ``moment`` itself (when inside), else the midpoint.
+    strictly between ``low`` and ``high``; else the shift the other way in time when that one does (a
+    Saturday reply in a stretch that closes on Sunday goes back to Friday: shifted forward only, a
+    quarter of seed 0's messages stayed on weekends); otherwise ``moment`` itself (when inside), else the
+    midpoint.
     """
     moment = moment.replace(microsecond=0)
     jitter = dt.timedelta(minutes=(moment.minute * 3 + moment.second) % 150, seconds=moment.second)
+    for direction in (forward, not forward):  # the other way when the first leaves the stretch
+        candidate = _in_office(moment, jitter, direction)
+        if low < candidate < high and candidate.weekday() < 5:
+            return candidate
+    if low < moment < high:
+        return moment
+    middle = (low + (high - low) / 2).replace(microsecond=0)
+    return middle if low < middle < high else high
+
+
+def _in_office(moment: dt.datetime, jitter: dt.timedelta, forward: bool) -> dt.datetime:
+    """The nearest office-hours time (07:30-18:30, Monday-Friday, ``jitter`` inside the edges) from ``moment``,
+    forward or backward in time (``moment`` itself when it is one)."""
     candidate = moment
     for _ in range(8):
         opening = candidate.replace(hour=7, minute=30, second=0) + jitter
@@ -104,12 +120,7 @@ def _office_nudge(moment: dt.datetime, low: dt.datetime, high: dt.datetime, *, f
             candidate = (opening + dt.timedelta(days=1)) if forward else closing
         else:
             break
-    if low < candidate < high and candidate.weekday() < 5:
-        return candidate
-    if low < moment < high:
-        return moment
-    middle = (low + (high - low) / 2).replace(microsecond=0)
-    return middle if low < middle < high else high
+    return candidate
 
 
 def _even(rng: random.Random, count: int, start: dt.datetime, end: dt.datetime) -> list[dt.datetime]:

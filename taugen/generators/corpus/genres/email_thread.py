@@ -314,6 +314,11 @@ class EmailThreadGenre(Genre):
     """Slots that hold no rule hold grounded sentences (peers' published figures, customers' questions)."""
     preferred_cue_host = True
     """Generic lines of a thread state no values: pointers and caveats go here first."""
+    business_days = True
+    """Staff and their vendors and partners write on weekdays: a thread's day (the one its rules are stated
+    on) moves off a weekend, and :func:`~taugen.generators.corpus.genres.email_schedule.schedule` keeps the
+    other messages in office hours. On the day alone, 63 of seed 0's 256 partner threads were dated on a
+    Saturday or Sunday."""
 
     def lead_time(self, rng: random.Random) -> dt.timedelta:
         """A thread runs 1 to 9 days and some minutes, first message to last."""
