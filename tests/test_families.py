@@ -355,6 +355,22 @@ def test_a_composed_scenario_never_withholds_what_another_request_tells(banking)
     assert withheld  # the look-up variant still exists where no other request names the account
 
 
+def test_a_rule_in_force_is_never_a_numbered_catalogue_topic(banking):
+    """Facts whose subjects coincide get numbered catalogue topics ("... (2)"), and the user says a topic's
+    description: numbered in id order, 41 rules in force read "daily ATM withdrawal limit on Premier Checking
+    (3)" in their tasks while their superseded versions kept the plain words. The rule in force keeps them
+    now, and no two rules in force share a subject (daily and 30-day mobile deposit limits, the ways a
+    customer reactivates a dormant account and the agent's procedure were written alike)."""
+    from taugen.domains.banking.families import binding
+
+    pack = banking[0]
+    bound = binding(pack)
+    numbered = [fact.id for fact in pack.facts.values() if fact.value is not None
+                and (topic := bound.topic(fact)) is not None and re.search(r"\(\d+\)$", topic.description)]
+    assert numbered  # superseded versions still share their successor's subject
+    assert not [fact_id for fact_id in numbered if pack.is_current(fact_id)]
+
+
 def test_quote_values_are_normalised_by_the_tool():
     from taugen.domains.banking.tools import normalise_quote
 

@@ -55,11 +55,15 @@ class BankingBinding:
                 text = description if not overlap else _LEADING.sub("", fact.subject or fact.statement).rstrip(".")
                 steps = tuple(sorted(fact.value.steps)) if isinstance(fact.value, StepsValue) else ()
                 self._topics[fact.id] = Topic(_slug(text), text, products, steps)
-        # Two facts whose full subjects still coincide would share a topic: tell them apart by id digest.
+        # Two facts whose full subjects still coincide would share a topic: number all but the first. The
+        # rule in force comes first and keeps the plain description, which the user says; numbered first in
+        # id order, a current rule read "daily ATM withdrawal limit on Premier Checking (3)" in its tasks'
+        # instructions while its superseded 2024 version kept the plain words.
         seen: dict[str, list[str]] = {}
         for fact_id, topic in self._topics.items():
             seen.setdefault(topic.topic_id, []).append(fact_id)
         for topic_id, fact_ids in seen.items():
+            fact_ids = sorted(fact_ids, key=lambda f: not pack.is_current(f))  # stable: id order otherwise
             products = [self._topics[f].products for f in fact_ids]
             if len(fact_ids) > 1 and self._overlaps(products):
                 for index, fact_id in enumerate(fact_ids[1:], start=2):
