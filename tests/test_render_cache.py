@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import pickle
+import re
 import shutil
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -199,7 +200,10 @@ def test_a_one_value_edit_rewords_only_the_records_that_read_its_section(warm, t
     """Issue 14: after a one-fee edit, the planner re-words only sentences about the edited fact or a fact
     of its section (whose peers' figures avoid the section's values). The peers' figures beside staff
     mentions came from one generator for the whole build, so the edit's one changed draw moved every
-    later figure: 480 of 1,517 records of banking hard were planned anew and missed the render cache."""
+    later figure: 480 of 1,517 records of banking hard were planned anew and missed the render cache. A record
+    of another section re-words too when a peer-figure sentence it held is now beside the edited fact's
+    sentence (no such sentence is written twice in a build; seed 0 since session 31: "Customers keep
+    quoting Farley Bank's two thousand three hundred and fifty dollars for this.")."""
     root, _first = warm
     before = _planned_sentences(load_pack(root / "pristine"))
     shutil.copytree(root / "pristine", tmp_path / "pack")
@@ -216,9 +220,16 @@ def test_a_one_value_edit_rewords_only_the_records_that_read_its_section(warm, t
     after = _planned_sentences(pack)
     assert before.keys() == after.keys()
     moved = {record for record in before if before[record] != after[record]}
+    # no peer-figure sentence is written twice in a build (cues._MentionFigures): one the edited fact's
+    # sentences now hold is taken from the record that held it before, which draws another
+    edited_now = " ".join(text for record in moved for fact_id, text in after[record] if fact_id == entry["id"])
+    taken = {sentence for record in moved for fact_id, text in before[record] if fact_id != entry["id"]
+             for sentence in re.split(r"(?<=[.!?])\s+", text) if len(sentence.split()) >= 6 and sentence in edited_now}
     for record in moved:
+        lost_a_sentence = any(sentence in text for _fact_id, text in before[record] for sentence in taken)
         for fact_id, text in set(after[record]) ^ set(before[record]):
-            assert fact_id == entry["id"] or pack.facts[fact_id].section == section, (record, fact_id, text)
+            assert fact_id == entry["id"] or pack.facts[fact_id].section == section or lost_a_sentence, \
+                (record, fact_id, text)
     assert 1 <= len(moved) <= 10, sorted(moved)
 
 
