@@ -35,15 +35,21 @@ def sha256sums(files: Mapping[str, bytes]) -> bytes:
     return "".join(lines).encode()
 
 
+def recorded_sums(sums: bytes) -> dict[str, str]:
+    """``{path: hex digest}`` read from ``SHA256SUMS`` text (coreutils format, as :func:`sha256sums` writes)."""
+    recorded: dict[str, str] = {}
+    for line in sums.decode("utf-8", "replace").splitlines():
+        digest, _, path = line.partition("  ")
+        if path:
+            recorded[path] = digest
+    return recorded
+
+
 def sums_differences(files: Mapping[str, bytes]) -> list[str]:
     """How ``files`` (a bundle's, with its ``SHA256SUMS``) differ from the sums recorded at build time, one
     ``"edited: <path>"``, ``"added: <path>"`` or ``"removed: <path>"`` per file, sorted by path; ``[]`` when
     they agree. A missing ``SHA256SUMS`` reads as every file added."""
-    recorded: dict[str, str] = {}
-    for line in files.get("SHA256SUMS", b"").decode("utf-8", "replace").splitlines():
-        digest, _, path = line.partition("  ")
-        if path:
-            recorded[path] = digest
+    recorded = recorded_sums(files.get("SHA256SUMS", b""))
     actual = {path: sha256_hex(data) for path, data in files.items() if path != "SHA256SUMS"}
     found = []
     for path in sorted(set(recorded) | set(actual)):

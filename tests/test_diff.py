@@ -126,15 +126,12 @@ def test_two_seeds_of_one_pack_are_two_builds_not_two_versions(easy_files):
     other = _edited(easy_files, "bundle.json", reseeded)
     other = _edited(other, f"{RUNTIME}/tasks.json", lambda tasks: tasks.pop())
     result = diff_bundles(easy_files, other)
-    assert result.build_changed == {"seed": [0, 7], "requested tasks": [easy_json(easy_files)["requested"]["tasks"], 12]}
+    tasks = json.loads(easy_files["bundle.json"])["requested"]["tasks"]
+    assert result.build_changed == {"seed": [0, 7], "requested tasks": [tasks, 12]}
     assert result.tasks_removed and result.bump == "major" and result.version_warning is None
     assert result.reasons[0].startswith("built with other settings (seed 0 -> 7")
     text = render_text(result)
     assert "build settings differ: seed 0 -> 7" in text and "warning:" not in text
-
-
-def easy_json(files: dict[str, bytes]) -> dict:
-    return json.loads(files["bundle.json"])
 
 
 def test_semver_rules():

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from taugen.hashing import sha256_hex
+from taugen.hashing import recorded_sums, sha256_hex
 from taugen.errors import InputError
 
 BUMPS = ("none", "patch", "minor", "major")
@@ -150,12 +150,7 @@ def _digests(files: Mapping[str, bytes]) -> dict[str, str]:
     """sha256 per file: from ``SHA256SUMS`` when the mapping carries it (a bundle read from disk with
     :func:`read_summary`), else computed (a bundle still in memory)."""
     if "SHA256SUMS" in files:
-        digests = {}
-        for line in files["SHA256SUMS"].decode("utf-8", "replace").splitlines():
-            digest, _, path = line.partition("  ")
-            if path:
-                digests[path] = digest
-        return digests
+        return recorded_sums(files["SHA256SUMS"])
     return {path: sha256_hex(data) for path, data in files.items()}
 
 

@@ -221,10 +221,19 @@ def _to_business_day(draft: Draft, pack: Pack, now_day: dt.date) -> None:
             return
 
 
-def _pick_genre(fact: Fact, available: dict[str, Genre], rng: random.Random,
+def _pick_genre(fact: Fact, available: dict[str, Genre], rng: random.Random, words: DomainVocabulary,
                 exclude: set[str] = frozenset(), voiced: bool = False) -> tuple[str, str]:  # type: ignore[assignment]
     """A (genre, variant) for ``fact``, drawn by the genres' declared affinity for its value type,
-    avoiding the genres in ``exclude`` when another one fits; only voice-capable genres when ``voiced``."""
+    avoiding the genres in ``exclude`` when another one fits; only voice-capable genres when ``voiced``.
+    The variant is the one the genre gives the fact (:meth:`~taugen.generators.corpus.genre.Genre.variant_for`,
+    reading the pack's vocabulary ``words``), the drawn one by default."""
+    genre, variant = _drawn_genre(fact, available, rng, exclude, voiced)
+    return genre, available[genre].variant_for(fact, variant, words)
+
+
+def _drawn_genre(fact: Fact, available: dict[str, Genre], rng: random.Random, exclude: set[str],
+                 voiced: bool) -> tuple[str, str]:
+    """:func:`_pick_genre`'s draw, before the genre adjusts the variant."""
     key = fact.value.type if fact.value is not None else "none"
     options = [(name, variant, weight) for name, genre in sorted(available.items())
                for value_type, variant, weight in genre.affinity if value_type == key and genre.accepts(fact)]
@@ -346,16 +355,14 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
             voice = fact.id in can_voice and rng.random() < voice_p
             arc = arc_of.get(fact.id)
             used = arc_genres.setdefault(arc[0], set()) if arc else set()
-            genre, variant = _pick_genre(fact, genres_all, rng, used)
-            variant = genres_all[genre].variant_for(fact, variant, words)
+            genre, variant = _pick_genre(fact, genres_all, rng, words, used)
             if voice and (not voice_capable(genres_all[genre]) or (arc and genre == "call_recording")):
                 if _long_range(genres_all[genre], variant) and preset.long_documents > 0:
                     voice = False  # long documents (handbooks) keep their facts: the corpus keeps its scale
                 else:
                     # calls over the budget become support transcripts: an arc's versions avoid calls
                     avoid = used | {"call_recording"} if arc else used
-                    genre, variant = _pick_genre(fact, genres_all, rng, avoid, voiced=True)
-                    variant = genres_all[genre].variant_for(fact, variant, words)
+                    genre, variant = _pick_genre(fact, genres_all, rng, words, avoid, voiced=True)
             voice_of[fact.id] = voice
             used.add(genre)
             groups.setdefault((genre, variant, fact.section, status), []).append((fact, status))

@@ -288,6 +288,7 @@ def load_vocabulary(pack_dir: str | Path, section_ids: Iterable[str] | None = No
                          getattr(data, "line", 1))
     known = vocabulary_sections()
     sections: dict[str, GenreVocabulary] = {}
+    allowed = set(section_ids) if section_ids is not None else None
     for name, words in data.items():
         line = data.line_of(name)
         if name not in known:
@@ -302,17 +303,14 @@ def load_vocabulary(pack_dir: str | Path, section_ids: Iterable[str] | None = No
             if authoring is not None:  # it would fail the leakage check once a record says it
                 raise InputError(f"{key}: uses the authoring word {authoring.group(0).lower()!r}, which the "
                                  "leakage check refuses in delivered records", path, words.line_of(key), name)
-            if section_ids is not None and key.endswith("_by_section") and isinstance(value, LineDict):
-                allowed = set(section_ids)
+            by_section = key.endswith("_by_section") and isinstance(value, LineDict)  # keyed by section
+            listed = key.endswith("_sections") and isinstance(value, list)  # a list of sections
+            if allowed is not None and (by_section or listed):
                 for section in value:
                     if section not in allowed:
+                        line = value.line_of(section) if by_section else words.line_of(key)
                         raise InputError(f"{key}: '{section}' is not a section of domain.yaml (sections: "
-                                         f"{', '.join(sorted(allowed))})", path, value.line_of(section), name)
-            if section_ids is not None and key.endswith("_sections") and isinstance(value, list):
-                unknown = [section for section in value if section not in set(section_ids)]
-                if unknown:
-                    raise InputError(f"{key}: '{unknown[0]}' is not a section of domain.yaml (sections: "
-                                     f"{', '.join(sorted(section_ids))})", path, words.line_of(key), name)
+                                         f"{', '.join(sorted(allowed))})", path, line, name)
     return DomainVocabulary(sections=sections, source=path)
 
 
