@@ -65,6 +65,35 @@ def lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
+_CALENDAR_NAMES = frozenset(("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
+                             "January", "February", "March", "April", "May", "June", "July", "August",
+                             "September", "October", "November", "December"))
+_ARTICLE = re.compile(r"^(The|A|An) ")
+
+
+def mid_sentence(phrase: str) -> str:
+    """An authored noun phrase (a fact's subject) as it reads inside a sentence: a leading article in
+    lower case (``The Money Market ...`` -> ``the Money Market ...``), and the first word in lower case
+    only when it is a common word written sentence-first (``Overdraft fee`` -> ``overdraft fee``). Names
+    keep their case: a word after an article (``the Alabama unclaimed property report date``), an
+    acronym, a weekday or month, or a first word with a capitalised or numbered word among the next two
+    (``Money Market Preferred tier yield``, ``Certificate of Deposit terms``, ``Form 1099-INT``).
+    :func:`lower_first` made "the alabama unclaimed property report date" and "the money Market
+    Preferred tier yield" of such subjects."""
+    if _ARTICLE.match(phrase):
+        return phrase[:1].lower() + phrase[1:]
+    if phrase.split(" ", 1)[0].lower() in ("the", "a", "an"):
+        return phrase
+    words = phrase.split()
+    if not words or not words[0][:1].isupper():
+        return phrase
+    first = words[0].rstrip(",.;:")
+    if (len(first) > 1 and first[:2].isupper()) or first in _CALENDAR_NAMES \
+            or any(word[:1].isupper() or word[:1].isdigit() for word in words[1:3]):
+        return phrase
+    return lower_first(phrase)
+
+
 def upper_first(text: str) -> str:
     """Upper-case the first letter."""
     return text[:1].upper() + text[1:]

@@ -251,3 +251,98 @@ def test_transcripts_reach_their_planned_length(context, facts, variant):
         assert genre.validate(artifact) == []
         lengths.append(token_count(text))
     assert lengths == sorted(lengths)
+
+
+@pytest.mark.parametrize("variant", ["chat", "phone"])
+def test_every_rule_answers_a_question_the_customer_asked(context, facts, variant):
+    """A section's reasons for contact are broad ("I got a letter saying my account is inactive" in a
+    section that also holds UTMA ages and branch hours), so the agent never states a rule straight after
+    the reason: the customer asks about it first (a question of its own turn or after the reason)."""
+    from taugen.generators.corpus.genres.support_lines import FOLLOW_QUESTIONS, HISTORY_QUESTIONS, QUESTIONS
+
+    asks = [re.escape(q.split("{")[0].strip()) for q in QUESTIONS + HISTORY_QUESTIONS + FOLLOW_QUESTIONS
+            if q.split("{")[0].strip()]
+    asked = re.compile("|".join(asks) + r"|\?", re.IGNORECASE)
+    genre = get_genre("support_transcript")
+    for index in range(16):
+        plan = make_plan(facts, index, variant, ids=("wire_fee_domestic", "intl_wire_hold"))
+        artifact = genre.render(plan, context)
+        turns, _ = parse_turns(genre.extract_text(artifact.files, artifact.author_text))
+        agent = artifact.metadata["speakers"][0]
+        first = min(artifact.metadata["rendition_turns"].values())
+        customer = [t.text for t in turns[:first - 1] if t.speaker != agent]
+        # the opening reason is the customer's first turn; a question follows it, in that turn or a later one
+        assert customer and asked.search(" ".join(customer)), (index, customer)
+
+
+def test_a_relative_s_first_name_fits_the_relation(context):
+    """"my father Sarah": a relative's first name is drawn for the gender the word gives."""
+    import random
+
+    from faker import Faker
+
+    from taugen.generators.corpus.genres.support_lines import RELATIVES, relative_name
+
+    from faker.providers.person.en_US import Provider
+
+    fake = Faker("en_US")
+    fake.seed_instance(3)
+
+    male, female = set(Provider.first_names_male), set(Provider.first_names_female)
+    rng = random.Random(5)
+    seen = set()
+    for _ in range(400):
+        relation, name = relative_name(rng, fake)
+        seen.add(relation)
+        if RELATIVES[relation] == "male":
+            assert name in male, (relation, name)
+        elif RELATIVES[relation] == "female":
+            assert name in female, (relation, name)
+    assert seen == set(RELATIVES)
+
+
+def test_a_reason_that_names_a_relative_gets_no_second_one_and_a_merchant_only_where_one_fits(context, facts):
+    from taugen.generators.corpus.genres.support_lines import reason_detail
+
+    details = set()
+    for index in range(300):
+        plan = dataclasses.replace(make_plan(facts, index), topic="account_lifecycle")
+        detail = reason_detail(plan, context, "", "I'm calling on behalf of my mother")
+        assert not re.search(r"\bmy (husband|wife|son|daughter|mother|father|brother|sister|partner|aunt)\b", detail)
+        details.add(detail)
+    words = context.vocabulary.words("support_transcript")
+    merchant_clauses = [d.split("{")[0] for d in words.reason_details_by_section["billing_disputes"]]
+    assert not any(detail.startswith(clause) for detail in details for clause in merchant_clauses
+                   if clause.strip(", ")), "a dormant account's reason got a merchant or a trip"
+    disputes = {reason_detail(dataclasses.replace(make_plan(facts, index), topic="billing_disputes"), context)
+                for index in range(300)}
+    assert any(d.startswith(", it was at ") for d in disputes)
+
+
+def test_the_agent_reads_each_line_of_the_customers_file_once_a_conversation(context, facts):
+    """Each slot may open with a line off the customer's file; the same line twice in one call ("Your last
+    request about this ... took four business days", twice) read as a script."""
+    from taugen.generators.corpus.genres.support_lines import AMOUNT_LINES, HISTORY_LINES
+
+    patterns = [re.compile(re.escape(line).replace(r"\{D\}", ".+?").replace(r"\{N\}", r"\w+")
+                           .replace(r"\{W\}", r"\w+").replace(r"\{A\}", ".+?")) for line in HISTORY_LINES + AMOUNT_LINES]
+    many = {f"mention_{i}": Fact(id=f"mention_{i}", section="wires_and_transfers", category="fee",
+                                 statement=f"Wire service number {i} costs ${10 + i}.00.",
+                                 subject=f"wire service {'abcdefgh'[i]} fee",
+                                 value={"type": "money", "amount": f"{10 + i}.00"},
+                                 effective_from=dt.date(2025, 1, 1)) for i in range(5)}
+    genre = get_genre("support_transcript")
+    read = 0
+    for index in range(12):
+        renditions = [Rendition(fid, f"We charge what the fee schedule lists for the {fact.subject}.", "", "canonical",
+                                "mention", dt.date(2026, 3, 4)) for fid, fact in many.items()]
+        plan = ArtifactPlan(artifact_id=f"support_transcript_{index:03d}", genre="support_transcript",
+                            topic="wires_and_transfers", topic_title="Wires and transfers",
+                            start=dt.datetime(2026, 2, 2, 8, tzinfo=TZ), end=dt.datetime(2026, 3, 13, 17, tzinfo=TZ),
+                            renditions=renditions, facts={**facts, **many}, seed=7000 + index,
+                            variant=("chat", "phone")[index % 2])
+        text = genre.render(plan, context).author_text
+        counts = [len(pattern.findall(text)) for pattern in patterns]
+        read += sum(counts)
+        assert max(counts) <= 1, (index, counts)
+    assert read >= 24  # a mention always gets a line when a free figure exists

@@ -30,7 +30,7 @@ from faker import Faker
 from taugen import plugins
 from taugen.authoring.values import find_surface_form
 from taugen.hashing import stable_seed
-from taugen.text import lower_first
+from taugen.text import mid_sentence
 from taugen.generators.corpus.vocabulary import NEUTRAL_VOCABULARY, DomainVocabulary
 
 if TYPE_CHECKING:
@@ -465,10 +465,10 @@ def fact_subject(plan: ArtifactPlan, rendition: Rendition) -> str | None:
     subject = getattr(fact, "subject", None) if fact is not None else None
     if not subject:
         return None
-    subject = subject.strip()
+    subject = mid_sentence(subject.strip())
     value = getattr(fact, "value", None)
     if rendition.status in CUE_STATUSES and value is not None and find_surface_form(value, subject) is not None:
         return None  # a cue never names the value it points away from (a subject may carry a key term)
-    for article in ("the ", "The ", "a ", "A ", "an ", "An "):
+    for article in ("the ", "a ", "an "):
         subject = subject.removeprefix(article)
-    return lower_first(subject)
+    return subject

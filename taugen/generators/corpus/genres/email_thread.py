@@ -105,6 +105,7 @@ from taugen.generators.corpus.vocabulary import (
     register_vocabulary,
 )
 from taugen.findings import Finding, error
+from taugen.text import lower_first, mid_sentence
 
 if TYPE_CHECKING:
     from taugen.authoring.models import Organisation
@@ -238,11 +239,6 @@ def _aware(moment: dt.datetime, tz: dt.tzinfo) -> dt.datetime:
 def _plan_frame(moment: dt.datetime, plan: ArtifactPlan, tz: dt.tzinfo) -> dt.datetime:
     local = _aware(moment, tz)
     return local.replace(tzinfo=None) if plan.start.tzinfo is None else local
-
-
-def _lower_first(text: str) -> str:
-    first = text.split(" ", 1)[0]
-    return text if len(first) > 1 and first[:2].isupper() else text[:1].lower() + text[1:]
 
 
 def _clock(moment: dt.datetime) -> str:
@@ -380,7 +376,7 @@ class EmailThreadGenre(Genre):
 
         messages = self._cast(rng, count, forward, people_business, people_other, times)
         values = {
-            "T": _lower_first(plan.topic_title), "Title": plan.topic_title,
+            "T": lower_first(plan.topic_title), "Title": plan.topic_title,
             "A": rng.choice(domain_words.assets.for_role(other_role)),
             # the thread's subject as people write it in a subject line (a rule's or another's alike)
             "S": said_subject(context, plan.rng("spoken subjects"), self._subject_phrase(plan, grounded)),
@@ -547,7 +543,7 @@ class EmailThreadGenre(Genre):
         for rendition in plan.renditions:
             fact = plan.facts.get(rendition.fact_id)
             if fact is not None and fact.subject:
-                return fact, _lower_first(fact.subject.strip().rstrip("."))
+                return fact, mid_sentence(fact.subject.strip().rstrip("."))
         for group in grounded:
             if group[0].fact is not None:
                 return group[0].fact, group[0].subject
@@ -560,8 +556,8 @@ class EmailThreadGenre(Genre):
         subjects = [getattr(plan.facts.get(r.fact_id), "subject", None) for r in plan.renditions]
         for subject in [*subjects, *(group[0].subject for group in grounded)]:
             if subject:
-                return re.sub(r"^(the|a|an)\s+", "", _lower_first(subject.strip()), flags=re.IGNORECASE)
-        return _lower_first(plan.topic_title) + " terms"
+                return re.sub(r"^(the|a|an)\s+", "", mid_sentence(subject.strip()), flags=re.IGNORECASE)
+        return lower_first(plan.topic_title) + " terms"
 
     @staticmethod
     def _base_subject(rng: random.Random, plan: ArtifactPlan, values: dict, other: Organisation,
@@ -743,7 +739,7 @@ class EmailThreadGenre(Genre):
             item = current[0]
             subject = item.subject if isinstance(item, GroundedSlot) else \
                 (getattr(plan.facts.get(item.fact_id), "subject", None) or values["S"])
-            subject = re.sub(r"^(the|a|an)\s+", "", _lower_first(subject.strip().rstrip(".")), flags=re.IGNORECASE)
+            subject = re.sub(r"^(the|a|an)\s+", "", mid_sentence(subject.strip().rstrip(".")), flags=re.IGNORECASE)
             if isinstance(item, Rendition) and item.register == "voiced":  # as a voiced grounded slot says its own
                 subject = said_subject(context, rng, subject)
             lead = _fill(rng.choice(leads), dict(values, S=subject)) if rng.random() < 0.85 else ""
@@ -752,7 +748,7 @@ class EmailThreadGenre(Genre):
         first = message.slots[0]
         fact = first.fact if isinstance(first, GroundedSlot) else plan.facts.get(first.fact_id)
         subject = first.subject if isinstance(first, GroundedSlot) else \
-            _lower_first((getattr(fact, "subject", None) or "").strip().rstrip("."))
+            mid_sentence((getattr(fact, "subject", None) or "").strip().rstrip("."))
         aside = comparison(rng, context, fact, subject, peers, plan.facts.values(), 0.35, peer_lines=PEER_LINES)
         if aside:
             paragraphs.append(aside)

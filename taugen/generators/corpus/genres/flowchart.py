@@ -52,6 +52,7 @@ from taugen.generators.corpus.genre import (
 from taugen.generators.corpus.genres.benchmarks import other_subjects
 from taugen.generators.corpus.renditions import deferred_statement
 from taugen.findings import Finding, error
+from taugen.text import lower_first
 
 if TYPE_CHECKING:
     from taugen.authoring.models import Fact
@@ -150,11 +151,6 @@ def history_lead(newer: Fact) -> str:
     return f"Previous rule, until {_long_date(newer.effective_from)}:"
 
 
-def _lower_first(title: str) -> str:
-    """``Fee schedule`` -> ``fee schedule``; acronyms (``ACH returns``) keep their case."""
-    return title if title[:2].isupper() else title[:1].lower() + title[1:]
-
-
 _SUBJECT_STEPS = ("Check what the customer has already been told about {S}, and correct anything that was wrong.",
                   ("Look up {S} in the staff reference before answering, and tell the customer where the answer "
                    "comes from."),
@@ -208,7 +204,7 @@ class FlowchartGenre(Genre):
         attributes ``label``, ``kind``). Deterministic: choices come from ``plan.rng``."""
         rng = plan.rng("flowchart")
         b = _Builder()
-        topic = _lower_first(plan.topic_title)
+        topic = lower_first(plan.topic_title)
         start = b.node("start", rng.choice([f"Customer contacts us about {topic}", f"Start: {topic} request",
                                             f"Customer asks about {topic}"]))
         opened = b.node("step", rng.choice(["Open a case and note the request",

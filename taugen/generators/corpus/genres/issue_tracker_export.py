@@ -71,7 +71,6 @@ from taugen.generators.corpus.genres.workplace import (
     cast,
     counterpart,
     in_force_from,
-    lower_first,
     plan_frame,
     render_within_budget,
     said_subject,
@@ -84,6 +83,7 @@ from taugen.generators.corpus.genres.workplace import (
     zone,
 )
 from taugen.findings import Finding, error
+from taugen.text import mid_sentence
 from taugen.generators.corpus.stamps import Chain, Stamp, aware, json_documents
 
 SUFFIX = ".json"
@@ -265,7 +265,7 @@ class IssueTrackerExportGenre(Genre):
             lead = issue["renditions"][0] if issue["renditions"] else None
             fact = plan.facts.get(lead.fact_id) if lead is not None else issue.get("about")
             subject = subject_phrase(plan, lead) if lead is not None else \
-                lower_first((getattr(fact, "subject", None) or "").strip().rstrip("."))
+                mid_sentence((getattr(fact, "subject", None) or "").strip().rstrip("."))
             aside = comparison(rng, context, fact, subject, peers, plan.facts.values(), 0.35, peer_lines=_PEER_LINES)
             if aside:
                 issue.setdefault("remarks", []).append(GroundedSlot(text=aside, subject=subject, fact=fact))
@@ -304,7 +304,7 @@ class IssueTrackerExportGenre(Genre):
             if renditions:
                 subject = subject_phrase(plan, renditions[0])
             elif about is not None:
-                subject = lower_first((about.subject or "").strip().rstrip("."))
+                subject = mid_sentence((about.subject or "").strip().rstrip("."))
             else:
                 subject = rng.choice(_GENERIC_SUBJECTS).format(T=topic)
             templates = _SUMMARIES if renditions or about is not None else _SUMMARIES + _TOPIC_SUMMARIES

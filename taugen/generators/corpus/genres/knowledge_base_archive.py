@@ -67,7 +67,6 @@ from taugen.generators.corpus.genres.workplace import (
     cast,
     item_label,
     long_day,
-    lower_first,
     office_time,
     plan_frame,
     render_to_length,
@@ -82,6 +81,7 @@ from taugen.generators.corpus.genres.workplace import (
     zone,
 )
 from taugen.findings import Finding, error
+from taugen.text import mid_sentence
 
 SUFFIX = ".html"
 KB_TOKENS = (240, 860)
@@ -394,7 +394,7 @@ class KnowledgeBaseArchiveGenre(Genre):
         equal to no value any fact on the subject ever had; half of them quoted in the frame a rule's
         sentence uses, so a filler's article holds rule-shaped sentences as a carrier's does), how often
         customers asked about it (a figure that is none of the subject's values), or a working note."""
-        subject = lower_first((fact.subject or "").strip().rstrip("."))
+        subject = mid_sentence((fact.subject or "").strip().rstrip("."))
         values = _heading_words(rng, context, subject, upper_first(re.sub(r"^(the|a|an)\s+", "", subject,
                                                                             flags=re.IGNORECASE)))
         notes = tuple(line.replace("{T}", topic.replace("{", "{{").replace("}", "}}")) for line in _NOTE_LINES)

@@ -16,11 +16,11 @@ from reportlab.platypus import Flowable, Paragraph, Spacer
 
 from taugen.generators.corpus.genre import ArtifactPlan, RenderContext
 from taugen.generators.corpus.genres.benchmarks import month_and_year
+from taugen.text import mid_sentence
 from taugen.generators.corpus.genres.pdf_layout import (
     HANDBOOK_FRAME,
     heading_for,
     kept_whole,
-    lower_first,
     make_paragraph,
     products_label,
 )
@@ -140,7 +140,7 @@ def subject_items(rng, plan: ArtifactPlan, context: RenderContext, day: dt.date,
     comparable = set(id(f) for f in comparable_facts(context, plan.topic))
     items = []
     for fact in subjects[:wanted]:
-        subject = lower_first((fact.subject or "").strip().rstrip("."))
+        subject = mid_sentence((fact.subject or "").strip().rstrip("."))
         avoid = avoided_values(context, fact, plan.facts.values())
         guarded = values_among(context, avoid)
         draw = rng.random()

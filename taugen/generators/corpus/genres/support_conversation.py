@@ -44,6 +44,7 @@ from taugen.generators.corpus.genres.support_lines import (
     GROUNDED_SHARE,
     HISTORY_QUESTIONS,
     HOLDS,
+    PEER_ANSWERS,
     PEER_SHARE,
     PHONE_GREETINGS,
     PHONE_NAMED_REPLIES,
@@ -64,7 +65,7 @@ from taugen.generators.corpus.genres.support_lines import (
 )
 from taugen.generators.corpus.renditions import spoken_subject
 from taugen.generators.corpus.stamps import as_local
-from taugen.text import lower_first, upper_first
+from taugen.text import lower_first, mid_sentence, upper_first
 
 if TYPE_CHECKING:
     from taugen.generators.corpus.genres.support_transcript import (
@@ -260,7 +261,8 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
     domain_words: SupportTranscriptWords = context.vocabulary.words("support_transcript")  # type: ignore[assignment]
     reasons = domain_words.reasons_by_section.get(plan.topic) or tuple(r.format(topic_l=topic_l) for r in GENERIC_REASONS)
     home = home_region(plan, context)
-    reason = rng.choice(reasons) + reason_detail(plan, context, home)
+    reason = rng.choice(reasons)
+    reason += reason_detail(plan, context, home, reason)
     conversation_day = _conversation_day(plan, plan.renditions, tz)
     history = {id(r) for r in plan.renditions if shown_as_history(plan, r, conversation_day)}
     ordered = sorted(plan.renditions, key=lambda r: (id(r) not in history, r.date))
@@ -277,7 +279,7 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
     def say(role: Role, text: str) -> None:
         text = " ".join(text.split())
         if role == "customer" and casual:
-            text = lower_first(text).rstrip(".")
+            text = mid_sentence(text).rstrip(".")  # "martin Bank told me" keeps the name's capital
         turns.append(Turn(role, text))
 
     # --- opening -----------------------------------------------------------------------------------
@@ -318,6 +320,7 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
     saying = plan.rng("spoken subjects")  # how the customer says each subject, a rule's or a mention's alike
     spoken = context.vocabulary.words("spoken")
     peers = None
+    said_history: set[str] = set()  # each line of the customer's file is read once a conversation
     for index, rendition in enumerate(ordered):
         if index and id(ordered[index - 1]) not in history:  # never between an old rule and its follow-up
             boundaries.append(len(turns))
@@ -348,11 +351,11 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
         # the agent reads the customer's history off the file before a rule now and then, and always before
         # naming a rule it does not state, so every slot has the same chance of a figure
         mention = rendition.status == "mention"
-        note = history_line(grounding, plan, context, fact, conversation_day, brief) \
+        note = history_line(grounding, plan, context, fact, conversation_day, brief, said_history) \
             if mention or grounding.random() < GROUNDED_SHARE else ""
         if asked:
             say("customer", asked)
-        elif index > 0 or rng.random() < 0.5:
+        else:  # every rule answers a question: a section's reasons are too broad to lead to one rule
             if replaces:
                 say("customer", pick_line(rng, FOLLOW_QUESTIONS, brief))
             elif subject:
@@ -363,7 +366,10 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
             hold, ok = rng.choice(HOLDS)
             say("agent", hold)
             say("customer", ok)
-        ack = rng.choice(AGENT_ACKS) if rng.random() < 0.7 else ""
+        if asked and rng.random() < 0.6:  # the answer turns from the other organisation's figure to ours
+            ack = rng.choice(PEER_ANSWERS)
+        else:
+            ack = rng.choice(AGENT_ACKS) if rng.random() < 0.7 else ""
         ack = f"{ack} {note}".strip()
         # a mention already says what the agent will note or send: its tail is a question back
         tail = "" if brief or rng.random() < 0.5 else rng.choice(AGENT_TAILS[:QUESTION_TAILS] if mention
@@ -426,7 +432,7 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
         if max_words is not None and words + added > max_words:
             break
         at = rng.choice(boundaries)
-        q_text = lower_first(question).rstrip(".?") if casual else question
+        q_text = mid_sentence(question).rstrip(".?") if casual else question
         body[at:at] = [Turn("customer", q_text), Turn("agent", answer)]
         boundaries = [b + 2 if b >= at else b for b in boundaries] + [at + 2]
         words += added

@@ -23,7 +23,18 @@ from taugen.generators.corpus.genre import (
 from taugen.generators.corpus.prose import has_doubled_words
 from taugen.generators.corpus.renditions import TWIN_SHARE, stand_ins
 
-RELATIVES = ("husband", "wife", "son", "daughter", "mother", "father", "brother", "sister", "partner", "aunt")
+RELATIVES = {"husband": "male", "wife": "female", "son": "male", "daughter": "female", "mother": "female",
+             "father": "male", "brother": "male", "sister": "female", "partner": "", "aunt": "female"}
+"""A customer's relative and the gender the word gives (``""``: either), so the first name fits it: "my
+father Sarah" was the kind of slip a reader notices."""
+
+
+def relative_name(rng: random.Random, fake) -> tuple[str, str]:
+    """``(relation, first name)``: a relative from :data:`RELATIVES` and a first name of the gender the
+    relation gives (Faker's ``first_name_male`` / ``first_name_female``; either for a partner)."""
+    relation = rng.choice(sorted(RELATIVES))
+    gender = RELATIVES[relation] or rng.choice(("male", "female"))
+    return relation, (fake.first_name_male() if gender == "male" else fake.first_name_female())
 
 
 def home_region(plan: ArtifactPlan, context: RenderContext) -> str:
@@ -33,17 +44,23 @@ def home_region(plan: ArtifactPlan, context: RenderContext) -> str:
     return plan.rng("customer region").choice(regions) if regions else ""
 
 
-def reason_detail(plan: ArtifactPlan, context: RenderContext, home: str = "") -> str:
+def reason_detail(plan: ArtifactPlan, context: RenderContext, home: str = "", reason: str = "") -> str:
     """A clause that makes one customer's reason for contact their own (a town, one of the business's sites,
-    a region other than ``home`` (the customer's own), a merchant, a relative)."""
+    a region other than ``home`` (the customer's own), a merchant, a relative): one of the pack's clauses
+    that fit any reason or of those that fit the plan's section. A ``reason`` that already
+    names a relative ("I'm calling on behalf of my mother") gets no clause naming another one."""
     rng = plan.rng("reason detail")
     fake = plan.faker(context.config.locale, "reason detail")
-    details = context.vocabulary.words("support_transcript").reason_details  # type: ignore[attr-defined]
+    words = context.vocabulary.words("support_transcript")
+    details = list(words.reason_details) + list(words.reason_details_by_section.get(plan.topic, ()))  # type: ignore[attr-defined]
+    if any(f"my {relation}" in reason for relation in RELATIVES):
+        details = [d for d in details if "{relative}" not in d] or details
     common = context.vocabulary.common
     town = fake.city()
+    relative, relfirst = relative_name(rng, fake)
     return rng.choice(details).format(
-        town=town, merchant=fake.company().replace(",", "").replace(".", ""), relative=rng.choice(RELATIVES),
-        relfirst=fake.first_name(), weekday=rng.choice(("Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
+        town=town, merchant=fake.company().replace(",", "").replace(".", ""), relative=relative,
+        relfirst=relfirst, weekday=rng.choice(("Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
                                                         "Saturday", "Sunday")), site=common.site,
         site_name=rng.choice(common.site_names) if common.site_names else town,
         region=rng.choice([r for r in common.regions if r != home] or common.regions) if common.regions else town)
@@ -220,6 +237,10 @@ PEER_QUESTIONS = (  # the figure is spoken as a rule's voiced value is ("thirty-
     "My friend is with {P} and they charge {V} for {S}. What about you?",
     "Heads up, {P} quoted me {V} for {S}. Where are you on that?",
 )
+PEER_ANSWERS = (  # how the agent starts answering a question that quoted another organisation's figure
+    "I can only speak for our own terms.", "I can't speak for them, but I can tell you ours.",
+    "Everyone sets their own, so let me give you ours.", "I can't comment on their pricing, only ours.",
+)
 PEER_QUOTES = (  # the customer reads out the peer's own wording: the frame a rule's slot uses, quoted
     '{P}\'s website says: "{Q}" Is it the same with you?',
     'I have a letter from {P} that says "{Q}" How does yours compare?',
@@ -232,9 +253,11 @@ HISTORY_LINES = (  # counts spoken, as a voiced value is
     "I see this came up on your account on {D} too.",
     "Looking at your file, you called about this on {D}, and again {W} days later.",
     "I can see {N} notes on your profile about this since {D}.",
-    "Your last request about this, on {D}, took {W} business days.",
-    "When this came up on {D}, it was sorted within {W} days.",
+    "You wrote to us about this on {D}, and we answered {W} business days later.",
+    "When you asked about this on {D}, we sent you the details {W} days later.",
 )
+"""Contact history fit for any subject, a fee's as well as a request's: "Your last request about this
+took four business days" read as a non-sequitur before a withdrawal limit."""
 AMOUNT_LINES = (  # the customer's own transactions, where the subject is priced in a currency
     "I can see the {A} payment from {D} on your account.",
     "Your statement shows {A} going out on {D}.",
@@ -358,26 +381,30 @@ def free_of(line: str, guarded: list) -> bool:
 
 
 def history_line(rng: random.Random, plan: ArtifactPlan, context: RenderContext, fact, day: dt.date,
-                 brief: bool = False) -> str:
+                 brief: bool = False, used: set[str] | None = None) -> str:
     """A line the agent reads off the customer's own file about the slot's subject: an earlier contact's
     date (and a count of them) or, half the time for a subject priced in a currency, one of the customer's
     own transactions (a spoken amount), none equal to a value of the plan's facts or of ``fact``'s subject,
-    in a line that writes no word twice. Returns '' when twenty draws found no free figure."""
+    in a line that writes no word twice. ``used`` holds the lines' templates this conversation has said
+    (each is said once; the one chosen is added). Returns '' when twenty draws found no free figure."""
     from taugen.authoring.values import MoneyValue
 
+    used = set() if used is None else used
     guarded = guarded_values(plan, context, fact)
     pool = [line for line in HISTORY_LINES if not brief or len(line) <= 60] or list(HISTORY_LINES)
     currency = getattr(getattr(fact, "value", None), "currency", None)
     if currency and rng.random() < 0.5:
         pool = list(AMOUNT_LINES)
+    pool = [line for line in pool if line not in used] or pool
     for _ in range(20):
         earlier = day - dt.timedelta(days=rng.randint(9, 240))
         amount = MoneyValue(amount=f"{rng.randint(8, 480)}.{rng.choice((0, 0, 25, 50, 75, 99)):02d}",
                             currency=currency) if currency else None
-        line = rng.choice(pool).format(D=spoken_date(earlier), N=SPOKEN_COUNTS[rng.randint(2, 6)],
-                                       W=SPOKEN_COUNTS[rng.randint(2, 8)],
-                                       A=rng.choice(amount.voiced_forms()) if amount else "")
+        template = rng.choice(pool)
+        line = template.format(D=spoken_date(earlier), N=SPOKEN_COUNTS[rng.randint(2, 6)],
+                               W=SPOKEN_COUNTS[rng.randint(2, 8)], A=rng.choice(amount.voiced_forms()) if amount else "")
         if free_of(line, guarded):
+            used.add(template)
             return line
     return ""
 

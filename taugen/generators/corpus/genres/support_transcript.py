@@ -110,7 +110,10 @@ class SupportTranscriptWords(GenreVocabulary):
             open with the same words): ``{town}``, ``{merchant}`` (a company), ``{relative}`` ("sister"),
             ``{relfirst}`` (their first name), ``{weekday}``, ``{site}`` (CommonWords), ``{site_name}`` (one
             of the business's sites, :attr:`CommonWords.site_names`, else a town), ``{region}`` (where a
-            customer lives, :attr:`CommonWords.regions`, else a town).
+            customer lives, :attr:`CommonWords.regions`, else a town). Each must fit any reason.
+        reason_details_by_section: clauses that fit only one section's reasons, drawn beside
+            ``reason_details`` for that section (a merchant fits a disputed charge, not a dormant account:
+            "I got a letter saying my account is inactive, it was at Hayes-Thompson"); same placeholders.
         small_talk_by_section: ``[customer question, agent answer]`` side exchanges by section id.
         verification_item: what a recorded call's agent asks for to verify the caller, after "Could you
             give me" ("the last four digits of the card on the account"); the caller answers with digits.
@@ -124,6 +127,7 @@ class SupportTranscriptWords(GenreVocabulary):
         "goodbyes": frozenset({"customer_first", "brand", "daypart", "agent", "customer", "topic_l"}),
         "reason_details": frozenset({"town", "merchant", "relative", "relfirst", "weekday", "site", "site_name",
                                      "region"})}
+    placeholders = {**placeholders, "reason_details_by_section": placeholders["reason_details"]}
 
     phone_teams: Pool
     chat_channels: Pool
@@ -131,6 +135,7 @@ class SupportTranscriptWords(GenreVocabulary):
     reasons_by_section: dict[str, Pool]
     small_talk_by_section: dict[str, PairPool]
     reason_details: Pool
+    reason_details_by_section: dict[str, Pool] = {}
     verification_item: str = Field(min_length=1)
     never_asked_for: str = Field(min_length=1)
     official_number: str = Field(min_length=1)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from taugen.generators.corpus.genre import ArtifactPlan, RenderContext, Rendition, shown_as_history
 from taugen.generators.corpus.genre import fact_subject
 from taugen.generators.corpus.stamps import as_local
-from taugen.text import lower_first, upper_first
+from taugen.text import lower_first, mid_sentence, upper_first
 from taugen.generators.corpus.renditions import spoken_subject
 from taugen.generators.corpus.vocabulary import GenreVocabulary, Pool, register_vocabulary
 
@@ -310,7 +310,7 @@ def subject_phrase(plan: ArtifactPlan, rendition: Rendition | None = None) -> st
         fact = plan.facts.get(rendition.fact_id)
         subject = (getattr(fact, "subject", None) or "").strip().rstrip(".") if fact is not None else ""
         if subject:
-            return lower_first(subject)
+            return mid_sentence(subject)
     return lower_first(plan.topic_title) if plan.topic_title else "this topic"
 
 
