@@ -19,7 +19,14 @@ import yaml
 from taugen.authoring.models import DomainConfig, Fact
 from taugen.authoring.values import find_surface_form, normalise_text
 from genre_contract import contract
-from taugen.generators.corpus.genre import ArtifactPlan, RenderContext, RenderedArtifact, Rendition, get_genre
+from taugen.generators.corpus.genre import (
+    ArtifactPlan,
+    RenderContext,
+    RenderedArtifact,
+    RenderedFile,
+    Rendition,
+    get_genre,
+)
 from taugen.generators.corpus.genres.issue_tracker_export import parse_jira_time
 
 GENRE = "issue_tracker_export"
@@ -164,3 +171,34 @@ def test_how_many_issues_an_export_holds_does_not_depend_on_how_many_rules_it_st
         stated = [f for meta in carrier.metadata["issues"].values() for f in meta["facts"]]
         assert sorted(stated) == sorted(IDS)  # every rule is still stated, some issues holding two or more
     assert len(set(counts)) >= 2  # drawn, not fixed
+
+
+def test_an_unedited_last_comment_is_one_moment_not_a_frozen_clock(context):
+    """A one-issue export whose last event is an unedited comment (created = updated = the issue's
+    updated) states one moment in three fields. Labelled twice (``comment N`` in the issue's chain,
+    ``comment N created`` in its own), it read as four moments at once, over half of the export's seven,
+    and banking hard seeds 16 and 18 failed the frozen-clock check on it."""
+    from taugen.validators.chronology import frozen_burst
+
+    genre = get_genre(GENRE)
+    user = {"displayName": "Dana Reyes", "accountId": "a1"}
+    document = {"issues": [{"key": "CRB-1", "fields": {
+        "created": "2025-05-30T08:46:16.000-0500", "updated": "2025-05-30T17:40:11.000-0500", "resolutiondate": None,
+        "comment": {"comments": [{"id": "22277", "author": user, "body": "Noted.",
+                                  "created": "2025-05-30T17:40:11.000-0500",
+                                  "updated": "2025-05-30T17:40:11.000-0500"}]}},
+        "changelog": {"histories": [{"id": "1", "author": user, "created": "2025-05-30T10:07:30.000-0500", "items": []},
+                                    {"id": "2", "author": user, "created": "2025-05-30T12:05:12.000-0500",
+                                     "items": []}]}}]}
+    files = [RenderedFile(SUFFIX, json.dumps(document).encode())]
+    chains = genre.delivered_dates(files, "", dt.timezone(dt.timedelta(hours=-5)))
+    labels = {stamp.label for chain in chains for stamp in chain}
+    assert "CRB-1 comment 22277 created" in labels and "CRB-1 comment 22277" not in labels
+    assert frozen_burst(chains) == []
+    # the same export with the issue created, changed and commented on at one moment is still frozen
+    for history in document["issues"][0]["changelog"]["histories"]:
+        history["created"] = "2025-05-30T17:40:11.000-0500"
+    document["issues"][0]["fields"]["created"] = "2025-05-30T17:40:11.000-0500"
+    frozen = genre.delivered_dates([RenderedFile(SUFFIX, json.dumps(document).encode())], "",
+                                   dt.timezone(dt.timedelta(hours=-5)))
+    assert len(frozen_burst(frozen)) >= 4

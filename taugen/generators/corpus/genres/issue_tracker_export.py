@@ -497,8 +497,10 @@ class IssueTrackerExportGenre(Genre):
                                                                                          f"{key} updated")
                 comments = [c for c in (fields.get("comment") or {}).get("comments") or [] if isinstance(c, dict)]
                 histories = [h for h in (issue.get("changelog") or {}).get("histories") or [] if isinstance(h, dict)]
-                chains.append([created, *(stamp(c.get("created"), f"{key} comment {c.get('id')}") for c in comments),
-                               updated])
+                # one label per field: a comment's ``created`` is the same stamp in the issue's chain and in
+                # its own (two labels for it made one unedited last comment four "moments" of a frozen clock)
+                chains.append([created, *(stamp(c.get("created"), f"{key} comment {c.get('id')} created")
+                                          for c in comments), updated])
                 chains.append([created, *(stamp(h.get("created"), f"{key} change {h.get('id')}") for h in histories),
                                updated])
                 chains += [[stamp(c.get("created"), f"{key} comment {c.get('id')} created"),
