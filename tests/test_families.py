@@ -462,3 +462,45 @@ def test_k6_takes_a_rate_fee_when_the_declared_rate_is_written_in_words():
     assert [f.code for f in argument_findings(task, _NoReads(), {}, {}, records)] == ["K6"]
     assert argument_findings(task, _NoReads(), {}, {}, records, rates=[5.0]) == []
     assert [f.code for f in argument_findings(task, _NoReads(), {}, {}, records, rates=[4.0])] == ["K6"]
+
+
+def test_a_limit_task_asks_in_the_customers_words_and_a_cap_no_one_requests_is_quoted(banking):
+    """A limit or minimum task says what the customer asks to do (the fact's authored ``request``), not
+    "go ahead with cash back limit at checkout"; a cap that no customer asks against (failed verification
+    attempts, a liability limit) is a quote, since "go ahead with failed verification attempts on a call
+    for 4" was no request anyone makes."""
+    pack, _, _, space = banking
+    assert family_of(pack.facts["identity_failed_attempts_lockout"], False) == "quote"
+    assert family_of(pack.facts["reg_e_liability_two_business_days"], False) == "quote"
+    assert family_of(pack.facts["channel_limit_everyday_checking_cash_back"], False) == "limit"
+    assert family_of(pack.facts["cd_minimum_3_month"], False) == "minimum"
+    seen = set()
+    for family, variant in (("limit", "under"), ("limit", "over"), ("minimum", "at"), ("minimum", "below")):
+        for problem in [p for p in space.problems if getattr(p, "family", None) == family and p.variant == variant][:6]:
+            record = _realise(banking, (problem,))
+            instructions = record.scenario["instructions"]
+            said = f"{instructions['reason_for_call']} {instructions['task_instructions']}"
+            assert "go ahead with" not in said
+            assert re.search(rf"[Aa]sk to {re.escape(problem.request)}\b[^.]* for \$?[\d,.]+\.", said), said
+            assert f"You want to {problem.request}" in said
+            if family == "minimum":
+                assert " from your " in said  # the opening deposit comes from the account the task binds
+            seen.add(problem.fact_id)
+    assert len(seen) >= 12
+
+
+def test_a_request_completes_you_want_to_and_needs_an_amount():
+    from pydantic import ValidationError
+
+    from taugen.authoring.models import Fact
+
+    base = {"id": "cash_back_cap", "section": "cards", "category": "limit",
+            "statement": "Cash back at checkout is limited to $100.00 per purchase.",
+            "value": {"type": "cap", "amount": "100.00", "currency": "USD", "per": "transaction"},
+            "effective_from": "2025-01-01"}
+    assert Fact(**base, request="get  cash back at checkout").request == "get cash back at checkout"
+    for bad in ("Get cash back at checkout", "get cash back at checkout.", "get {amount} cash back"):
+        with pytest.raises(ValidationError, match="You want to"):
+            Fact(**base, request=bad)
+    with pytest.raises(ValidationError, match="cap or money"):
+        Fact(**{**base, "statement": "Cash back is offered at checkout.", "value": None}, request="get cash back")

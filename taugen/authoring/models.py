@@ -156,6 +156,22 @@ class Fact(_Strict):
     family: str | None = Field(default=None, description="Set when the fact was expanded from a family.")
     window: Window | None = Field(default=None, description="For a duration that decides a dated request: what is "
                                   "asked, the event the span runs from, and whether a request within it is accepted.")
+    request: str | None = Field(default=None, min_length=3, description=(
+        "For a cap or a minimum a customer asks against: what they ask to do, in their voice, completing "
+        "'You want to ...' ('get cash back at checkout', 'open a 3-month CD'); the amount follows it ('... for "
+        "$150.00'). Without it the fact is asked about (a quote), never requested: 'go ahead with failed "
+        "verification attempts on a call for 4' was no request a customer makes."))
+
+    @field_validator("request")
+    @classmethod
+    def _plain_request(cls, request: str | None) -> str | None:
+        if request is None:
+            return None
+        request = re.sub(r"\s+", " ", request).strip()
+        if request[:1].isupper() or request.endswith((".", "?", "!")) or re.search(r"[{}]", request):
+            raise ValueError(f"request {request!r} must complete 'You want to ...': lower-case first word, "
+                             "no final punctuation, no braces")
+        return request
 
     @field_validator("statement")
     @classmethod
@@ -173,6 +189,8 @@ class Fact(_Strict):
                 raise ValueError(f"voiced rendition {voiced!r} does not state the value")
         if self.window is not None and getattr(self.value, "unit", None) not in DATED_UNITS:
             raise ValueError(f"window needs a duration value in one of {', '.join(DATED_UNITS)}")
+        if self.request is not None and getattr(self.value, "type", None) not in ("cap", "money"):
+            raise ValueError("request needs a cap or money value (the amount the customer asks for)")
         return self
 
 
@@ -180,8 +198,8 @@ class FactFamily(_Strict):
     """A table that expands to many atomic facts.
 
     Each row (inline ``rows`` or a CSV ``table`` beside the YAML file) is rendered through the jinja2
-    templates ``id``, ``statement``, ``subject`` and every string inside ``value`` and
-    ``applies_to``. Row columns are the template variables.
+    templates ``id``, ``statement``, ``subject``, ``request`` and every string inside ``value``,
+    ``applies_to`` and ``window``. Row columns are the template variables.
     """
 
     family: str = Field(pattern=SNAKE_ID)
@@ -196,6 +214,7 @@ class FactFamily(_Strict):
     holder: Holder = "records"
     tags: list[str] = Field(default_factory=list)
     window: dict[str, Any] | None = Field(default=None, description="A Window whose strings are row templates.")
+    request: str | None = Field(default=None, description="jinja2 template of each fact's request (see Fact).")
     rows: list[dict[str, Any]] | None = None
     table: str | None = Field(default=None, description="CSV file name, relative to this YAML file.")
     skip_if: str | None = Field(default=None, description="Row column; rows where it is truthy are skipped.")

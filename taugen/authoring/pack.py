@@ -324,7 +324,7 @@ def _expand_family(data: LineDict, path: Path, default_section: str | None,
     table_source = table or path
     name = family.family
     templates = {key: _compile_tree(getattr(family, key), path, data.line_of(key), name)
-                 for key in ("id", "statement", "subject", "value", "applies_to", "window")
+                 for key in ("id", "statement", "subject", "value", "applies_to", "window", "request")
                  if getattr(family, key) is not None}
     for row, line in _family_rows(family, data, table):
         row_path = table_source
@@ -342,7 +342,7 @@ def _expand_family(data: LineDict, path: Path, default_section: str | None,
             "tags": list(family.tags),
             "family": name,
         }
-        for optional in ("subject", "value", "window"):
+        for optional in ("subject", "value", "window", "request"):
             if optional in templates:
                 fact[optional] = _render_tree(templates[optional], context, row_path, line)
         if row.get("supersedes"):

@@ -9,10 +9,11 @@ family         facts it takes                              instances (variants) 
 ``fee``        money value, category ``fee``               ``charge``: provide the service on the customer's
                                                            product and charge that product's fee
 ``rate_fee``   percent value, category ``fee``             ``charge``: the fee is the rate times the amount
-``limit``      cap value (money or count)                  ``under``: a request just under the cap is
-                                                           submitted; ``over``: just over is declined
+``limit``      cap value (money or count) with an authored ``under``: a request just under the cap is
+               ``request`` (what the customer asks to do)  submitted; ``over``: just over is declined
 ``minimum``    money value, category ``eligibility``,      ``at``: a request at the minimum is submitted;
-               statement says minimum / at least           ``below``: just under it is declined
+               statement says minimum / at least, with an  ``below``: just under it is declined
+               authored ``request``
 ``window``     duration value with an authored ``window``  ``inside``: the event the span counts from lies
                (the request it decides, the event it       just inside it; ``outside``: just outside. The
                counts from, accepted or refused within)    dated request is submitted only where the fact
@@ -189,6 +190,23 @@ def quote_text(value: Any) -> str:
     return value.canonical()
 
 
+def requested(request: str | None, where: str, family: str) -> str:
+    """What the customer of a ``limit`` or ``minimum`` task asks to do, completing "You want to ..." and,
+    with " for <amount>", "Ask to ...": the fact's authored ``request`` with the account it acts on
+    (``where``: " on your Everyday Checking account"; a minimum's deposit comes *from* that account):
+    ``get cash back at checkout on your Everyday Checking account``. The domain's readers rebuild the
+    customer's words from this function, so the two never drift apart.
+
+    Raises:
+        ValueError: no ``request`` (no family asks against a fact without one).
+    """
+    if not request:
+        raise ValueError("a limit or minimum needs the fact's request: what the customer asks to do")
+    if family == "minimum" and where.startswith(" on "):
+        where = " from " + where[len(" on "):]
+    return f"{request}{where}"
+
+
 def family_of(fact: "Fact", special: bool) -> str | None:
     """The family that takes ``fact`` (None: no family can). ``special``: the fact is client-held or
     contested, so even a free-text fact is worth a quote."""
@@ -199,10 +217,10 @@ def family_of(fact: "Fact", special: bool) -> str | None:
         return "fee"
     if isinstance(value, PercentValue) and fact.category == "fee":
         return "rate_fee"
-    if isinstance(value, CapValue) and value.amount > 1:
+    if isinstance(value, CapValue) and value.amount > 1 and fact.request:
         return "limit"
     if isinstance(value, MoneyValue) and fact.category == "eligibility" and _MINIMUM.search(fact.statement) \
-            and value.amount > 1:
+            and value.amount > 1 and fact.request:
         return "minimum"
     if isinstance(value, DurationValue) and fact.window is not None and value.amount >= 1:
         return "window"
@@ -234,7 +252,7 @@ _FUNCTION_WORDS = frozenset("a an and as at by for from in into of on or the to 
 
 
 def search_phrase(request: str, description: str) -> str | None:
-    """The longest run of words a window's ``request`` (what the user says) shares with its topic's
+    """The longest run of words a window's or a limit's ``request`` (what the user says) shares with its topic's
     ``description`` (what the catalogue search matches), not starting or ending on a function word, in the
     description's wording; None when they share no such word (the agent could not find the topic from what
     the user asks). Ties go to the run that comes first in the description."""
@@ -298,7 +316,8 @@ class FamilyProblem(Problem):
     Class attributes (besides :class:`Problem`'s): ``family``, ``variant``, ``fact_id``, ``topic``,
     ``binding``, ``incomplete`` (the user does not know the account number: the agent must look it up),
     ``changing`` (the user first asks for a refused amount, then changes the request), ``window`` (the
-    fact's authored :class:`~taugen.authoring.models.Window`, for the ``window`` family) and ``search_query``
+    fact's authored :class:`~taugen.authoring.models.Window`, for the ``window`` family), ``request`` (the
+    fact's authored request, what a ``limit`` or ``minimum`` customer asks to do) and ``search_query``
     (what the agent searches the catalogue with, when not the topic's description: :func:`search_phrase`).
     """
 
@@ -310,6 +329,7 @@ class FamilyProblem(Problem):
     incomplete: ClassVar[bool] = False
     changing: ClassVar[bool] = False
     window: ClassVar[Any] = None
+    request: ClassVar[str | None] = None
     search_query: ClassVar[str | None] = None
 
     def applicable(self, toolkit, customer_id):
@@ -367,14 +387,15 @@ class FamilyProblem(Problem):
             context.state["amount"] = amount
             value = context.value(self.fact_id)
             said = _number(value, Decimal(str(amount)))
-            instructions = [f"Ask to go ahead with {description}{where} for {said}. If the agent says policy does "
-                            "not allow it, accept that and do not insist."]
+            asked = requested(self.request, where, self.family)
+            instructions = [f"Ask to {asked} for {said}. If the agent says policy does not allow it, accept that "
+                            "and do not insist."]
             if self.changing:
                 refused = float(value.amount + _step(value))  # type: ignore[attr-defined]
-                instructions = [f"First ask to go ahead with {description}{where} for "
-                                f"{_number(value, Decimal(str(refused)))}. Before the agent submits anything, change "
-                                f"your mind: you want {said} instead. Ask for that amount only."]
-            return ScenarioFragment(reason_for_call=f"You want to go ahead with {description}{where}.",
+                instructions = [f"First ask to {asked} for {_number(value, Decimal(str(refused)))}. Before the agent "
+                                f"submits anything, change your mind: you want {said} instead. Ask for that amount "
+                                "only."]
+            return ScenarioFragment(reason_for_call=f"You want to {asked}.",
                                     known_info=known, unknown_info=unknown, withheld=withheld,
                                     task_instructions=instructions)
         if self.family == "window":
@@ -528,10 +549,12 @@ def instantiate(pack: "Pack", binding: FamilyBinding, special: set[str] = frozen
         if family is None:
             reasons[fact.id] = reason or "no family takes this value type and category"
             continue
-        search_query = search_phrase(fact.window.request, topic.description) if family == "window" else None
-        if family == "window" and search_query is None:
-            reasons[fact.id] = (f"its window's request shares no word with its catalogue topic "
-                                f"({topic.description!r}): an agent could not find the topic from what the user asks")
+        asked = fact.window.request if family == "window" else fact.request if family in ("limit", "minimum") \
+            else None
+        search_query = search_phrase(asked, topic.description) if asked else None
+        if asked and search_query is None:
+            reasons[fact.id] = (f"its request shares no word with its catalogue topic ({topic.description!r}): an "
+                                "agent could not find the topic from what the user asks")
             continue
         if family != "route":  # a routing topic is policy's business, not a catalogue entry
             if topic.topic_id in topics:  # product rows of one service share a topic: merge their products
@@ -551,7 +574,7 @@ def instantiate(pack: "Pack", binding: FamilyBinding, special: set[str] = frozen
                 "summary": f"{family} family ({variant}): {fact.subject or fact.statement}",
                 "incomplete": family not in ("quote", "procedure") and digest % 5 == 0,
                 "changing": variant == "under" and digest % 2 == 0,
-                "window": fact.window, "search_query": search_query,
+                "window": fact.window, "request": fact.request, "search_query": search_query,
                 "__module__": __name__,
             }
             problems.append(type(f"Family_{name}", (FamilyProblem,), attributes))

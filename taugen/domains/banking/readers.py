@@ -303,7 +303,7 @@ def said_key(problem: Any) -> str:
     if problem.family == "window":
         return f"window:{problem.window.event}"
     if problem.family in ("limit", "minimum"):
-        return f"{problem.family}:{problem.topic.description}"
+        return f"{problem.family}:{problem.topic.description}"  # one topic, one request: the same words
     return problem.family
 
 
@@ -329,9 +329,12 @@ def _family(reading: Reading, problem: Any, index: int = 0) -> dict[str, Any]:
             raise Undecidable("the customer's words give no transaction amount for the rate")
         state["base"] = _dollars(bases[index])
     elif problem.family in ("limit", "minimum"):
+        from taugen.generators.families import requested
+
         amount = r"(\$[\d,]+\.\d{2}|\d+)"
-        asked = re.escape(f"go ahead with {problem.topic.description}")
-        matches = list(re.finditer(asked + rf"[^$.\n]*? for {amount}\."
+        label = problem.binding.account_label(SimpleNamespace(db=reading.db), account_id) if account_id else None
+        asked = re.escape(requested(problem.request, f" on {label}" if label else "", problem.family))
+        matches = list(re.finditer(asked + rf" for {amount}\."
                                    rf"(?: Before the agent submits anything, change your mind: you want {amount} "
                                    r"instead\.)?", reading.words))
         match = matches[index] if len(matches) > index else None
