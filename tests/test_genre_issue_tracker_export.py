@@ -175,7 +175,7 @@ def test_how_many_issues_an_export_holds_does_not_depend_on_how_many_rules_it_st
 
 def test_an_unedited_last_comment_is_one_moment_not_a_frozen_clock(context):
     """A one-issue export whose last event is an unedited comment (created = updated = the issue's
-    updated) states one moment in three fields. Labelled twice (``comment N`` in the issue's chain,
+    updated) states one moment in three fields: one event, not a frozen clock. Labelled twice (``comment N`` in the issue's chain,
     ``comment N created`` in its own), it read as four moments at once, over half of the export's seven,
     and banking hard seeds 16 and 18 failed the frozen-clock check on it."""
     from taugen.validators.chronology import frozen_burst
@@ -195,6 +195,12 @@ def test_an_unedited_last_comment_is_one_moment_not_a_frozen_clock(context):
     labels = {stamp.label for chain in chains for stamp in chain}
     assert "CRB-1 comment 22277 created" in labels and "CRB-1 comment 22277" not in labels
     assert frozen_burst(chains) == []
+    # no change at all: created, then one comment (the issue's updated and the comment's restate it)
+    bare = json.loads(json.dumps(document))
+    bare["issues"][0]["changelog"]["histories"] = []
+    chains = genre.delivered_dates([RenderedFile(SUFFIX, json.dumps(bare).encode())], "",
+                                   dt.timezone(dt.timedelta(hours=-5)))
+    assert frozen_burst(chains) == []  # banking hard seed 18: three fields at one moment, one event
     # the same export with the issue created, changed and commented on at one moment is still frozen
     for history in document["issues"][0]["changelog"]["histories"]:
         history["created"] = "2025-05-30T17:40:11.000-0500"

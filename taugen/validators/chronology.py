@@ -98,10 +98,11 @@ def check_chronology(view: BundleView) -> list[Finding]:
 
 def frozen_burst(chains: list[Chain]) -> list[Stamp]:
     """The stamps of a frozen clock in ``chains`` (one record's), oldest first, or ``[]``: of its times
-    written at the finest grain it uses (finer than a day; one stamp per label), the most that fall
+    written at the finest grain it uses (finer than a day; one stamp per label; a field that restates
+    another event's moment, :attr:`~taugen.generators.corpus.stamps.Stamp.restates`, is no event), the most that fall
     within :data:`FROZEN_SPAN`, when they are :data:`FROZEN_STAMPS` or more and over half of them. (A
     coarser stamp, a quoted email's ``2:10 PM``, says nothing about the seconds between the messages.)"""
-    stamps = {stamp.label: stamp for chain in chains for stamp in chain if stamp.grain < DAY}
+    stamps = {stamp.label: stamp for chain in chains for stamp in chain if stamp.grain < DAY and not stamp.restates}
     grain = min((stamp.grain for stamp in stamps.values()), default=0)
     clocked = sorted((stamp for stamp in stamps.values() if stamp.grain == grain), key=lambda stamp: stamp.moment)
     best: list[Stamp] = []

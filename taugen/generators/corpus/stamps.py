@@ -58,11 +58,16 @@ class Stamp:
         grain: the resolution it is written with, in seconds: 0 exact, 60 for an ``HH:MM`` clock, 86400
             for a calendar day. Two stamps are compared at the coarser grain of the two (floored), so a
             quote line written to the minute never contradicts a header written to the second.
+        restates: the field restates the moment of another event the record states (an issue's
+            ``updated`` is its last activity's time, its ``resolutiondate`` the move to Done, an unedited
+            comment's ``updated`` its creation): checked for order like any stamp, but no event of its own
+            when the chronology validator looks for a frozen clock.
     """
 
     label: str
     moment: dt.datetime
     grain: int = 0
+    restates: bool = False
 
     def floor(self, grain: int) -> dt.datetime:
         """:attr:`moment` floored to ``grain`` seconds (a day: local midnight of its own offset)."""

@@ -479,11 +479,12 @@ class IssueTrackerExportGenre(Genre):
         """Chains of the search export (times read with :func:`parse_jira_time`; one without an offset
         takes ``zone``), per issue: ``created``, the comments in order, ``updated``; ``created``, the
         change-log histories in order, ``updated``; each comment's ``created`` then its ``updated``;
-        ``created`` then ``resolutiondate``."""
+        ``created`` then ``resolutiondate``. ``updated``, ``resolutiondate`` and an unedited comment's
+        ``updated`` restate other events' moments (:attr:`~taugen.generators.corpus.stamps.Stamp.restates`)."""
 
-        def stamp(text: object, label: str) -> Stamp | None:
+        def stamp(text: object, label: str, restates: bool = False) -> Stamp | None:
             try:
-                return Stamp(label, aware(parse_jira_time(str(text)), zone)) if text else None
+                return Stamp(label, aware(parse_jira_time(str(text)), zone), restates=restates) if text else None
             except ValueError:
                 return None
 
@@ -493,8 +494,11 @@ class IssueTrackerExportGenre(Genre):
                 if not isinstance(issue, dict):
                     continue
                 key, fields = issue.get("key", "?"), issue.get("fields") or {}
-                created, updated = stamp(fields.get("created"), f"{key} created"), stamp(fields.get("updated"),
-                                                                                         f"{key} updated")
+                # ``updated`` is the issue's last activity and ``resolutiondate`` its move to Done: they restate
+                # events the export states (one issue with one comment is three fields at one moment, not a
+                # frozen clock; banking hard seed 18 failed on it)
+                created = stamp(fields.get("created"), f"{key} created")
+                updated = stamp(fields.get("updated"), f"{key} updated", restates=True)
                 comments = [c for c in (fields.get("comment") or {}).get("comments") or [] if isinstance(c, dict)]
                 histories = [h for h in (issue.get("changelog") or {}).get("histories") or [] if isinstance(h, dict)]
                 # one label per field: a comment's ``created`` is the same stamp in the issue's chain and in
@@ -504,8 +508,9 @@ class IssueTrackerExportGenre(Genre):
                 chains.append([created, *(stamp(h.get("created"), f"{key} change {h.get('id')}") for h in histories),
                                updated])
                 chains += [[stamp(c.get("created"), f"{key} comment {c.get('id')} created"),
-                            stamp(c.get("updated"), f"{key} comment {c.get('id')} updated")] for c in comments]
-                chains.append([created, stamp(fields.get("resolutiondate"), f"{key} resolved")])
+                            stamp(c.get("updated"), f"{key} comment {c.get('id')} updated",
+                                  restates=c.get("updated") == c.get("created"))] for c in comments]
+                chains.append([created, stamp(fields.get("resolutiondate"), f"{key} resolved", restates=True)])
         return [[s for s in chain if s is not None] for chain in chains]
 
     def validate(self, artifact: RenderedArtifact) -> list[Finding]:
