@@ -178,6 +178,16 @@ class SafeUnpickler(pickle.Unpickler):
                  ("builtins", "object"), ("copyreg", "__newobj__"), ("zoneinfo", "ZoneInfo"),
                  ("pydantic_core._pydantic_core", "TzInfo")}  # the fixed-offset zone of dates pydantic parsed
 
+    def persistent_load(self, pid: Any) -> Any:
+        """A time zone :func:`dumps` wrote by its IANA key (``("zoneinfo", "America/Chicago")``): rebuilt with
+        :class:`zoneinfo.ZoneInfo`, where a plain pickle would need ``builtins.getattr``, which no entry may
+        name."""
+        if isinstance(pid, tuple) and len(pid) == 2 and pid[0] == "zoneinfo" and isinstance(pid[1], str):
+            from zoneinfo import ZoneInfo
+
+            return ZoneInfo(pid[1])
+        raise pickle.UnpicklingError(f"a cache entry names the object {pid!r}")
+
     def find_class(self, module: str, name: str) -> Any:
         if (module, name) in self._ALLOWED:
             return super().find_class(module, name)
@@ -186,6 +196,24 @@ class SafeUnpickler(pickle.Unpickler):
             if isinstance(found, type):  # a record type, never a function (nor a path to another module's)
                 return found
         raise pickle.UnpicklingError(f"a cache entry names {module}.{name}")
+
+
+class _Pickler(pickle.Pickler):
+    """Pickles as :mod:`pickle` does, but writes a :class:`zoneinfo.ZoneInfo` (the business's clock in a
+    record's timestamps) as its key, which :meth:`SafeUnpickler.persistent_load` rebuilds."""
+
+    def persistent_id(self, obj: Any) -> Any:
+        from zoneinfo import ZoneInfo
+
+        return ("zoneinfo", obj.key) if isinstance(obj, ZoneInfo) else None
+
+
+def dumps(value: Any) -> bytes:
+    """``value`` (taugen's classes and plain data) as the pickle :class:`SafeUnpickler` reads back: the same
+    bytes for the same value, a time zone written by its key."""
+    buffer = io.BytesIO()
+    _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
+    return buffer.getvalue()
 
 
 def load_object(namespace: str, key: str) -> Any:
@@ -204,4 +232,4 @@ def load_object(namespace: str, key: str) -> Any:
 def store_object(namespace: str, key: str, value: Any) -> None:
     """Keep ``value`` (taugen's classes and plain data only, or :func:`load_object` will not read it back)
     under ``namespace``/``key`` as a pickle (best effort, atomic, see :func:`store`)."""
-    store(namespace, key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+    store(namespace, key, dumps(value))

@@ -95,3 +95,21 @@ def test_pdf_page_texts_from_the_cache_equal_a_fresh_read(cache, built_bundle):
         entry.write_bytes(b"garbage")  # a damaged entry is read afresh, never used
     pdf_document._PAGES_CACHE.clear()
     assert pdf_document._pages_text(data) == fresh
+
+
+def test_a_record_stamped_on_the_business_clock_comes_back_and_getattr_never_does(cache):
+    """A record's timestamps carry the business's IANA zone (``America/Chicago``), which plain pickles build
+    through ``builtins.getattr``: no entry may name it, so every such record missed the cache. The zone is
+    written by its key and rebuilt."""
+    import datetime as dt
+    import pickle
+    from zoneinfo import ZoneInfo
+
+    stamps = [dt.datetime(2026, 1, 15, 9, 30, tzinfo=ZoneInfo("America/Chicago")),
+              dt.datetime(2026, 7, 15, 9, 30, tzinfo=ZoneInfo("America/Chicago"))]
+    content_cache.store_object("render-result", "k", {"timestamps": stamps})
+    back = content_cache.load_object("render-result", "k")["timestamps"]
+    assert back == stamps and [s.utcoffset() for s in back] == [dt.timedelta(hours=-6), dt.timedelta(hours=-5)]
+    assert content_cache.dumps(stamps) == content_cache.dumps(list(stamps))  # the same bytes, so the same id
+    store("render-result", "plain", pickle.dumps(stamps, protocol=pickle.HIGHEST_PROTOCOL))  # names getattr
+    assert content_cache.load_object("render-result", "plain") is None

@@ -32,10 +32,9 @@ after editing an installed plug-in in place, build once with ``--no-cache``.
 
 from __future__ import annotations
 
-import pickle
 from typing import TYPE_CHECKING, Any, Callable
 
-from taugen.content_cache import code_version, content_key, load_object, store_object
+from taugen.content_cache import code_version, content_key, dumps, load_object, store_object
 from taugen.content_cache import store as store_entry
 from taugen.hashing import canonical_bytes
 
@@ -89,7 +88,7 @@ def store(key: str, reads: dict, rendered: Any) -> None:
     """Keep ``rendered`` (stored once by its digest) and its ``reads`` (read → digest) as the newest trace
     under ``key``, beside at most :data:`MAX_TRACES` - 1 older ones (best effort, atomic; two builds
     storing at once may each drop the other's trace, never damage one)."""
-    payload = pickle.dumps(rendered, protocol=pickle.HIGHEST_PROTOCOL)
+    payload = dumps(rendered)
     result_id = content_key(payload)
     store_entry(RESULTS, result_id, payload)
     recorded = list(reads.items())
