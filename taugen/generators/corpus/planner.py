@@ -254,51 +254,6 @@ def _drawn_genre(fact: Fact, available: dict[str, Genre], rng: random.Random, ex
     return options[-1][0], options[-1][1]
 
 
-def _measurable(route: dict[str, tuple[str, str]], rendered: list[tuple[Fact, str]], voice_of: dict[str, bool],
-                arc_of: dict[str, tuple[str, ...]], available: dict[str, Genre], words: DomainVocabulary,
-                rng: random.Random) -> None:
-    """Move rules into genres that the affinity draw left with fewer than :data:`MEASURED_CARRIERS` rules,
-    so that every genre can have that many carriers (one rule each) and a carrier-vs-filler reader scores
-    its records rather than the draw. ``route`` (fact id -> (genre, variant)) is changed in place.
-
-    A short genre takes rules it has an affinity for (and accepts) from the genres that hold the most,
-    never leaving a donor below twice :data:`MEASURED_CARRIERS`; a rule drawn to be voiced moves only to a
-    genre that can voice it, and a rule of a supersession arc never to a genre another version of the arc
-    is in. The call budget's genres are left as they are. At banking hard seeds 0-9 the draw left case
-    ledgers, reference tables and spreadsheets short at most seeds (seed 3: 12 case-ledger carriers, whose
-    per-genre readers crossed 0.65 in 7.5 % of label shuffles)."""
-    counts: dict[str, int] = defaultdict(int)
-    for genre, _variant in route.values():
-        counts[genre] += 1
-    floor = 2 * MEASURED_CARRIERS
-    for short in sorted(available):
-        genre = available[short]
-        if short in CALL_BUDGETED or counts[short] >= MEASURED_CARRIERS or not genre.affinity:
-            continue
-        fits = {value_type for value_type, _variant, _weight in genre.affinity}
-        candidates = []
-        for fact, _status in rendered:
-            donor = route[fact.id][0]
-            arc = arc_of.get(fact.id, ())
-            if donor == short or counts[donor] <= floor or not genre.accepts(fact) \
-                    or (fact.value.type if fact.value is not None else "none") not in fits \
-                    or (voice_of[fact.id] and not voice_capable(genre)) \
-                    or any(route[other][0] == short for other in arc if other != fact.id and other in route):
-                continue
-            candidates.append(fact)
-        rng.shuffle(candidates)
-        for fact in candidates:
-            if counts[short] >= MEASURED_CARRIERS:
-                break
-            donor = route[fact.id][0]
-            if counts[donor] <= floor:
-                continue
-            variant = _drawn_genre(fact, {short: genre}, rng, set(), False)[1]
-            route[fact.id] = (short, genre.variant_for(fact, variant, words))
-            counts[donor] -= 1
-            counts[short] += 1
-
-
 def _long_range(genre: Genre, variant: str) -> tuple[int, int] | None:
     """The genre's long-document range in words for ``variant`` (its own, else its any-variant one)."""
     declared = genre.long_words.get(variant) or genre.long_words.get("")
@@ -396,7 +351,6 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
         can_voice = {fact.id for fact, _ in rendered if voiceable(fact)}
         voice_p = min(1.0, preset.voiced_share * len(rendered) / len(can_voice)) if can_voice else 0.0
         voice_of: dict[str, bool] = {}
-        route: dict[str, tuple[str, str]] = {}
         for fact, status in rendered:
             voice = fact.id in can_voice and rng.random() < voice_p
             arc = arc_of.get(fact.id)
@@ -411,11 +365,6 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
                     genre, variant = _pick_genre(fact, genres_all, rng, words, avoid, voiced=True)
             voice_of[fact.id] = voice
             used.add(genre)
-            route[fact.id] = (genre, variant)
-        _measurable(route, rendered, voice_of, arc_of, genres_all, words,
-                    random.Random(stable_seed(seed, preset.name, "measurable genres")))
-        for fact, status in rendered:
-            genre, variant = route[fact.id]
             groups.setdefault((genre, variant, fact.section, status), []).append((fact, status))
         # each genre's rules into records: at most its capacity a record, fewer when that leaves the genre
         # too few carriers to measure (the call budget caps calls whatever their capacity)
