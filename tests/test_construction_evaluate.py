@@ -441,7 +441,8 @@ def test_within_an_hour_of_midnight_the_reference_decides_only_what_the_date_doe
     assert report["mode"] == "fallback" and "within 1:00:00 of midnight, and the date decides" in report["fallback"]
     read = (late + dt.timedelta(hours=1)).date()
     assert f"on {read} the writes are [('refund_fee'" in report["fallback"]  # what the read date alone gave
-    assert f"on {late.date()} [('submit_service_request'" in report["fallback"]
+    today = report["fallback"].split(f"on {late.date()} ", 1)[1]  # what the bank's own date gives: no refund
+    assert today.startswith("[(") and "refund_fee" not in today
     assert edge["reward"] == 1.0  # the recorded gold, replayed: no courtesy refund
     assert service.session_database("edge").fee_refunds.keys() == database.fee_refunds.keys()
     assert recorded["reward"] == 1.0 and recorded["agent_report"]["mode"] == "decided"
