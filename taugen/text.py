@@ -82,8 +82,6 @@ def mid_sentence(phrase: str) -> str:
     Preferred tier yield" of such subjects."""
     if _ARTICLE.match(phrase):
         return phrase[:1].lower() + phrase[1:]
-    if phrase.split(" ", 1)[0].lower() in ("the", "a", "an"):
-        return phrase
     words = phrase.split()
     if not words or not words[0][:1].isupper():
         return phrase

@@ -95,6 +95,9 @@ PHONE_TURN = re.compile(r"^Turn (\d+) \u2014 (.+?): (.*)$")
 # The domain's words (a pack's vocabulary.yaml, section support_transcript; calls use them too)
 # --------------------------------------------------------------------------------------------------
 
+_DETAIL_PLACEHOLDERS = frozenset({"town", "merchant", "relative", "relfirst", "weekday", "site", "site_name", "region"})
+
+
 class SupportTranscriptWords(GenreVocabulary):
     """The ``support_transcript`` section of a pack's ``vocabulary.yaml`` (chats, phone transcripts and
     call recordings share it). No digits and no number words: these lines must never look like a value.
@@ -125,9 +128,7 @@ class SupportTranscriptWords(GenreVocabulary):
 
     placeholders: ClassVar[Mapping[str, frozenset[str]]] = {
         "goodbyes": frozenset({"customer_first", "brand", "daypart", "agent", "customer", "topic_l"}),
-        "reason_details": frozenset({"town", "merchant", "relative", "relfirst", "weekday", "site", "site_name",
-                                     "region"})}
-    placeholders = {**placeholders, "reason_details_by_section": placeholders["reason_details"]}
+        "reason_details": _DETAIL_PLACEHOLDERS, "reason_details_by_section": _DETAIL_PLACEHOLDERS}
 
     phone_teams: Pool
     chat_channels: Pool
