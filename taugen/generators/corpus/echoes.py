@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 from taugen.authoring.models import Fact
 from taugen.authoring.pack import Pack
-from taugen.authoring.values import find_surface_form
+from taugen.authoring.values import CURRENCY_SYMBOLS, find_surface_form
 from taugen.generators.corpus.cues import related
 from taugen.generators.corpus.genre import Genre, Rendition, voice_capable
 from taugen.generators.corpus.renditions import SpokenWords, canonical_text, voiceable, voiced_text
@@ -55,6 +55,9 @@ within their planned range; banking hard: knowledge-base archives at most 754 wo
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
 """A clock time in a statement (``9:00 AM``, ``14:30``)."""
 _DIGIT = re.compile(r"\d")
+_AMOUNT = re.compile("[" + re.escape("".join(CURRENCY_SYMBOLS.values())) + r"]\s?\d|\b\d[\d,.]*\s?(?:"
+                     + "|".join(CURRENCY_SYMBOLS) + r")\b")
+"""An amount of money in a statement (``$25``, ``25 EUR``)."""
 _LENGTH_STEP = 40
 """Statements within this many characters of a carrier's rendition count as the same length."""
 
@@ -135,11 +138,12 @@ def plan_echoes(pack: Pack, share: float, rng: random.Random, drafts: list[Draft
             # then one echoed least
             category, kind, length = rng.choice(next((kinds[key] for key in mirrors if kinds.get(key)),
                                                      [("", "", 0)]))
-            kind = _behind(types.get(layout, {}), echoed[layout], {_kind(f)[1] for f in pool}, kind)
-            pool.sort(key=lambda f: (_kind(f)[1] != kind, times[f.id] >= cap[draft.topic],
-                                     owner_of[f.id].genre != draft.genre, _kind(f)[0] != category,
-                                     abs(len(f.statement) - length) // _LENGTH_STEP, times[f.id]))
-            for fact in pool:
+            order = _behind(types.get(layout, {}), echoed[layout], {_kind(f)[1] for f in pool}, kind)
+            rank = {kind: index for index, kind in enumerate(order)}
+            candidates = sorted((f for f in pool if _kind(f)[1] in rank), key=lambda f: (
+                rank[_kind(f)[1]], times[f.id] >= cap[draft.topic], owner_of[f.id].genre != draft.genre,
+                _kind(f)[0] != category, abs(len(f.statement) - length) // _LENGTH_STEP, times[f.id]))
+            for fact in candidates:
                 voice = voice_capable(genre) and rng.choice(voiced.get(draft.genre) or [False])
                 echo = _echo(fact, draft, echoes, voice, rng, spoken, said, held_values, _never_long(genre))
                 if echo is not None:
@@ -166,19 +170,32 @@ def _mirrors(draft: Draft) -> tuple[tuple[str, ...], ...]:
             ("topic", draft.genre, draft.topic), ("genre", draft.genre))
 
 
-def _behind(shares: dict[str, float], echoed: dict[str, int], available: set[str], drawn: str) -> str:
-    """The value type a layout's next echo should take: of the types in ``available`` (the record's pool),
-    the one furthest behind its share of the layout's own rules (``shares``) given the echoes placed so far
-    (``echoed``), ``drawn`` (the mirrored carrier's type) on a tie or when no type is behind. Drawn from the
-    carrier mirrored alone, a genre's echoes took the mix of the topics its fillers sit on and of the
-    rules left under the echo cap: banking hard seed 2's issue trackers, meetings and support transcripts
-    restated 8-12 points fewer money rules than they own, which a numeric reader saw (0.658)."""
+def _behind(shares: dict[str, float], echoed: dict[str, int], available: set[str], drawn: str) -> list[str]:
+    """The value types a layout's next echo may take, best first: of the types in ``available`` (the
+    record's pool), the one furthest behind its share of the layout's own rules (``shares``) given the echoes
+    placed so far (``echoed``), ``drawn`` (the mirrored carrier's type) on a tie or when no type is behind;
+    then the others not yet a whole rule ahead of their share, furthest behind first. A place none of them
+    can fill stays empty.
+
+    Drawn from the carrier mirrored alone, a genre's echoes took the mix of the topics its fillers sit on
+    and of the rules left under the echo cap: banking hard seed 2's issue trackers, meetings and support
+    transcripts restated 8-12 points fewer money rules than they own, which a numeric reader saw (0.658).
+    The rest of the order matters when no rule of the first type can be restated in the record (its value
+    is there already, its words were used, it would state a client-held value): with only the first type
+    ranked, the place took whichever rule of the pool came next, and with every type ranked, the type a
+    topic has most of (banking hard seed 1's case-review meetings echoed 21 rules in business days where
+    their carriers own 7). Leaving such a place empty costs about one echo in sixty (banking hard seed 1:
+    2,242 echoes in 2,309 places, 2,278 when every type was ranked). Over banking hard seeds 0-7, the mean
+    total-variation distance between a talk genre's own durations by unit and its echoes' went from 0.16 to
+    0.14 (meetings), 0.20 to 0.14 (issue exports), 0.15 to 0.05 (channel exports) and 0.12 to 0.05 (email)
+    with this order, the amount kind and fillers dealt evenly over carriers (planner)."""
     total = sum(echoed.values()) + 1
     gaps = {kind: shares.get(kind, 0.0) * total - echoed.get(kind, 0) for kind in available}
     best = max(gaps.values(), default=0.0)
-    if best <= 0 or gaps.get(drawn, float("-inf")) >= best:
-        return drawn
-    return min(kind for kind, gap in gaps.items() if gap == best)
+    first = drawn if best <= 0 or gaps.get(drawn, float("-inf")) >= best else \
+        min(kind for kind, gap in gaps.items() if gap == best)
+    rest = sorted((kind for kind in available if kind != first and gaps[kind] > -1), key=lambda kind: (-gaps[kind], kind))
+    return [first] + rest
 
 
 def _echo(fact: Fact, draft: Draft, echoes: list[Rendition], voice: bool, rng: random.Random,
@@ -239,7 +256,10 @@ def _kind(fact: Fact) -> tuple[str, str]:
         shape = "clock" if _CLOCK.search(fact.statement) else "figures" if _DIGIT.search(fact.statement) else ""
         return fact.category, f"text/{shape}" if shape else "text"
     unit = getattr(value, "unit", None) if value.type == "duration" else None
-    return fact.category, f"duration/{unit}" if unit else value.type
+    kind = f"duration/{unit}" if unit else value.type
+    if value.type != "money" and _AMOUNT.search(fact.statement):
+        kind += "+amount"
+    return fact.category, kind
 
 
 def _key(text: str) -> str:
