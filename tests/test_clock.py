@@ -42,3 +42,23 @@ def test_birth_dates_fall_in_the_age_range_on_the_given_day(on):
         assert 21 <= age <= 84
     with pytest.raises(ValueError):
         birth_date(fake, on, 30, 20)
+
+
+def test_records_keep_the_business_clock_with_its_daylight_saving():
+    """Records' UTC offsets follow the pack's time zone: a Chicago January is -06:00, a July -05:00 (every
+    record took now's fixed -05:00 all year before). A pack whose now disagrees with its zone on that day
+    keeps now's offset, and a zone that does not exist is a pack error."""
+    import pydantic
+
+    from taugen.authoring.models import DomainConfig
+    from taugen.generators.corpus.stamps import as_local, business_zone, offset_label
+
+    config = load_pack(PACKS_DIR / "banking").config
+    zone = business_zone(config)
+    assert offset_label(as_local(dt.datetime(2025, 1, 15, 10), zone)) == "UTC-06:00"
+    assert offset_label(as_local(dt.datetime(2025, 7, 15, 10), zone)) == "UTC-05:00"
+    assert as_local(config.now, zone).utcoffset() == config.now.utcoffset()
+    winter_now = config.model_copy(update={"now": dt.datetime(2026, 1, 15, 10, tzinfo=dt.timezone(dt.timedelta(hours=-5)))})
+    assert business_zone(winter_now) == dt.timezone(dt.timedelta(hours=-5))
+    with pytest.raises(pydantic.ValidationError, match="not an IANA time zone"):
+        DomainConfig(**{**config.model_dump(), "time_zone": "America/Springfield"})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from zoneinfo import ZoneInfo
 import re
 from email import policy
 from email.parser import BytesParser
@@ -188,7 +189,11 @@ def test_headers_chain_and_timestamps(context, facts):
         assert all(re.fullmatch(r"<[0-9a-f]{16}\.[0-9a-f]{8}@[a-z0-9.-]+>", i) for i in ids)
         assert len(set(ids)) == len(ids)
         assert parsedate_to_datetime(str(mail["Date"])) == dt.datetime.fromisoformat(chain[-1]["date"])
-        assert str(mail["Date"]).endswith("-0500")
+        sent = parsedate_to_datetime(str(mail["Date"]))  # the bank's clock, daylight saving included
+        assert sent.utcoffset() == sent.astimezone(ZoneInfo(context.config.time_zone)).utcoffset()
+        # Chicago moved to daylight time at 2 AM on March 8, 2026 (08:00 UTC): before it the bank's clock is -06:00
+        assert sent.utcoffset() == dt.timedelta(hours=-6 if sent < dt.datetime(2026, 3, 8, 8, tzinfo=dt.timezone.utc)
+                                                else -5)
         assert re.match(r"^(RE|Re|FW|Fwd): ", str(mail["Subject"]))
         # two organisations, each message replying to the one before it, strictly later
         domains = {m["from"].split("@")[1] for m in chain} | {a.split("@")[1] for m in chain for a in m["to"]}

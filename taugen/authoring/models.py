@@ -59,7 +59,8 @@ class DomainConfig(_Strict):
     brand: str
     version: str = Field(pattern=SEMVER, description="Semantic version of the pack; names the bundle.")
     locale: str = "en_US"
-    time_zone: str = "America/Chicago"
+    time_zone: str = Field(default="America/Chicago", description="IANA time zone of the business's clock "
+                           "(records' UTC offsets follow its daylight saving time).")
     now: dt.datetime
     snapshot_date: dt.date
     history_start: dt.date = Field(description="Earliest date a record may carry.")
@@ -78,6 +79,12 @@ class DomainConfig(_Strict):
             raise ValueError("snapshot_date is before now")
         if self.history_start >= self.now.date():
             raise ValueError("history_start must be before now")
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(self.time_zone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"time_zone {self.time_zone!r} is not an IANA time zone (e.g. America/Chicago)") from None
         _unique([s.id for s in self.sections], "section")
         _unique([o.id for o in self.organisations], "organisation")
         _unique([p.id for p in self.products], "product")

@@ -124,6 +124,29 @@ def json_documents(files: list[RenderedFile]) -> list[dict]:
     return documents
 
 
+def business_zone(config) -> dt.tzinfo:
+    """The business's clock: the pack's IANA ``time_zone`` (``America/Chicago``), whose UTC offset follows
+    daylight saving time, so a record dated in January reads ``-06:00`` and one dated in July ``-05:00``
+    (every genre took ``now``'s fixed offset before, all year). A pack whose ``now`` disagrees with its
+    ``time_zone`` on that day (a ``-05:00`` now in a Chicago January) keeps ``now``'s fixed offset: the
+    pack's own clock wins over its zone's name. ``config`` is the pack's
+    :class:`~taugen.authoring.models.DomainConfig`; ``now`` must be aware."""
+    from zoneinfo import ZoneInfo
+
+    fixed = dt.timezone(config.now.utcoffset())
+    zone = ZoneInfo(config.time_zone)
+    return zone if config.now.astimezone(zone).utcoffset() == config.now.utcoffset() else fixed
+
+
+def offset_label(moment: dt.datetime) -> str:
+    """``UTC-05:00``: the UTC offset of an aware ``moment`` (its own, so a zone's daylight saving shows)."""
+    offset = moment.utcoffset() or dt.timedelta()
+    minutes = int(offset.total_seconds() // 60)
+    sign = "-" if minutes < 0 else "+"
+    minutes = abs(minutes)
+    return f"UTC{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+
+
 def as_local(moment: dt.datetime, tz: dt.tzinfo) -> dt.datetime:
     """``moment`` as an aware datetime at offset ``tz`` (naive values are taken to be local already)."""
     if moment.tzinfo is None:

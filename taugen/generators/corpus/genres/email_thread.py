@@ -97,7 +97,7 @@ from taugen.generators.corpus.genres.email_lines import (
 from taugen.generators.corpus.genres.email_schedule import schedule
 from taugen.generators.corpus.genres.workplace import said_subject
 from taugen.generators.corpus.prose import without_doubled_words
-from taugen.generators.corpus.stamps import MONTH_NUMBER, Chain, Stamp, aware
+from taugen.generators.corpus.stamps import MONTH_NUMBER, Chain, Stamp, aware, business_zone
 from taugen.generators.corpus.vocabulary import (
     GenreVocabulary,
     Pool,
@@ -228,8 +228,8 @@ def _titles(words: EmailThreadWords, role: str) -> tuple[str, ...]:
 # Helpers
 # --------------------------------------------------------------------------------------------------
 
-def _tz(context: RenderContext) -> dt.timezone:
-    return dt.timezone(context.config.now.utcoffset())
+def _tz(context: RenderContext) -> dt.tzinfo:
+    return business_zone(context.config)
 
 
 def _aware(moment: dt.datetime, tz: dt.tzinfo) -> dt.datetime:

@@ -55,7 +55,6 @@ from taugen.generators.corpus.genre import (
     shown_as_history,
 )
 from taugen.generators.corpus.genres.support_lines import history_framing, join_statement
-from taugen.generators.corpus.genres.support_transcript import offset_label
 from taugen.generators.corpus.genres.workplace import (
     Colleague,
     cast,
@@ -72,7 +71,7 @@ from taugen.generators.corpus.genres.workplace import (
 )
 from taugen.findings import Finding, error
 from taugen.generators.corpus.prose import without_doubled_words
-from taugen.generators.corpus.stamps import EPOCH, Chain, Stamp, utc_offset
+from taugen.generators.corpus.stamps import EPOCH, Chain, Stamp, as_local, offset_label, utc_offset
 
 SUFFIX = ".vtt"
 MEETING_TOKENS = (640, 940)
@@ -350,7 +349,7 @@ class MeetingTranscriptGenre(Genre):
         recorded = self._recording_start(rng, in_force_from(plan, start, end), end, duration, day)
 
         header = [f"Meeting: {title}", f"Organizer: {host.name}, {host.org.name}",
-                  f"Recorded: {recorded:%Y-%m-%d %H:%M} ({offset_label(tz)})",
+                  f"Recorded: {recorded:%Y-%m-%d %H:%M} ({offset_label(as_local(recorded, tz))})",
                   "Participants: " + "; ".join(f"{p.name} ({p.org.name})" for p in people)]
         body = ["WEBVTT", "", "NOTE", *header, ""]
         for number, cue in enumerate(cues, start=1):

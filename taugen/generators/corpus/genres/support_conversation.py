@@ -64,7 +64,7 @@ from taugen.generators.corpus.genres.support_lines import (
     reason_detail,
 )
 from taugen.generators.corpus.renditions import spoken_subject
-from taugen.generators.corpus.stamps import as_local
+from taugen.generators.corpus.stamps import as_local, business_zone
 from taugen.text import lower_first, mid_sentence, upper_first
 
 if TYPE_CHECKING:
@@ -162,11 +162,8 @@ class Conversation:
 # --------------------------------------------------------------------------------------------------
 
 def local_zone(context: RenderContext) -> dt.tzinfo:
-    """The domain's fixed UTC offset, taken from ``context.config.now`` (which must be aware)."""
-    tz = context.config.now.tzinfo
-    if tz is None:  # pragma: no cover - DomainConfig forbids it
-        raise ValueError("config.now must carry a UTC offset")
-    return dt.timezone(context.config.now.utcoffset())
+    """The business's clock (:func:`~taugen.generators.corpus.stamps.business_zone`)."""
+    return business_zone(context.config)
 
 
 
@@ -175,15 +172,6 @@ def in_plan_frame(moment: dt.datetime, plan: ArtifactPlan, tz: dt.tzinfo) -> dt.
     """``moment`` expressed like ``plan.start``: naive local when the plan is naive, else aware."""
     local = as_local(moment, tz)
     return local.replace(tzinfo=None) if plan.start.tzinfo is None else local
-
-
-def offset_label(tz: dt.tzinfo) -> str:
-    """``UTC-05:00`` style label of a fixed offset."""
-    offset = dt.datetime(2000, 1, 1, tzinfo=tz).utcoffset() or dt.timedelta()
-    minutes = int(offset.total_seconds() // 60)
-    sign = "-" if minutes < 0 else "+"
-    minutes = abs(minutes)
-    return f"UTC{sign}{minutes // 60:02d}:{minutes % 60:02d}"
 
 
 def clock_12h(moment: dt.datetime) -> str:

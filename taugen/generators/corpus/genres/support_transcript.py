@@ -62,9 +62,8 @@ from taugen.generators.corpus.genres.support_conversation import (
     in_plan_frame,
     local_zone,
     long_date,
-    offset_label,
 )
-from taugen.generators.corpus.stamps import DAY, Chain, Stamp, dates_in_text, utc_offset
+from taugen.generators.corpus.stamps import DAY, Chain, Stamp, as_local, dates_in_text, offset_label, utc_offset
 from taugen.generators.corpus.vocabulary import (
     GenreVocabulary,
     PairPool,
@@ -191,7 +190,7 @@ def render_transcript(conversation: Conversation, templates: jinja2.Environment,
     ]
     text = templates.get_template(template).render(
         brand=conversation.brand, case_ref=conversation.case_ref, date_label=long_date(start.date()),
-        start_label=f"{start:%H:%M} ({offset_label(tz)})", start_clock=clock_12h(start),
+        start_label=f"{start:%H:%M} ({offset_label(as_local(start, tz))})", start_clock=clock_12h(start),
         duration_label=duration_label(conversation.duration),
         agent_name=" ".join(conversation.agent_name), agent_first=conversation.agent_name[0],
         customer_name=" ".join(conversation.customer_name), topic_title=conversation.topic_title,

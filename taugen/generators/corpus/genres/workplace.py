@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from taugen.generators.corpus.genre import ArtifactPlan, RenderContext, Rendition, shown_as_history
 from taugen.generators.corpus.genre import fact_subject
-from taugen.generators.corpus.stamps import as_local
+from taugen.generators.corpus.stamps import as_local, business_zone
 from taugen.text import lower_first, mid_sentence, upper_first
 from taugen.generators.corpus.renditions import spoken_subject
 from taugen.generators.corpus.vocabulary import GenreVocabulary, Pool, register_vocabulary
@@ -202,8 +202,8 @@ def counterpart(rng: random.Random, context: RenderContext) -> Organisation | No
 
 
 def zone(context: RenderContext) -> dt.tzinfo:
-    """The domain's fixed UTC offset, from ``config.now``."""
-    return dt.timezone(context.config.now.utcoffset() or dt.timedelta())
+    """The business's clock (:func:`~taugen.generators.corpus.stamps.business_zone`)."""
+    return business_zone(context.config)
 
 
 def window(plan: ArtifactPlan, tz: dt.tzinfo) -> tuple[dt.datetime, dt.datetime]:
