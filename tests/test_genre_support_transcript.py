@@ -346,3 +346,40 @@ def test_the_agent_reads_each_line_of_the_customers_file_once_a_conversation(con
         read += sum(counts)
         assert max(counts) <= 1, (index, counts)
     assert read >= 24  # a mention always gets a line when a free figure exists
+
+
+@pytest.mark.parametrize("variant", ["chat", "phone"])
+def test_the_reason_for_getting_in_touch_leads_to_the_first_question(context, variant):
+    """A section's reasons are broad, and drawn from all of them "I'm thinking about opening a savings account"
+    opened a call whose first question was the dormant account fee. A conversation whose first rule's subject
+    a lead of ``reason_leads_by_section`` fits opens with one of that lead's reasons; one no lead fits, with
+    one of the section's broad reasons."""
+    words = context.vocabulary.words("support_transcript")
+    dormant = Fact(id="dormant_fee", section="account_lifecycle", category="fee", subject="the dormant account fee",
+                   statement="An account with no activity for 12 months is charged $5.00 a month.",
+                   value={"type": "money", "amount": "5.00"}, effective_from=dt.date(2025, 1, 1))
+    joint = Fact(id="joint_acting", section="account_lifecycle", category="rule", subject="acting on a joint account",
+                 statement="Either owner of a joint account may act on it alone.",
+                 value={"type": "text", "key_terms": ["Either owner"]}, effective_from=dt.date(2025, 1, 1))
+    lead = next(lead for lead in words.reason_leads_by_section["account_lifecycle"] if "dormant" in lead.about)
+    broad = words.reasons_by_section["account_lifecycle"]
+    assert words.reasons_for("account_lifecycle", dormant.subject) == lead.reasons
+    assert words.reasons_for("account_lifecycle", joint.subject) == broad
+    assert words.reasons_for("account_lifecycle", "") == broad
+    others = {reason for other in words.reason_leads_by_section["account_lifecycle"] if other is not lead
+              for reason in other.reasons}
+    for fact, expected in ((dormant, lead.reasons), (joint, broad)):
+        opened = set()
+        for index in range(24):
+            rendition = Rendition(fact.id, fact.statement, fact.value.canonical(), "canonical", "current",
+                                  dt.date(2026, 3, 4))
+            plan = ArtifactPlan(artifact_id=f"support_transcript_{index:03d}", genre="support_transcript",
+                                topic="account_lifecycle", topic_title="Opening and closing accounts",
+                                start=dt.datetime(2026, 2, 2, 8, tzinfo=TZ), end=dt.datetime(2026, 3, 13, 17, tzinfo=TZ),
+                                renditions=[rendition], facts={fact.id: fact}, seed=5000 + index, variant=variant)
+            text = get_genre("support_transcript").render(plan, context).author_text.lower()
+            said = [reason for reason in expected if reason.lower() in text]
+            assert said, (fact.subject, text[:600])
+            assert not any(reason.lower() in text for reason in others if reason not in expected)
+            opened.update(said)
+        assert len(opened) >= 2  # the lead's reasons are drawn, not one fixed line

@@ -247,13 +247,16 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
     topic = plan.topic_title
     topic_l = lower_first(topic)
     domain_words: SupportTranscriptWords = context.vocabulary.words("support_transcript")  # type: ignore[assignment]
-    reasons = domain_words.reasons_by_section.get(plan.topic) or tuple(r.format(topic_l=topic_l) for r in GENERIC_REASONS)
-    home = home_region(plan, context)
-    reason = rng.choice(reasons)
-    reason += reason_detail(plan, context, home, reason)
     conversation_day = _conversation_day(plan, plan.renditions, tz)
     history = {id(r) for r in plan.renditions if shown_as_history(plan, r, conversation_day)}
     ordered = sorted(plan.renditions, key=lambda r: (id(r) not in history, r.date))
+    # the reason leads to the first question the customer asks (about the first rule's subject)
+    first = plan.facts.get(ordered[0].fact_id) if ordered else None
+    reasons = domain_words.reasons_for(plan.topic, getattr(first, "subject", None) or "") or \
+        tuple(r.format(topic_l=topic_l) for r in GENERIC_REASONS)
+    home = home_region(plan, context)
+    reason = rng.choice(reasons)
+    reason += reason_detail(plan, context, home, reason)
     daypart_hint = rng.choice(("morning", "afternoon"))
     values = {
         "brand": brand, "agent": agent_first, "customer": f"{customer_first} {customer_last}",

@@ -42,7 +42,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from taugen.findings import Finding, error
 from taugen.generators.corpus.genre import (
@@ -97,6 +97,22 @@ PHONE_TURN = re.compile(r"^Turn (\d+) \u2014 (.+?): (.*)$")
 _DETAIL_PLACEHOLDERS = frozenset({"town", "merchant", "relative", "relfirst", "weekday", "site", "site_name", "region"})
 
 
+class ReasonLead(BaseModel):
+    """Reasons for getting in touch that lead to rules about one thing: a conversation whose first rule's
+    subject contains one of ``about`` (lower case, each matched at the start of a word, so ``reactivat``
+    matches "reactivating") opens with one of ``reasons`` (first person, no final stop)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    about: Pool
+    reasons: Pool
+
+    def leads_to(self, subject: str) -> bool:
+        """Whether a rule about ``subject`` is what these reasons lead to."""
+        said = subject.lower()
+        return any(re.search(r"(?<![a-z0-9])" + re.escape(word.lower()), said) for word in self.about)
+
+
 class SupportTranscriptWords(GenreVocabulary):
     """The ``support_transcript`` section of a pack's ``vocabulary.yaml`` (chats, phone transcripts and
     call recordings share it). No digits and no number words: these lines must never look like a value.
@@ -107,7 +123,14 @@ class SupportTranscriptWords(GenreVocabulary):
         goodbyes: the agent's last line; may use ``{customer_first}``, ``{brand}``, ``{daypart}``,
             ``{agent}``, ``{customer}``, ``{topic_l}``.
         reasons_by_section: why customers get in touch, first person, no final stop, by the pack's section
-            id ("I think I lost my debit card"); a section without reasons gets generic ones.
+            id; a section without reasons gets generic ones. A conversation's first question follows its
+            reason, so these are the section's broad reasons ("I have a few questions about your fee
+            schedule"), for a first rule no lead of ``reason_leads_by_section`` fits.
+        reason_leads_by_section: per section id, :class:`ReasonLead` entries (``about``: words of the rules'
+            subjects; ``reasons``): a conversation whose first rule's subject has one of a lead's words opens
+            with one of that lead's reasons, from the first lead that fits in file order ("I got a letter
+            saying my account is inactive" before the dormant account fee; it was once followed by the
+            opening deposit for a savings account).
         reason_details: a clause appended to the reason that makes it one customer's own (no two customers
             open with the same words): ``{town}``, ``{merchant}`` (a company), ``{relative}`` ("sister"),
             ``{relfirst}`` (their first name), ``{weekday}``, ``{site}`` (CommonWords), ``{site_name}`` (one
@@ -133,12 +156,21 @@ class SupportTranscriptWords(GenreVocabulary):
     chat_channels: Pool
     goodbyes: Pool
     reasons_by_section: dict[str, Pool]
+    reason_leads_by_section: dict[str, tuple[ReasonLead, ...]] = {}
     small_talk_by_section: dict[str, PairPool]
     reason_details: Pool
     reason_details_by_section: dict[str, Pool] = {}
     verification_item: str = Field(min_length=1)
     never_asked_for: str = Field(min_length=1)
     official_number: str = Field(min_length=1)
+
+    def reasons_for(self, section: str, subject: str) -> tuple[str, ...]:
+        """The reasons a conversation on ``section`` whose first rule is about ``subject`` may open with:
+        those of the section's first lead (in file order) whose words the subject has, else the section's
+        broad reasons (empty when it has none)."""
+        lead = next((lead for lead in self.reason_leads_by_section.get(section, ()) if subject and lead.leads_to(subject)),
+                    None)
+        return lead.reasons if lead is not None else self.reasons_by_section.get(section, ())
 
     def call_security_terms(self) -> dict[str, str]:
         """``{verification_item}``, ``{never_asked_for}``, ``{official_number}`` for a call's step wordings."""
