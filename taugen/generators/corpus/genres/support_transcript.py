@@ -99,8 +99,9 @@ _DETAIL_PLACEHOLDERS = frozenset({"town", "merchant", "relative", "relfirst", "w
 
 class ReasonLead(BaseModel):
     """Reasons for getting in touch that lead to rules about one thing: a conversation whose first rule's
-    subject contains one of ``about`` (lower case, each matched at the start of a word, so ``reactivat``
-    matches "reactivating") opens with one of ``reasons`` (first person, no final stop)."""
+    subject contains one of ``about`` (matched at the start of a word whatever its case, so ``reactivat``
+    matches "Reactivating" and ``CD`` matches "the 12-month CD yield") opens with one of ``reasons`` (first
+    person, no final stop)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
