@@ -248,7 +248,10 @@ def _kind(fact: Fact) -> tuple[str, str]:
     gives a clock time (``text/clock``: a branch's Saturday hours, a wire cut-off) or other figures
     (``text/figures``): matched on the type alone, knowledge-base fillers restated clock times at less
     than half their carriers' rate (banking seed 1: 0.18 lines a filler, 0.42 a carrier; numeric reader
-    0.668, 0.58 without the clock-time counts)."""
+    0.668, 0.58 without the clock-time counts). A rule of another type whose statement gives an amount of
+    money adds ``+amount`` (``cap+amount``: a limit in dollars; ``percent+amount``: "3 %, at least $10"): on
+    the type alone, web-screenshot fillers restated amounts in 12 % of their rules against carriers' 18 %
+    (banking seed 1)."""
     value = fact.value
     if value is None:
         return fact.category, ""
