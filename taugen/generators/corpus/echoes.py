@@ -88,6 +88,13 @@ def plan_echoes(pack: Pack, share: float, rng: random.Random, drafts: list[Draft
         fact = pack.facts[fact_id]
         if fact_id not in excluded and pack.is_current(fact_id):
             by_topic[fact.section].append(fact)
+    kinds_of: dict[str, tuple[str, str]] = {}  # fact id -> :func:`_kind`, read for every pool fact at every place
+
+    def kind_of(fact: Fact) -> tuple[str, str]:
+        if fact.id not in kinds_of:
+            kinds_of[fact.id] = _kind(fact)
+        return kinds_of[fact.id]
+
     # the register and kinds of each genre's own rules, and the words already stating each fact in each genre
     voiced: dict[str, list[bool]] = defaultdict(list)
     kinds: dict[tuple[str, ...], list[tuple[str, str, int]]] = defaultdict(list)
@@ -96,7 +103,7 @@ def plan_echoes(pack: Pack, share: float, rng: random.Random, drafts: list[Draft
         for rendition in draft.owned():
             if voiceable(draft.facts[rendition.fact_id]):  # how often the genre voices a rule that can be
                 voiced[draft.genre].append(rendition.register == "voiced")
-            model = (*_kind(draft.facts[rendition.fact_id]), len(rendition.text))
+            model = (*kind_of(draft.facts[rendition.fact_id]), len(rendition.text))
             for key in _mirrors(draft):
                 kinds[key].append(model)
             said[(rendition.fact_id, draft.genre)].add(_key(rendition.text))
@@ -138,11 +145,11 @@ def plan_echoes(pack: Pack, share: float, rng: random.Random, drafts: list[Draft
             # then one echoed least
             category, kind, length = rng.choice(next((kinds[key] for key in mirrors if kinds.get(key)),
                                                      [("", "", 0)]))
-            order = _behind(types.get(layout, {}), echoed[layout], {_kind(f)[1] for f in pool}, kind)
+            order = _behind(types.get(layout, {}), echoed[layout], {kind_of(f)[1] for f in pool}, kind)
             rank = {kind: index for index, kind in enumerate(order)}
-            candidates = sorted((f for f in pool if _kind(f)[1] in rank), key=lambda f: (
-                rank[_kind(f)[1]], times[f.id] >= cap[draft.topic], owner_of[f.id].genre != draft.genre,
-                _kind(f)[0] != category, abs(len(f.statement) - length) // _LENGTH_STEP, times[f.id]))
+            candidates = sorted((f for f in pool if kind_of(f)[1] in rank), key=lambda f: (
+                rank[kind_of(f)[1]], times[f.id] >= cap[draft.topic], owner_of[f.id].genre != draft.genre,
+                kind_of(f)[0] != category, abs(len(f.statement) - length) // _LENGTH_STEP, times[f.id]))
             for fact in candidates:
                 voice = voice_capable(genre) and rng.choice(voiced.get(draft.genre) or [False])
                 echo = _echo(fact, draft, echoes, voice, rng, spoken, said, held_values, _never_long(genre))
@@ -150,7 +157,7 @@ def plan_echoes(pack: Pack, share: float, rng: random.Random, drafts: list[Draft
                     echoes.append(echo)
                     said[(fact.id, draft.genre)].add(_key(echo.text))
                     times[fact.id] += 1
-                    echoed[layout][_kind(fact)[1]] += 1
+                    echoed[layout][kind_of(fact)[1]] += 1
                     draft.facts[fact.id] = fact
                     pool.remove(fact)
                     break
