@@ -10,7 +10,9 @@ recap, a call reference ...), then synthesised to speech:
 1. each turn is spoken by ``espeak-ng`` (one WAV per turn, written to a temporary directory) with two
    distinct voices, the agent's (an ``en-us`` variant) and the customer's (an ``en-gb``/other variant),
    with speaking rate (words per minute) and pitch drawn from the plan's random generator;
-2. the turns are concatenated with pydub, separated by short pauses (200–700 ms);
+2. the turns are concatenated with pydub, separated by short pauses (200–700 ms), or by a quiet stretch
+   where the customer waits (the agent reading the account, a hold: 8 s to about three minutes,
+   :data:`~taugen.generators.corpus.genres.support_conversation.WAIT_SECONDS`), listed in the metadata;
 3. the result is converted to telephone quality: mono, 8000 Hz, 16-bit PCM, band-limited to roughly
    300–3400 Hz (first-order RC high-pass then low-pass, as pydub's filters but vectorised with numpy;
    the ITU-T G.712 voice band) with low-level Gaussian line noise from
@@ -55,6 +57,7 @@ from taugen.generators.corpus.genres.support_conversation import (
     in_plan_frame,
     local_zone,
     merge_same_speaker,
+    wait_seconds,
 )
 from taugen.generators.corpus.genres.support_transcript import (
     check_turns,
@@ -78,8 +81,11 @@ that do not end after the first answer run. The top stays under the realism gate
 (1,000 tokens with the transcript's turn labels), so stock phrases of a contact centre, which real
 calls share, are not held to the handbook rule."""
 MAX_SECONDS = 360.0
+"""Seconds of speech (the recording outside its waits) a call stays under: a longer one is spoken faster."""
 WPM_RANGE = (100.0, 260.0)
-"""Plausible words per minute of the whole recording (speech plus pauses)."""
+"""Plausible words per minute of the recording outside its waits (speech plus the pauses between turns)."""
+QUIET_RMS = 200.0
+"""Loudest RMS (16-bit sample units) a wait may have: the line noise is 40, speech is in the thousands."""
 
 # (espeak-ng language, variant, gender of the name given to the speaker). No variant with a ``breath`` (or
 # ``klatt``) line: espeak-ng draws their aspiration noise from the C library's rand() (before 1.52 there is
@@ -284,9 +290,12 @@ def _slots(rng, fake, names, today: dt.date) -> dict[str, str]:
             "relative": rng.choice(("sister", "brother", "mother", "father", "aunt", "cousin", "daughter", "son"))}
 
 
-def _say(rng, wordings, slots):
-    """One of ``wordings`` (each a list of ``(role, text)``) with the call's ``slots`` filled in."""
-    return [(role, text.format(**slots)) for role, text in rng.choice(wordings)]
+def _say(rng, wordings, slots) -> list[Turn]:
+    """One of ``wordings`` (each a list of ``(role, text)`` or ``(role, text, wait)``: the turn after which
+    the customer waits, :data:`~taugen.generators.corpus.genres.support_conversation.WAIT_SECONDS`) as turns,
+    with the call's ``slots`` filled in."""
+    return [Turn(line[0], line[1].format(**slots), wait=line[2] if len(line) > 2 else "")
+            for line in rng.choice(wordings)]
 
 
 _VERIFICATION = (
@@ -303,7 +312,7 @@ _VERIFICATION = (
 )
 _LOOKUP = (
     [("agent", "Bear with me a moment, {first}, while the account loads; it's a little slow this {weekday}."),
-     ("customer", "That's all right, take your time.")],
+     ("customer", "That's all right, take your time.", "lookup")],
     [("agent", "Okay, {first}, I can see the account here, opened back in {opened}. Is that the one?"),
      ("customer", "Yes, that's the main one. I've had it since I lived in {city}.")],
     [("agent", "I've got your profile up now, {first}. I can see two accounts; which one is this about?"),
@@ -324,11 +333,11 @@ _STORY = (
 )
 _HOLD = (
     [("agent", "Would you mind if I put you on a short hold, {first}, while I check something with my team "
-               "leader?"), ("customer", "Go ahead."),
+               "leader?"), ("customer", "Go ahead.", "hold"),
      ("agent", "Thanks for holding, {first}. Sorry that took a little longer than I expected."),
      ("customer", "No worries.")],
     [("agent", "I'm going to place you on hold for a minute or two, {first}, so I can look at the notes on "
-               "the account. Is that okay?"), ("customer", "Yes, that's fine."),
+               "the account. Is that okay?"), ("customer", "Yes, that's fine.", "hold"),
      ("agent", "Thank you for waiting, {first}. I've read through the notes now."), ("customer", "Okay, great.")],
 )
 _CONTACT = (
@@ -468,7 +477,7 @@ def extend_call(conversation: Conversation, plan: ArtifactPlan, context: RenderC
     for step, where in [(step, "open") for step in opening_steps] + [(step, "late") for step in middle + list(_CLOSING_STEPS)]:
         if words >= target_words:
             break
-        exchange = [Turn(role, text) for role, text in step(rng, slots)]
+        exchange = step(rng, slots)
         added = sum(len(turn.text.split()) for turn in exchange)
         if len(turns) + len(blocks["open"]) + len(blocks["late"]) + len(exchange) + 2 > MAX_TURNS:
             break
@@ -554,11 +563,12 @@ class CallRecordingGenre(Genre):
             "agent": (f"{agent_voice[0]}+{agent_voice[1]}", rng.randint(160, 180), rng.randint(40, 60)),
             "customer": (f"{customer_voice[0]}+{customer_voice[1]}", rng.randint(150, 185), rng.randint(35, 65)),
         }
-        for attempt in range(3):  # a long call is re-spoken faster so that it stays under MAX_SECONDS
-            audio, spans, data = self._record(plan, conversation, voices)
-            if len(audio) <= MAX_SECONDS * 1000 or attempt == 2:
+        for attempt in range(3):  # a long call is re-spoken faster so that its speech stays under MAX_SECONDS
+            audio, spans, waits, data = self._record(plan, conversation, voices)
+            speech = len(audio) - sum(end - start for start, end in waits)
+            if speech <= MAX_SECONDS * 1000 or attempt == 2:
                 break
-            factor = min(1.3, len(audio) / (MAX_SECONDS * 1000 - 3000))
+            factor = min(1.3, speech / (MAX_SECONDS * 1000 - 3000))
             voices = {role: (v[0], min(230, int(v[1] * factor) + 1), v[2]) for role, v in voices.items()}
 
         conversation.duration = len(audio) / 1000
@@ -571,7 +581,7 @@ class CallRecordingGenre(Genre):
             "recording_ref": recording_ref,
             "voices": {role: {"voice": v[0], "wpm": v[1], "pitch": v[2]} for role, v in voices.items()},
             "audio": {"sample_rate": SAMPLE_RATE, "channels": 1, "sample_width": 2,
-                      "duration_s": round(len(audio) / 1000, 3), "turn_spans_ms": spans},
+                      "duration_s": round(len(audio) / 1000, 3), "turn_spans_ms": spans, "wait_spans_ms": waits},
         })
         return RenderedArtifact(
             plan=plan, files=[RenderedFile(SUFFIX, data)], author_text=transcript, renditions=list(plan.renditions),
@@ -580,10 +590,13 @@ class CallRecordingGenre(Genre):
         )
 
     def _record(self, plan: ArtifactPlan, conversation: Conversation,
-                voices: dict[str, tuple[str, int, int]]) -> tuple[AudioSegment, list[list[int]], bytes]:
+                voices: dict[str, tuple[str, int, int]]) -> tuple[AudioSegment, list[list[int]], list[list[int]], bytes]:
         """Speak, assemble, band-limit and export the call; sets each turn's offsets (seconds).
 
-        Returns ``(audio, spans, wav_bytes)`` where ``spans`` are the turns' ``[start_ms, end_ms]``.
+        Returns ``(audio, spans, waits, wav_bytes)`` where ``spans`` are the turns' ``[start_ms, end_ms]``
+        and ``waits`` the ``[start_ms, end_ms]`` of each quiet stretch after a turn that made the customer
+        wait (:func:`~taugen.generators.corpus.genres.support_conversation.wait_seconds`: the line carries
+        only its noise while the agent reads or the customer is on hold).
         """
         rng = plan.rng(f"assembly:{voices['agent'][1]}:{voices['customer'][1]}")
         jobs = [(turn.text, *voices[turn.role]) for turn in conversation.turns]
@@ -592,18 +605,23 @@ class CallRecordingGenre(Genre):
         audio = AudioSegment.silent(duration=rng.randint(250, 600), frame_rate=SAMPLE_RATE)
         gains = {"agent": -rng.uniform(0.0, 2.0), "customer": -rng.uniform(2.0, 5.0)}
         spans: list[list[int]] = []
+        waits: list[list[int]] = []
         for index, (turn, segment) in enumerate(zip(conversation.turns, segments, strict=True)):
             segment = segment.set_channels(1).set_sample_width(2).set_frame_rate(SAMPLE_RATE) + gains[turn.role]
             begin = len(audio)
             audio += segment
             spans.append([begin, len(audio)])
             turn.offset, turn.end_offset = begin / 1000, len(audio) / 1000
-            pause = rng.randint(200, 700) if index + 1 < len(segments) else rng.randint(300, 800)
+            last = index + 1 == len(segments)
+            waited = 0 if last else round(wait_seconds(rng, turn.wait, "phone") * 1000)
+            if waited:
+                waits.append([len(audio), len(audio) + waited])
+            pause = waited or (rng.randint(300, 800) if last else rng.randint(200, 700))
             audio += AudioSegment.silent(duration=pause, frame_rate=SAMPLE_RATE)
         audio = telephone_band(audio, stable_seed(plan.seed, plan.artifact_id, "line-noise"))
         buffer = io.BytesIO()
         audio.export(buffer, format="wav")
-        return audio, spans, buffer.getvalue()
+        return audio, spans, waits, buffer.getvalue()
 
     def extract_text(self, files: list[RenderedFile], author_text: str) -> str:
         """Return ``author_text``, the call transcript.
@@ -626,9 +644,11 @@ class CallRecordingGenre(Genre):
         """Structure checks of the WAV and its transcript.
 
         Rules: exactly one ``.wav``; it opens with the stdlib ``wave`` module (RIFF/WAVE, PCM); 1 channel,
-        8000 Hz, 16-bit; duration over 1 s; the transcript's turns are numbered 1..N with speakers; and
-        the speaking rate, transcript words per minute of audio, lies in 100–260 wpm. A recording over
-        1.25 x :data:`MAX_SECONDS` is a warning.
+        8000 Hz, 16-bit; duration over 1 s; the transcript's turns are numbered 1..N with speakers; every
+        wait the metadata names (``audio.wait_spans_ms``: a hold, the agent reading) lies inside the
+        recording and is quiet (RMS at most :data:`QUIET_RMS`: line noise, no speech); and the speaking
+        rate, transcript words per minute of the audio outside those waits, lies in 100–260 wpm. Speech
+        over 1.25 x :data:`MAX_SECONDS` is a warning.
         """
         subject = artifact.plan.artifact_id
         wavs = [f for f in artifact.files if f.suffix == SUFFIX]
@@ -650,25 +670,51 @@ class CallRecordingGenre(Genre):
         if width != 2:
             findings.append(error("structure", "wav_width", subject, f"samples are {width * 8}-bit, expected 16-bit"))
         duration = frames / rate if rate else 0.0
+        waits = artifact.metadata.get("audio", {}).get("wait_spans_ms") or []
+        findings += _check_waits(wavs[0].data, waits, duration, subject) if width == 2 and rate else []
+        speech = duration - sum(end - start for start, end in waits) / 1000
         if duration <= 1.0:
             findings.append(error("structure", "wav_too_short", subject, f"recording lasts {duration:.2f} s"))
-        elif duration > MAX_SECONDS * 1.25:
+        elif speech > MAX_SECONDS * 1.25:
             findings.append(warning("structure", "wav_too_long", subject,
-                                    f"recording lasts {duration:.1f} s; calls should stay under {MAX_SECONDS:.0f} s"))
+                                    f"the call's speech lasts {speech:.1f} s; calls should speak for under "
+                                    f"{MAX_SECONDS:.0f} s"))
         findings += check_turns(artifact.author_text, subject, artifact.metadata.get("speakers"))
         words = sum(len(turn.text.split()) for turn in parse_turns(artifact.author_text)[0])
-        if duration > 1.0:
-            rate_wpm = words / (duration / 60)
+        if duration > 1.0 and speech > 0:
+            rate_wpm = words / (speech / 60)
             if not WPM_RANGE[0] <= rate_wpm <= WPM_RANGE[1]:
                 findings.append(error("structure", "implausible_speech_rate", subject,
-                                      f"{words} transcript words in {duration:.1f} s of audio is {rate_wpm:.0f} words "
-                                      f"per minute, outside {WPM_RANGE[0]:.0f}–{WPM_RANGE[1]:.0f}",
+                                      f"{words} transcript words in {speech:.1f} s of audio outside its waits is "
+                                      f"{rate_wpm:.0f} words per minute, outside {WPM_RANGE[0]:.0f}–{WPM_RANGE[1]:.0f}",
                                       rule="the audio must be a reading of the transcript"))
         expected = artifact.metadata.get("audio", {}).get("duration_s")
         if expected is not None and abs(expected - duration) > 0.05:
             findings.append(error("structure", "duration_mismatch", subject,
                                   f"metadata says {expected} s but the WAV lasts {duration:.3f} s"))
         return findings
+
+
+def _check_waits(wav: bytes, waits: list[list[int]], duration: float, subject: str) -> list[Finding]:
+    """Findings for waits (``[start_ms, end_ms]`` each) that are not quiet stretches inside the 16-bit mono
+    recording ``wav`` lasting ``duration`` seconds (see :meth:`CallRecordingGenre.validate`)."""
+    with wave.open(io.BytesIO(wav), "rb") as reader:
+        rate = reader.getframerate()
+        samples = np.frombuffer(reader.readframes(reader.getnframes()), dtype="<i2").astype(np.float64)
+    findings: list[Finding] = []
+    for start, end in waits:
+        if not 0 <= start < end <= duration * 1000 + 1:
+            findings.append(error("structure", "wait_outside_recording", subject,
+                                  f"a wait from {start} to {end} ms is not inside the {duration:.1f} s recording"))
+            continue
+        stretch = samples[start * rate // 1000:end * rate // 1000]
+        loudness = float(np.sqrt(np.mean(stretch ** 2))) if len(stretch) else 0.0
+        if loudness > QUIET_RMS:
+            findings.append(error("structure", "wait_not_quiet", subject,
+                                  f"the wait from {start / 1000:.1f} to {end / 1000:.1f} s has RMS {loudness:.0f}, "
+                                  f"louder than line noise ({QUIET_RMS:.0f})",
+                                  rule="the customer waits in silence: nobody speaks during a hold"))
+    return findings
 
 
 __all__ = ["CallRecordingGenre", "Conversation", "espeak_executable", "synthesise", "telephone_band"]

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
 from taugen.authoring.values import find_surface_form
@@ -78,6 +80,16 @@ SHORT_WORDS = 130
 """A conversation planned at fewer words than this leaves out the identity check and the hold."""
 Channel = Literal["chat", "phone"]
 Role = Literal["agent", "customer"]
+Wait = Literal["", "lookup", "hold"]
+WAIT_SECONDS: Mapping[str, Mapping[str, tuple[float, float]]] = MappingProxyType({
+    "lookup": MappingProxyType({"phone": (8.0, 35.0), "chat": (30.0, 120.0)}),
+    "hold": MappingProxyType({"phone": (45.0, 170.0), "chat": (60.0, 240.0)}),
+})
+"""Seconds (low, high; drawn uniformly) of quiet after a turn that makes the customer wait, by kind of wait
+and channel: ``lookup``, the agent reads the account or types with the customer on the line; ``hold``, the
+customer is put on hold while the agent asks a colleague or reads the notes. Contact centres report holds
+of about a minute on the calls that have one; before, a recorded call's hold lasted the 0.2-0.7 s pause
+between any two turns, and a phone transcript's 15-60 s."""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -93,12 +105,24 @@ class Turn:
         text: what was said or typed (one line, no newlines).
         offset: seconds from the conversation start at which the turn starts.
         end_offset: seconds from the conversation start at which the turn ends (phone: speech end).
+        wait: the quiet that follows the turn (``""``: none beyond the pause between turns; ``lookup``
+            or ``hold``: see :data:`WAIT_SECONDS`).
     """
 
     role: Role
     text: str
     offset: float = 0.0
     end_offset: float = 0.0
+    wait: Wait = ""
+
+
+def wait_seconds(rng: random.Random, wait: Wait, channel: Channel) -> float:
+    """Seconds of quiet after a turn whose ``wait`` is ``lookup`` or ``hold`` on ``channel``
+    (:data:`WAIT_SECONDS`), drawn from ``rng``; 0.0 for no wait (nothing drawn)."""
+    if not wait:
+        return 0.0
+    low, high = WAIT_SECONDS[wait][channel]
+    return rng.uniform(low, high)
 
 
 @dataclass
@@ -267,11 +291,11 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
 
     turns: list[Turn] = []
 
-    def say(role: Role, text: str) -> None:
+    def say(role: Role, text: str, wait: Wait = "") -> None:
         text = " ".join(text.split())
         if role == "customer" and casual:
             text = mid_sentence(text).rstrip(".")  # "martin Bank told me" keeps the name's capital
-        turns.append(Turn(role, text))
+        turns.append(Turn(role, text, wait=wait))
 
     # --- opening -----------------------------------------------------------------------------------
     if channel == "phone":
@@ -354,9 +378,9 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
             else:
                 say("customer", rng.choice(QUESTIONS_NO_SUBJECT))
         if not brief and rng.random() < 0.3 and not short:
-            hold, ok = rng.choice(HOLDS)
+            hold, ok, wait = rng.choice(HOLDS)
             say("agent", hold)
-            say("customer", ok)
+            say("customer", ok, wait)
         if asked and rng.random() < 0.6:  # the answer turns from the other organisation's figure to ours
             ack = rng.choice(PEER_ANSWERS)
         else:
@@ -465,11 +489,12 @@ def _closing(rng: random.Random, values: dict, last_role: Role, brief: bool, goo
 
 
 def merge_same_speaker(turns: list[Turn]) -> list[Turn]:
-    """``turns`` with each run of turns by one speaker joined into one turn (texts a space apart)."""
+    """``turns`` with each run of turns by one speaker joined into one turn (texts a space apart), except
+    across a wait: a turn after which the customer waited stays a turn of its own."""
     merged: list[Turn] = []
     for turn in turns:
-        if merged and merged[-1].role == turn.role:
-            merged[-1] = Turn(turn.role, f"{merged[-1].text} {turn.text}")
+        if merged and merged[-1].role == turn.role and not merged[-1].wait:
+            merged[-1] = Turn(turn.role, f"{merged[-1].text} {turn.text}", wait=turn.wait)
         else:
             merged.append(turn)
     return merged
@@ -509,7 +534,8 @@ def _assign_labels(rng: random.Random, conversation: Conversation) -> None:
 
 
 def _time_turns(rng: random.Random, conversation: Conversation) -> None:
-    """Estimate each turn's offset from typing (chat) or speaking (phone) pace."""
+    """Estimate each turn's offset from typing (chat) or speaking (phone) pace, with the quiet of each
+    wait (:func:`wait_seconds`) after the turn that asked for it."""
     clock = 0.0
     previous: Role | None = None
     for index, turn in enumerate(conversation.turns):
@@ -523,16 +549,15 @@ def _time_turns(rng: random.Random, conversation: Conversation) -> None:
                 gap = rng.uniform(15, 55) + words * rng.uniform(0.5, 1.2)
             else:
                 gap = rng.uniform(10, 45) + words * rng.uniform(1.0, 2.2)
-            if "moment" in turn.text or "hold" in turn.text:
-                gap += rng.uniform(30, 90)
+            if index:
+                gap += wait_seconds(rng, conversation.turns[index - 1].wait, "chat")
             clock += gap
             turn.offset = round(clock)
             turn.end_offset = turn.offset
         else:
             clock += 0.0 if previous is None else rng.uniform(0.4, 1.6)
-            if previous == "agent" and ("moment" in conversation.turns[index - 1].text
-                                        or "hold" in conversation.turns[index - 1].text):
-                clock += rng.uniform(15, 60)  # the caller was on hold
+            if index:
+                clock += wait_seconds(rng, conversation.turns[index - 1].wait, "phone")
             turn.offset = round(clock, 2)
             clock += words / rng.uniform(2.3, 2.9)
             turn.end_offset = round(clock, 2)

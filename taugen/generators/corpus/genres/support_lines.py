@@ -288,11 +288,11 @@ REACTIONS = (
     "I see.", "That's helpful, thank you.", "Oh wow, okay.", "Fair enough.", "Okay, I can work with that.",
     "Great, that's clearer now.", "Hm, okay.", "Understood.",
 )
-HOLDS = (
-    ("Let me pull up your account. Bear with me a moment.", "Sure, take your time."),
-    ("Give me a moment while I check that.", "No problem."),
-    ("I'm just looking that up for you.", "Okay."),
-    ("Can you hold briefly while I check?", "Yes, that's fine."),
+HOLDS = (  # (the agent's line, the customer's reply, the wait that follows: support_conversation.WAIT_SECONDS)
+    ("Let me pull up your account. Bear with me a moment.", "Sure, take your time.", "lookup"),
+    ("Give me a moment while I check that.", "No problem.", "lookup"),
+    ("I'm just looking that up for you.", "Okay.", "lookup"),
+    ("Can you hold briefly while I check?", "Yes, that's fine.", "hold"),
 )
 FILLER_ANSWERS = (
     ("I can help with that. The details for your account are in the {topic_l} part of our disclosures, and I can "
