@@ -121,6 +121,21 @@ def test_renditions_recoverable_from_svg(genre, artifact):
                                                  if f == ["replacement_fee_old"]))]["kind"] == "note"
 
 
+def test_one_dot_run_writes_each_format_as_its_own_run_would(artifact):
+    """The chart's PNG and SVG come from one ``dot`` run (one layout); each must be byte for byte what a
+    run of its own writes, and a DOT error still names the formats and dot's message."""
+    from taugen.generators.corpus.genres.flowchart import GraphvizError, run_dot
+
+    png, svg = run_dot(artifact.author_text, "png", "svg")
+    assert (png, svg) == (artifact.files[0].data, artifact.files[1].data)
+    assert png == run_dot(artifact.author_text, "png") and svg == run_dot(artifact.author_text, "svg")
+    assert png.startswith(b"\x89PNG") and b"<svg" in svg
+    with pytest.raises(GraphvizError, match=r"dot -Tpng -Tsvg failed: .*syntax error"):
+        run_dot("digraph { a -> }\n", "png", "svg")
+    with pytest.raises(ValueError):
+        run_dot(artifact.author_text)
+
+
 def test_png_opens_with_sane_size(artifact):
     image = Image.open(io.BytesIO(artifact.files[0].data))
     image.load()

@@ -34,8 +34,10 @@ import datetime as dt
 import shutil
 import struct
 import subprocess
+import tempfile
 import textwrap
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import networkx as nx
@@ -92,20 +94,37 @@ def _label(lines: list[str]) -> str:
     return '"' + "\\n".join(escaped) + '"'
 
 
-def run_dot(dot_source: str, fmt: str) -> bytes:
-    """Render DOT text with Graphviz ``dot -T<fmt>``.
+def run_dot(dot_source: str, *formats: str) -> bytes | tuple[bytes, ...]:
+    """Render DOT text with Graphviz ``dot``, once for all ``formats`` (``"png"``, ``"svg"``, ...).
+
+    One format is written to standard output (``dot -T<fmt>``); several are written by one ``dot`` run
+    (``dot -T<a> -o a -T<b> -o b``: one layout, each output byte-identical to a run of its own, in about
+    half the time of one run per format, most of it the PNG's rasterising).
+
+    Returns:
+        the bytes of the one format, or a tuple of each format's bytes in the order asked.
 
     Raises:
         GraphvizError: ``dot`` is not installed or exits with an error.
+        ValueError: no format is asked for.
     """
+    if not formats:
+        raise ValueError("run_dot needs at least one output format")
     binary = shutil.which("dot")
     if binary is None:
         raise GraphvizError("Graphviz 'dot' is not installed (apt-get install graphviz)")
-    result = subprocess.run([binary, f"-T{fmt}"], input=dot_source.encode("utf-8"), capture_output=True,
-                            check=False, timeout=120)
-    if result.returncode != 0:
-        raise GraphvizError(f"dot -T{fmt} failed: {result.stderr.decode('utf-8', 'replace').strip()}")
-    return result.stdout
+    with tempfile.TemporaryDirectory(prefix="taugen-dot-") as folder:
+        outputs = [Path(folder) / f"chart-{index}.{fmt}" for index, fmt in enumerate(formats)]
+        command = [binary] + ([f"-T{formats[0]}"] if len(formats) == 1 else
+                              [part for fmt, out in zip(formats, outputs) for part in (f"-T{fmt}", "-o", str(out))])
+        result = subprocess.run(command, input=dot_source.encode("utf-8"), capture_output=True, check=False,
+                                timeout=120)
+        if result.returncode != 0:
+            raise GraphvizError(f"dot -T{' -T'.join(formats)} failed: "
+                                f"{result.stderr.decode('utf-8', 'replace').strip()}")
+        if len(formats) == 1:
+            return result.stdout
+        return tuple(out.read_bytes() for out in outputs)
 
 
 def _classes(element: ET.Element) -> list[str]:
@@ -325,8 +344,7 @@ class FlowchartGenre(Genre):
         graph = self.build_graph(plan, context)
         title = f"{context.config.brand}: {plan.topic_title} process (rev. {_long_date(plan.end.date())})"
         dot_source = self.to_dot(graph, title)
-        png = run_dot(dot_source, "png")
-        svg = run_dot(dot_source, "svg")
+        png, svg = run_dot(dot_source, "png", "svg")
         width, height = struct.unpack(">II", png[16:24])
         node_facts = {n: d["facts"] for n, d in graph.nodes(data=True) if d["facts"]}
         metadata = {
