@@ -264,3 +264,37 @@ def test_no_voice_variant_draws_noise_from_rand():
     assert len(variants) == 9
     breathy = (data / "voices" / "!v" / "f3").read_text(encoding="utf-8", errors="replace")
     assert "\nbreath " in breathy  # the check reads what it means to (f3, used before, has the line)
+
+
+def test_a_caller_on_hold_hears_only_the_line_for_a_minute_or_more(context, facts):
+    """A call in which the agent puts the caller on hold holds a quiet stretch of 45 s or more after the
+    caller agrees (named in ``audio.wait_spans_ms``); the speech rate leaves the waits out, and the validator
+    finds a wait that is not quiet, or one outside the recording."""
+    genre = get_genre("call_recording")
+    for index in range(30):
+        plan = make_plan(facts, index, length_words=470)
+        artifact = genre.render(plan, context)
+        waits = artifact.metadata["audio"]["wait_spans_ms"]
+        if any(end - start >= 45_000 for start, end in waits):
+            break
+    else:
+        pytest.fail("no call of 30 put its caller on hold")
+    assert genre.validate(artifact) == []
+    spans = artifact.metadata["audio"]["turn_spans_ms"]
+    start, end = next((s, e) for s, e in waits if e - s >= 45_000)
+    before = max(i for i, span in enumerate(spans) if span[1] <= start)
+    assert spans[before][1] == start and spans[before + 1][0] == end  # between two turns, nobody speaking
+    turns = parse_turns(artifact.author_text)[0]
+    assert turns[before].speaker != turns[before + 1].speaker
+    duration = artifact.metadata["audio"]["duration_s"]
+    speech = duration - sum(e - s for s, e in waits) / 1000
+    words = sum(len(turn.text.split()) for turn in turns)
+    assert call_recording.WPM_RANGE[0] <= words / (speech / 60) <= call_recording.WPM_RANGE[1]
+
+    def claiming(wait_spans):
+        metadata = {**artifact.metadata, "audio": {**artifact.metadata["audio"], "wait_spans_ms": wait_spans}}
+        return dataclasses.replace(artifact, metadata=metadata)
+
+    assert "wait_not_quiet" in {f.code for f in genre.validate(claiming(waits + [spans[0]]))}
+    outside = [[int(duration * 1000) + 10, int(duration * 1000) + 5000]]
+    assert "wait_outside_recording" in {f.code for f in genre.validate(claiming(outside))}

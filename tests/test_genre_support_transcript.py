@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import random
 import re
 from itertools import pairwise
 from pathlib import Path
@@ -383,3 +384,33 @@ def test_the_reason_for_getting_in_touch_leads_to_the_first_question(context, va
             assert not any(reason.lower() in text for reason in others if reason not in expected)
             opened.update(said)
         assert len(opened) >= 2  # the lead's reasons are drawn, not one fixed line
+
+
+@pytest.mark.parametrize("variant", ["chat", "phone"])
+def test_a_customer_asked_to_wait_waits_and_no_word_makes_anyone_wait(context, facts, variant):
+    """After the turn in which a customer agrees to wait, the next turn comes a lookup's or a hold's time
+    later (``WAIT_SECONDS``); every other gap stays a typing or speaking pause, whatever the words say
+    ("account holder", "at the moment" once made a caller wait)."""
+    from taugen.generators.corpus.genres.support_conversation import (
+        WAIT_SECONDS, Turn, _time_turns, build_conversation)
+
+    waited = {"lookup": 0, "hold": 0}
+    for index in range(40):
+        plan = dataclasses.replace(make_plan(facts, index, variant), length_words=560 if variant == "chat" else 540)
+        conversation = build_conversation(plan, context, variant, max_words=plan.length_words)
+        turns = conversation.turns
+        for before, after in pairwise(turns):
+            gap = after.offset - (before.end_offset if variant == "phone" else before.offset)
+            if before.wait:
+                waited[before.wait] += 1
+                assert before.role == "customer" and after.role == "agent"
+                assert gap >= WAIT_SECONDS[before.wait][variant][0], (before.text, gap)
+            elif variant == "phone":
+                assert gap <= 1.6, (before.text, gap)
+    assert waited["lookup"] >= 2 and waited["hold"] >= 1, waited
+
+    words = ("I'm the account holder.", "I'm at work at the moment, so I can't hold for long.")
+    conversation.turns[:] = [Turn("customer" if n % 2 else "agent", words[n % 2]) for n in range(6)]
+    _time_turns(random.Random(1), conversation)
+    gaps = [b.offset - (a.end_offset if variant == "phone" else a.offset) for a, b in pairwise(conversation.turns)]
+    assert max(gaps) <= (1.6 if variant == "phone" else 55 + 10 * 2.2), gaps
