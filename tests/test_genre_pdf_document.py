@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import io
@@ -112,6 +113,25 @@ def test_render_is_byte_identical(genre, context, rendered):
     again = genre.render(make_plan(plan.variant), context)
     assert [f.data for f in artifact.files] == [f.data for f in again.files]
     assert artifact.files[0].data.startswith(b"%PDF-")
+
+
+def test_streams_are_binary_flate_and_read_back_as_the_ascii85_file_did(genre, context, rendered, monkeypatch):
+    """Page streams are Flate only (no ASCII85 wrapping, which only cost time to write and read); the
+    process-wide reportlab setting is restored after the build, and the text pypdf reads is the text of
+    the same document written with ASCII85."""
+    from reportlab import rl_config
+
+    from taugen.generators.corpus.genres import pdf_layout
+
+    plan, artifact = rendered
+    data = artifact.files[0].data
+    assert b"/FlateDecode" in data and b"/ASCII85Decode" not in data
+    assert rl_config.useA85 == 1
+    monkeypatch.setattr(pdf_layout, "binary_streams", contextlib.nullcontext)
+    monkeypatch.setattr("taugen.generators.corpus.genres.pdf_document.binary_streams", contextlib.nullcontext)
+    wrapped = genre.render(make_plan(plan.variant), context).files[0].data
+    assert b"/ASCII85Decode" in wrapped and len(data) < len(wrapped)
+    assert genre.extract_text([RenderedFile(".pdf", wrapped)], "") == genre.extract_text(artifact.files, "")
 
 
 def test_renditions_recovered_by_pypdf(genre, rendered):

@@ -75,6 +75,7 @@ from taugen.generators.corpus.genres.pdf_layout import (
     INK,
     MUTED,
     FactPageDoc,
+    binary_streams,
     canvas_maker,
     heading_for,
     kept_whole,
@@ -201,7 +202,8 @@ class PdfDocumentGenre(Genre):
         frame = Frame(left, bottom, page_size[0] - left - right, page_size[1] - top - bottom, id="body",
                       leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
         doc.addPageTemplates([PageTemplate(id="page", frames=[frame], onPageEnd=on_page, pagesize=page_size)])
-        doc.build(story, canvasmaker=canvas_maker(plan, "ReportLab PDF Library"))
+        with binary_streams():
+            doc.build(story, canvasmaker=canvas_maker(plan, "ReportLab PDF Library"))
         data = buffer.getvalue()
 
         pages = len(_pages_text(data))
