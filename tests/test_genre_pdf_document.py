@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
+import hashlib
 import io
 import re
 import shutil
@@ -132,6 +133,25 @@ def test_streams_are_binary_flate_and_read_back_as_the_ascii85_file_did(genre, c
     wrapped = genre.render(make_plan(plan.variant), context).files[0].data
     assert b"/ASCII85Decode" in wrapped and len(data) < len(wrapped)
     assert genre.extract_text([RenderedFile(".pdf", wrapped)], "") == genre.extract_text(artifact.files, "")
+
+
+def test_pages_with_text_agree_whether_read_from_the_streams_or_from_the_text_already_read(rendered, monkeypatch):
+    """The structure check's "text on every page" uses the pages' text when the render already read it (in
+    memory or in the content cache) and the page streams otherwise; both say the same of every page, and
+    a page whose text is blank has none."""
+    from taugen import content_cache
+    from taugen.generators.corpus.genres import pdf_document
+
+    _plan, artifact = rendered
+    data = artifact.files[0].data
+    from_text = pdf_document._pages_with_text(data)
+    assert from_text == ["text"] * len(pdf_document._pages_text(data)) and len(from_text) >= 2
+    monkeypatch.setattr(pdf_document, "_PAGES_CACHE", {})
+    monkeypatch.setattr(content_cache, "load", lambda namespace, key: None)
+    monkeypatch.setattr(content_cache, "store", lambda namespace, key, payload: None)
+    assert pdf_document._pages_with_text(data) == from_text
+    monkeypatch.setattr(pdf_document, "_PAGES_CACHE", {hashlib.sha256(data).digest(): ["Rule text", " \n"]})
+    assert pdf_document._pages_with_text(data) == ["text", ""]
 
 
 def test_renditions_recovered_by_pypdf(genre, rendered):

@@ -133,9 +133,17 @@ def _pages_with_text(data: bytes) -> list[str]:
     """Per page, ``"text"`` when its content stream shows text (a ``Tj``/``TJ`` operator with a
     non-empty string) and ``""`` otherwise: the structure check of long documents without a full
     layout pass (placement reads the text itself through :meth:`PdfDocumentGenre.extract_text`). Kept in
-    the content cache like :func:`_pages_text`."""
+    the content cache like :func:`_pages_text`. When the pages' text is already known (the render read
+    the file back a moment ago, in memory or in the content cache), a page has text when its text is not
+    blank, and the streams are not parsed again."""
     from taugen.content_cache import content_key, load, store
 
+    known = _PAGES_CACHE.get(hashlib.sha256(data).digest())
+    if known is None:
+        cached = load("pdf-pages", content_key(_READER_VERSION, data))
+        known = json.loads(cached) if cached is not None else None
+    if known is not None:
+        return ["text" if page.strip() else "" for page in known]
     disk_key = content_key(_READER_VERSION, "pages with text", data)
     cached = load("pdf-pages", disk_key)
     if cached is not None:
