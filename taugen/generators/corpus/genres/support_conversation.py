@@ -535,7 +535,7 @@ def _assign_labels(rng: random.Random, conversation: Conversation) -> None:
 
 def _time_turns(rng: random.Random, conversation: Conversation) -> None:
     """Estimate each turn's offset from typing (chat) or speaking (phone) pace, with the quiet of each
-    wait (:func:`wait_seconds`) after the turn that asked for it."""
+    wait (:func:`wait_seconds`) after the turn that carries it (the customer's reply agreeing to wait)."""
     clock = 0.0
     previous: Role | None = None
     for index, turn in enumerate(conversation.turns):
