@@ -414,3 +414,19 @@ def test_a_customer_asked_to_wait_waits_and_no_word_makes_anyone_wait(context, f
     _time_turns(random.Random(1), conversation)
     gaps = [b.offset - (a.end_offset if variant == "phone" else a.offset) for a, b in pairwise(conversation.turns)]
     assert max(gaps) <= (1.6 if variant == "phone" else 55 + 10 * 2.2), gaps
+
+
+def test_only_a_fee_is_said_to_be_charged_by_another_bank(context, facts):
+    """A customer quoting another organisation's figure says it *charges* or *quoted* it only for a fee: a hold
+    of two business days (a deadline) is listed or given, never charged (a new user found "they charge eleven
+    calendar days for CD grace period")."""
+    from taugen.generators.corpus.genres.support_lines import peer_question
+
+    plan = make_plan(facts)
+    priced = re.compile(r"\bcharges?\b|\bquoted me\b|\btold me it comes to\b")
+    said = {fact_id: [peer_question(random.Random(n), plan, context, facts[fact_id], facts[fact_id].subject,
+                                    "Harbor Bank") for n in range(60)] for fact_id in ("intl_wire_hold", "wire_fee_domestic")}
+    days, fees = [line for line in said["intl_wire_hold"] if line], [line for line in said["wire_fee_domestic"] if line]
+    assert len(days) >= 40 and len(fees) >= 40
+    assert not [line for line in days if priced.search(line)]
+    assert any(priced.search(line) for line in fees)

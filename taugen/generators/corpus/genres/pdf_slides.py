@@ -35,7 +35,7 @@ _SLOT_COUNTS = (1, 1, 2, 2, 3, 4, 5)
 _PEER_BULLETS = ("For comparison, {P} publishes {V} for {S}",
                  "{P}'s published terms list {V} for {S}",
                  "Customers who are also with {P} may quote {V} for {S}; that is {P}'s figure, not ours",
-                 "{P} charges {V} for {S}, according to its current published terms")
+                 "{P}'s current published terms give {V} for {S}")  # any figure: a limit or a day count is not charged
 _VOLUME_BULLETS = ("In {MONTH}, {N} customers asked about {S}",
                    "{S} came up in {N} calls and chats in {MONTH}",
                    "We logged {N} questions about {S} in {MONTH}",

@@ -230,13 +230,18 @@ AGENT_TAILS = (
 # A slot's grounded figures (both kinds of slot draw from these, so neither gives the other away): the
 # customer quoting another organisation's published figure for the subject, and the agent reading the
 # customer's own contact history (a date, a count) off the file. No pool line names a rule of the business.
-PEER_QUESTIONS = (  # the figure is spoken as a rule's voiced value is ("thirty-five dollars")
+PEER_QUESTIONS = (  # the figure is spoken as a rule's voiced value is ("thirty-five dollars"); any kind of figure
     "I saw {P} lists {V} for {S}. How does yours compare?",
-    "Over at {P}, {S} runs {V}. What is it with you?",
+    "{P}'s website gives {V} for {S}. Is it the same here?",
+    "Heads up, {P} says {V} for {S}. Where are you on that?",
+)
+PEER_PRICE_QUESTIONS = (  # only a fee's figure: a limit, a waiver threshold or a number of days is not charged
     "{P} told me it comes to {V} for {S}. Is it the same here?",
     "My friend is with {P} and they charge {V} for {S}. What about you?",
     "Heads up, {P} quoted me {V} for {S}. Where are you on that?",
 )
+PRICE_CATEGORIES = frozenset({"fee", "fees"})
+"""Categories whose figure is a price, which a customer says another organisation *charges*."""
 PEER_ANSWERS = (  # how the agent starts answering a question that quoted another organisation's figure
     "I can only speak for our own terms.", "I can't speak for them, but I can tell you ours.",
     "Everyone sets their own, so let me give you ours.", "I can't comment on their pricing, only ours.",
@@ -417,8 +422,9 @@ def peer_question(rng: random.Random, plan: ArtifactPlan, context: RenderContext
     (:data:`~taugen.generators.corpus.renditions.TWIN_SHARE`), with one of the rule's stand-ins beside the
     figure ("ten dollars, the published amount on their site"): the words beside a rule's value are then
     beside a peer's too. The figure equals no value any fact on the subject ever had nor a value of the
-    plan's facts, and the line writes no word twice (a spoken 1.55 % does: another figure is drawn). ''
-    for any other subject."""
+    plan's facts, and the line writes no word twice (a spoken 1.55 % does: another figure is drawn); only a
+    fee's figure is said to be charged or quoted (:data:`PEER_PRICE_QUESTIONS`), not a limit, a waiver's
+    threshold or a number of days. '' for any other subject."""
     from taugen.generators.corpus.genres.benchmarks import (
         COMPARABLE_CATEGORIES,
         NUMERIC_TYPES,
@@ -442,7 +448,9 @@ def peer_question(rng: random.Random, plan: ArtifactPlan, context: RenderContext
             figure, beside = rng.choice(value.voiced_forms()), stand_ins(fact)
             if beside and rng.random() < TWIN_SHARE:
                 figure = f"{figure}, {rng.choice(beside)} on their site,"
-            line = rng.choice(PEER_QUESTIONS).format(P=peer, V=figure, S=subject).replace(",.", ".")
+            priced = fact.category in PRICE_CATEGORIES and fact.value.type in ("money", "percent")
+            questions = PEER_QUESTIONS + PEER_PRICE_QUESTIONS if priced else PEER_QUESTIONS
+            line = rng.choice(questions).format(P=peer, V=figure, S=subject).replace(",.", ".")
         if free_of(line, guarded):
             return line
         avoid.add(value.canonical())
