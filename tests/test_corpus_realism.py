@@ -711,11 +711,11 @@ def test_planned_lengths_deal_carriers_and_fillers_each_over_the_whole_range(car
 
 @pytest.mark.parametrize("seed", [0, 3])
 def test_meetings_are_planned_on_weekdays_with_their_rules_in_force(seed):
-    """Issue 10 item 6: a genre that declares ``business_days`` (meeting transcripts) gets no weekend
-    record: the planner moves a Saturday to the Friday before and a Sunday to the Monday after (or the
-    other way when the rules' dates forbid it), and the rules the record owns are dated with it, never
-    before they took effect. Records of other genres keep their days (banking's support calls and chats
-    run at weekends too)."""
+    """Issue 10 item 6: a genre that declares ``business_days`` (meeting transcripts, email threads) gets no
+    weekend record: the planner moves it to a weekday of that week or the next that its rules allow, the
+    rules the record owns dated with it, never before they took effect, and no weekday gets more of them
+    than another (moved to the nearest weekday, Fridays and Mondays took twice their share). Records of
+    other genres keep their days (banking's support calls and chats run at weekends too)."""
     available = genres()
     assert available["meeting_transcript"].business_days and not available["support_transcript"].business_days
     pack = load_pack(Path(__file__).resolve().parents[1] / "taugen" / "domains" / "banking")
@@ -730,6 +730,11 @@ def test_meetings_are_planned_on_weekdays_with_their_rules_in_force(seed):
                 assert rendition.date >= pack.facts[rendition.fact_id].effective_from
     weekend = Counter(a.end.date().weekday() >= 5 for a in plan.artifacts if a.genre == "support_transcript")
     assert weekend[True] > 0
+    staff = [a for a in plan.artifacts if available[a.genre].business_days]
+    assert {a.genre for a in staff} >= {"meeting_transcript", "email_thread"}
+    by_weekday = Counter(a.end.date().weekday() for a in staff)
+    assert set(by_weekday) == {0, 1, 2, 3, 4}
+    assert max(by_weekday.values()) <= 1.4 * min(by_weekday.values()), sorted(by_weekday.items())
 
 
 def test_length_surplus_names_the_records_a_bunched_bucket_holds_beyond_the_share():

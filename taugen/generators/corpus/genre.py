@@ -319,8 +319,8 @@ class Genre(ABC):
         preferred_cue_host: True when the genre's generic lines state no values, so the planner puts
             pointers and caveats there first.
         business_days: True when the genre's records are made by staff at work on one day (a recorded
-            meeting): the planner moves a record that would fall on a weekend to the nearest weekday its
-            rules allow.
+            meeting): the planner moves a record that would fall on a weekend to a weekday of that week or
+            the next that its rules allow (drawn, so no weekday gets more records than another).
         reference_kinds: by variant (``''`` = any variant), the kind of kit file τ^τ-bench files a record
             of this genre as (the generic file stems of its construction kits: ``email``, ``screenshot``,
             ``case_file``, ``process_map`` ...; see :mod:`taugen.build.reference_mix`), so a bundle's genre

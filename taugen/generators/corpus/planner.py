@@ -217,27 +217,27 @@ def _models(carriers: list[Draft], number: int, rng: random.Random) -> list[Draf
     return [order[index % len(order)] for index in range(number)]
 
 
-def _to_business_day(draft: Draft, pack: Pack, now_day: dt.date) -> None:
-    """Move a weekend ``draft.day`` to the nearest business day its rules allow: a Saturday to the Friday
-    before (else the Monday after), a Sunday to the Monday after (else the Friday before), within every
-    owned rule's :func:`_date_range`, not after ``now_day`` nor before the history start; the owned
-    renditions dated that day move with it. A day with no such weekday (a rule in force only over one
-    weekend) is kept, and the genre's own check names it. No draws: the same plan at every run."""
+def _to_business_day(draft: Draft, pack: Pack, now_day: dt.date, rng: random.Random) -> None:
+    """Move a weekend ``draft.day`` to a weekday of the week it falls in or the week after (Monday to
+    Friday, drawn from ``rng`` among the days every owned rule's :func:`_date_range` allows, not after
+    ``now_day`` nor before the history start); the owned renditions dated that day move with it. A day with
+    no such weekday (a rule in force only over one weekend) is kept, and the genre's own check names it.
+    Moved to the nearest weekday instead, a Saturday's records landed on Fridays and a Sunday's on Mondays,
+    and a new user counted banking hard seed 0's emails sent on a Friday 212 times, on a Tuesday 69."""
     if draft.day.weekday() < 5:
         return
     low, high = pack.config.history_start, now_day
     for rendition in draft.owned():
         first, last = _date_range(pack, pack.facts[rendition.fact_id], rendition.status)
         low, high = max(low, first), min(high, last)
-    saturday = draft.day.weekday() == 5
-    steps = (-1, 2) if saturday else (1, -2)
-    for step in steps:
-        day = draft.day + dt.timedelta(days=step)
-        if low <= day <= high:
-            draft.renditions = [replace(r, date=day) if r.owns and r.date == draft.day else r
-                                for r in draft.renditions]
-            draft.day = day
-            return
+    monday = draft.day - dt.timedelta(days=draft.day.weekday())
+    days = [monday + dt.timedelta(days=step) for step in (0, 1, 2, 3, 4, 7, 8, 9, 10, 11)]
+    allowed = [day for day in days if low <= day <= high]
+    if not allowed:
+        return
+    day = rng.choice(allowed)
+    draft.renditions = [replace(r, date=day) if r.owns and r.date == draft.day else r for r in draft.renditions]
+    draft.day = day
 
 
 def _pick_genre(fact: Fact, available: dict[str, Genre], rng: random.Random, words: DomainVocabulary,
@@ -501,9 +501,10 @@ def plan_corpus(pack: Pack, preset: TierPreset, seed: int, available: dict[str, 
         draft.genre, draft.variant = target[0], target[1] or genres_all[target[0]].variants[0]
 
     # ---- business days: staff meet on weekdays ------------------------------------------------------------
+    weekdays = random.Random(stable_seed(seed, preset.name, "business days"))
     for draft in drafts:
         if genres_all[draft.genre].business_days:
-            _to_business_day(draft, pack, now_day)
+            _to_business_day(draft, pack, now_day, weekdays)
 
     # ---- long documents ---------------------------------------------------------------------------------
     long_rng = random.Random(stable_seed(seed, preset.name, "lengths"))

@@ -11,8 +11,8 @@ The delivered file follows the W3C WebVTT specification (https://www.w3.org/TR/w
   references (§4.2.2 "WebVTT cue text").
 
 The session (two to four named participants from the bank and, often, a vendor or partner) is held on a
-weekday in office hours (the planner moves a weekend record to the nearest weekday; ``business_days``) and
-walks through as many agenda items as bring it closest to the length the planner gave it (``length_words``,
+weekday in office hours (the planner moves a weekend record to a weekday of that week or the next;
+``business_days``) and walks through as many agenda items as bring it closest to the length the planner gave it (``length_words``,
 dealt over :data:`MEETING_TOKENS`, carriers and fillers alike), whether or not some own facts; unplanned,
 two to five (fewer when the transcript would pass
 :data:`~taugen.generators.corpus.genres.workplace.TOKEN_BUDGET` tokens). After an item is named, the next
