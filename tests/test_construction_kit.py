@@ -8,6 +8,8 @@ import yaml
 
 from taugen import bundle_layout as layout
 from taugen.build.construction.defects import DEFECT_KINDS
+from taugen.build.construction.kit import SAMPLE_SCENARIOS
+from taugen.generators.tasks import DEV_CUSTOMERS_LEAST, customers_by_split
 
 
 def test_kit_has_every_part_of_the_construction_contract(built_bundle):
@@ -57,6 +59,11 @@ def test_samples_come_from_the_dev_split_and_the_manifest_names_defects_only(bui
     dev = set(splits[layout.dev_split_name(splits)])
     sources = json.loads((hard / layout.SAMPLE_SOURCES).read_text())
     assert sources and set(sources.values()) <= dev and not set(sources.values()) & set(splits["test"])
+    # the two splits' tasks are about different customers, so every dev task may be shown
+    customer = lambda task_id: task_id.split("[CUSTOMER:")[1].split("]")[0]  # noqa: E731
+    assert not {customer(t) for t in dev} & {customer(t) for t in splits["test"]}
+    assert len(sources) == min(SAMPLE_SCENARIOS, len(dev))
+    assert len(list((hard / "kit/simulations").glob("sample_*.json"))) == len(sources)
     kit_text = "\n".join(p.read_text(errors="ignore") for p in (hard / "kit").rglob("*")
                          if p.is_file() and layout.RECORDS_DIR not in str(p))
     assert not any(task_id in kit_text for task_id in splits["test"])
@@ -106,3 +113,20 @@ def test_leakage_finds_sealed_ids_and_defect_kinds_planted_in_the_kit(built_bund
         f"\nSee {splits['test'][0]}; list_transactions has silent_truncation.\n").encode()
     found = {f.message for f in _construction_findings(BundleView(planted, source="planted"))}
     assert any("a sealed task id" in m for m in found) and any("'silent_truncation'" in m for m in found)
+
+
+def test_dev_and_test_tasks_are_about_different_customers():
+    """A new user's hard kit (300 tasks over 40 customers) showed no sample scenario: every dev task's
+    customer also had a sealed task, and the kit never shows such a customer. The splits now draw on
+    different customers: a seeded tenth (at least two), the same at every run; a world too small to split
+    shares its customers, and a build without dev tasks keeps them all for test."""
+    customers = [f"C{n:05d}" for n in range(40)]
+    split = customers_by_split(customers, 30, seed=0, tier="hard")
+    assert len(split["dev"]) == 4 and len(split["test"]) == 36
+    assert not set(split["dev"]) & set(split["test"]) and set(split["dev"]) | set(split["test"]) == set(customers)
+    assert split == customers_by_split(customers, 30, seed=0, tier="hard")
+    assert split["dev"] != customers_by_split(customers, 30, seed=1, tier="hard")["dev"]
+    assert len(customers_by_split(customers[:10], 3, seed=0, tier="hard")["dev"]) == DEV_CUSTOMERS_LEAST
+    small = customers[:2 * DEV_CUSTOMERS_LEAST - 1]
+    assert customers_by_split(small, 3, seed=0, tier="hard") == {"dev": small, "test": small}
+    assert customers_by_split(customers, 0, seed=0, tier="easy") == {"dev": customers, "test": customers}

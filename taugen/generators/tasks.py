@@ -145,6 +145,8 @@ CASE_KINDS = ("routine", "multi-step", "multi-intent", "unusual", "incomplete", 
 """τ^τ's evaluation mix; every task is labelled with the kinds it contains (:func:`case_kinds`)."""
 DEV_SHARE = 0.1
 """Share of tasks (and of problem instances) in the ``dev`` split; the rest is the sealed ``test`` split."""
+DEV_CUSTOMERS_LEAST = 2
+"""The fewest customers the ``dev`` split's tasks are about (when the world has twice as many)."""
 HAND_COPIES = 2
 """How many tasks of a split carry each hand-written problem when the split has that many tasks per
 hand-written problem (else each is placed once)."""
@@ -291,6 +293,21 @@ def _old_objects_left_uncollected(function: Callable[..., Any]) -> Callable[...,
     return run
 
 
+def customers_by_split(customers: list[str], dev_count: int, seed: int, tier: str) -> dict[str, list[str]]:
+    """The customers each split's tasks are about: a seeded :data:`DEV_SHARE` of them (at least
+    :data:`DEV_CUSTOMERS_LEAST`) for ``dev`` and the rest for ``test``, so that no customer has tasks in both.
+    The construction kit shows dev tasks as sample scenarios with their customer's records; a customer of a
+    sealed task would show that task's customer in the evaluation world. With no dev tasks, or fewer than
+    twice :data:`DEV_CUSTOMERS_LEAST` customers, both splits draw on every customer (and the kit then shows no
+    sample). Returns ``{"dev": [...], "test": [...]}``, each in ``customers``' order."""
+    if not dev_count or len(customers) < 2 * DEV_CUSTOMERS_LEAST:
+        return {"dev": list(customers), "test": list(customers)}
+    shuffled = sorted(customers)
+    random.Random(stable_seed(seed, tier, "dev customers")).shuffle(shuffled)
+    dev = set(shuffled[:max(DEV_CUSTOMERS_LEAST, round(len(customers) * DEV_SHARE))])
+    return {"dev": [c for c in customers if c in dev], "test": [c for c in customers if c not in dev]}
+
+
 @_old_objects_left_uncollected
 def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset: TierPreset, seed: int,
                   special: set[str] = frozenset(), space: TaskSpace | None = None) -> list[TaskRecord]:
@@ -301,7 +318,8 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
     carries a hand-written problem (every other one a transfer, so refusals, transfers and multi-step work
     stay in the mix), every hand-written problem of a split is placed at least once when the split has
     as many tasks as it has hand-written problems (:data:`HAND_COPIES` times when it has that many times
-    more), and dev tasks draw only on dev problems. All choices are seeded.
+    more), dev tasks draw only on dev problems, and the two splits' tasks are about different customers
+    (:func:`customers_by_split`). All choices are seeded.
 
     Args:
         domain: the domain's code.
@@ -324,11 +342,12 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
     rng = random.Random(stable_seed(seed, preset.name, "compose"))
     low, high = preset.problems_per_task
     shared = domain.toolkit(world, pack.now)
-    customers = space.customers
     dev_count = max(1, round(preset.tasks * DEV_SHARE)) if preset.tasks >= 10 else 0
+    split_customers = customers_by_split(space.customers, dev_count, seed, preset.name)
     tasks: list[TaskRecord] = []
     seen: set[str] = set()
     for split, count in (("dev", dev_count), ("test", preset.tasks - dev_count)):
+        customers = split_customers[split]
         pool = [p for p in space.problems if (p.name in space.dev) == (split == "dev")]
         family = [p for p in pool if _is_family(p)]
         hand = [p for p in pool if not _is_family(p)]
