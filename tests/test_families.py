@@ -504,3 +504,19 @@ def test_a_request_completes_you_want_to_and_needs_an_amount():
             Fact(**base, request=bad)
     with pytest.raises(ValidationError, match="cap or money"):
         Fact(**{**base, "statement": "Cash back is offered at checkout.", "value": None}, request="get cash back")
+
+
+def test_a_tasks_purpose_reads_its_problems_apart():
+    """``description.purpose`` ran its problems' summaries together with spaces ("...at the Old Town branch
+    quote family (quote): the High Yield Savings Plus tier yield Replacement card ..."): each now ends with a
+    semicolon but the last, which ends the sentence, whether or not a summary had its own full stop."""
+    from taugen.generators.tasks import task_purpose
+
+    assert task_purpose(["fee family (charge): the medium safe deposit box rent at the Old Town branch",
+                         "quote family (quote): the High Yield Savings Plus tier yield",
+                         "Replacement card to an address changed in the hold window: transfer to the fraud team."]) == (
+        "fee family (charge): the medium safe deposit box rent at the Old Town branch; quote family (quote): the "
+        "High Yield Savings Plus tier yield; Replacement card to an address changed in the hold window: transfer "
+        "to the fraud team.")
+    assert task_purpose(["Verify the caller first."]) == "Verify the caller first."
+    assert task_purpose([]) == "" and task_purpose(["", " "]) == ""

@@ -413,6 +413,14 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
     return sorted(tasks, key=lambda t: t.task_id)
 
 
+def task_purpose(summaries: list[str]) -> str:
+    """A task's ``description.purpose``: its problems' summaries as one sentence, each ended by a semicolon
+    but the last (a hand-written summary ends with a full stop, a family's does not; run together with
+    spaces they read "...at the Old Town branch quote family (quote): ...")."""
+    parts = [summary.strip().rstrip(".") for summary in summaries if summary.strip()]
+    return "; ".join(parts) + "." if parts else ""
+
+
 def case_kinds(problems: list[Problem], gold_by_problem: list[list[GoldCall]], specs: dict[str, Any]) -> list[str]:
     """The case kinds a task contains (:data:`CASE_KINDS`): ``multi-intent`` with two or more requests,
     ``multi-step`` when one request needs two or more writes, ``declined`` / ``redirected`` from the
@@ -482,7 +490,7 @@ def realise_task(domain: DomainDefinition, pack: Pack, world: BaseModel, combo: 
         domain, pack, world, combo, customer_id, seed, task_id, facts, gold, certificate.gold_hash,
         problems, contexts)
     scenario = _scenario(domain, persona, fragments)
-    purpose = " ".join(problem.summary for problem in problems[1:])
+    purpose = task_purpose([problem.summary for problem in problems[1:]])
     context_facts = sorted({fact for problem in problems for fact in getattr(problem, "context_facts", ())})
     return TaskRecord(task_id=task_id, customer_id=customer_id, problems=[p.name for p in problems], persona=persona,
                       facts=facts, patch=patch, gold=gold, scenario=scenario, purpose=purpose,
