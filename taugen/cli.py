@@ -20,7 +20,7 @@ from rich.table import Table
 from taugen.errors import InputError
 from taugen.text import counted
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode="markdown",
                   help="Build, validate and lint tau-bench-family benchmark bundles.")
 console = Console()
 errors = Console(stderr=True)
