@@ -8,6 +8,7 @@ import dataclasses
 import random
 from collections import Counter
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -343,3 +344,30 @@ def test_a_customer_never_quotes_a_peers_figure_that_writes_a_word_twice(planned
     lines = [peer_question(rng, record, context, fact, "the exchange margin on wires", "Pace Bank")
              for _ in range(300)]
     assert all(lines) and not any(has_doubled_words(line) for line in lines)
+
+
+def test_other_banks_are_named_after_places_not_people_and_never_after_a_branch():
+    """Peers were a faker surname and the kind word, so a caller Gerald Webb quoted "Webb Bank" and Sean
+    Jackson wrote about "Jackson Bank". They are now named from :data:`PEER_STEMS`: distinct in a record,
+    no word shared with the business or its partners, nor with any built-in pack's branch, store or place
+    names (a "Clearwater Bank" beside the Clearwater branch)."""
+    import random
+    import re
+    from types import SimpleNamespace
+
+    from faker import Faker
+
+    from taugen.generators.corpus.genres.benchmarks import PEER_STEMS, peer_names
+
+    packs = Path(__file__).resolve().parents[1] / "taugen" / "domains"
+    text = " ".join(path.read_text() for path in sorted(packs.rglob("*")) if path.suffix in (".yaml", ".csv"))
+    words = {word for stem in PEER_STEMS for word in stem.split()} - {"High", "Silver"}  # "High Yield", one "Silver"
+    assert not [word for word in words if re.search(rf"\b{word}\b", text)]
+    fake = Faker("en_US")
+    fake.seed_instance(5)
+    orgs = [SimpleNamespace(name="Cedar Ridge Bank"), SimpleNamespace(name="Keystone Card Services")]
+    context = SimpleNamespace(config=SimpleNamespace(business=orgs[0], organisations=orgs))
+    for _ in range(50):
+        names = peer_names(random.Random(0), fake, context, 4)
+        assert len(set(names)) == 4 and all(name.endswith(" Bank") for name in names)
+        assert all(name[: -len(" Bank")] in PEER_STEMS and "Keystone" not in name for name in names)

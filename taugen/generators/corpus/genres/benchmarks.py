@@ -252,22 +252,31 @@ def peer_value(rng: random.Random, fact: Fact, avoid: set[str]) -> Any:
     raise ValueError(f"no free peer figure near {value.canonical()}")
 
 
+PEER_STEMS = ("Keystone", "Pinecrest", "Riverbend", "Bluewater", "Ironwood", "Heritage", "Frontier", "Pioneer",
+              "Cornerstone", "Northfield", "Westgate", "Oakmont", "Silverline", "Redwood", "Bayshore", "Fairhaven",
+              "Stillwater", "Evergreen", "Tidewater", "Bridgeport", "Sunrise", "Wayfarer", "Three Rivers",
+              "Crescent", "Lakeview", "Sandstone", "Maplewood", "Eastfield", "Beacon", "Glenwood", "Millbrook",
+              "Twin Oaks", "Seaside", "Bellwether", "Silver Lake", "Driftwood", "Tall Pines", "Larkspur", "Kestrel",
+              "Timberline", "High Plains", "Sweetwater", "Brightwater", "Coastal")
+"""What other organisations of the business's kind are called before their kind word ("Summit Bank"):
+places and landmarks, as regional banks and carriers are named. Drawn from person surnames, a peer
+shared its name with someone in the same record (a caller Gerald Webb quoting "Webb Bank"). No stem is a
+word of a built-in pack's branch, store or place names ("Clearwater" is a Cedar Ridge branch)."""
+
+
 def peer_names(rng: random.Random, fake: Faker, context: RenderContext, count: int) -> list[str]:
-    """``count`` distinct names of other organisations of the business's kind (``Harper Bank`` next to
-    ``Cedar Ridge Bank``), none sharing a word with the business's or a pack organisation's name."""
+    """``count`` distinct names of other organisations of the business's kind (``Summit Bank`` next to
+    ``Cedar Ridge Bank``: a :data:`PEER_STEMS` stem drawn by ``fake``'s generator, then the last word of the
+    business's name), none sharing a word with the business's or a pack organisation's name. ``rng`` is
+    not drawn from (the callers' signature)."""
     business = context.config.business.name
     kind = business.split()[-1] if len(business.split()) > 1 else "Group"
     taken = {word.lower() for org in context.config.organisations for word in org.name.split()}
-    names: list[str] = []
-    for _ in range(count * 30):
-        if len(names) >= count:
-            break
-        stem = fake.last_name()
-        name = f"{stem} {kind}"
-        if stem.lower() not in taken and name not in names and stem.isalpha():
-            names.append(name)
-    while len(names) < count:  # pragma: no cover - Faker ran out of fresh stems
-        names.append(f"{fake.last_name()} {kind} {len(names) + 1}")
+    stems = [stem for stem in PEER_STEMS if not {word.lower() for word in stem.split()} & taken]
+    chosen = fake.random.sample(stems, min(count, len(stems)))
+    names = [f"{stem} {kind}" for stem in chosen]
+    while len(names) < count:  # pragma: no cover - more peers asked for than there are stems
+        names.append(f"{fake.random.choice(stems)} {kind} {len(names) + 1}")
     return names
 
 
