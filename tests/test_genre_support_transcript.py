@@ -389,10 +389,11 @@ def test_the_reason_for_getting_in_touch_leads_to_the_first_question(context, va
 @pytest.mark.parametrize("variant", ["chat", "phone"])
 def test_a_customer_asked_to_wait_waits_and_no_word_makes_anyone_wait(context, facts, variant):
     """After the turn in which a customer agrees to wait, the next turn comes a lookup's or a hold's time
-    later (``WAIT_SECONDS``); every other gap stays a typing or speaking pause, whatever the words say
+    later (``WAIT_SECONDS``), after a hold with the agent's thanks for holding; every other gap stays a typing or speaking pause, whatever the words say
     ("account holder", "at the moment" once made a caller wait)."""
     from taugen.generators.corpus.genres.support_conversation import (
         WAIT_SECONDS, Turn, _time_turns, build_conversation)
+    from taugen.generators.corpus.genres.support_lines import HOLD_THANKS
 
     waited = {"lookup": 0, "hold": 0}
     for index in range(40):
@@ -405,8 +406,10 @@ def test_a_customer_asked_to_wait_waits_and_no_word_makes_anyone_wait(context, f
                 waited[before.wait] += 1
                 assert before.role == "customer" and after.role == "agent"
                 assert gap >= WAIT_SECONDS[before.wait][variant][0], (before.text, gap)
+                if before.wait == "hold":  # back from a hold, the agent thanks the customer first
+                    assert after.text.startswith(HOLD_THANKS), after.text
             elif variant == "phone":
-                assert gap <= 1.6, (before.text, gap)
+                assert gap <= 1.61, (before.text, gap)  # a pause of 0.4-1.6 s, offsets rounded to 0.01 s
     assert waited["lookup"] >= 2 and waited["hold"] >= 1, waited
 
     words = ("I'm the account holder.", "I'm at work at the moment, so I can't hold for long.")

@@ -45,6 +45,7 @@ from taugen.generators.corpus.genres.support_lines import (
     GENERIC_REASONS,
     GROUNDED_SHARE,
     HISTORY_QUESTIONS,
+    HOLD_THANKS,
     HOLDS,
     PEER_ANSWERS,
     PEER_SHARE,
@@ -377,6 +378,7 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
                 say("customer", pick_line(rng, QUESTIONS, brief).format(subject=subject))
             else:
                 say("customer", rng.choice(QUESTIONS_NO_SUBJECT))
+        wait = ""
         if not brief and rng.random() < 0.3 and not short:
             hold, ok, wait = rng.choice(HOLDS)
             say("agent", hold)
@@ -385,6 +387,8 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
             ack = rng.choice(PEER_ANSWERS)
         else:
             ack = rng.choice(AGENT_ACKS) if rng.random() < 0.7 else ""
+        if wait == "hold":  # back from a hold, the agent thanks the customer first
+            ack = f"{rng.choice(HOLD_THANKS)} {ack}".strip()
         ack = f"{ack} {note}".strip()
         # a mention already says what the agent will note or send: its tail is a question back
         tail = "" if brief or rng.random() < 0.5 else rng.choice(AGENT_TAILS[:QUESTION_TAILS] if mention

@@ -104,10 +104,10 @@ GENERIC_PAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
      ("Just reach out again and mention this conversation, and we'll pick it up from there.",
       "Contact us any time; the notes from today will be on file.",
       "You can reply to the secure message, or reach us the same way you did today.")),
-    (("Sorry, I missed that last part.", "Sorry, could you say that last bit again?"),
-     ("No problem at all. I'll also put it in your secure inbox so you have it written down.",
-      "Of course. I'll send it in writing too, so you have it.",
-      "Sure. You'll also find it in the summary I'm sending you.")),
+    (("Will I get something in writing to confirm this?", "Can you send me a confirmation of what we went over?"),
+     ("Yes, a summary of today's conversation will be in your secure inbox within the hour.",
+      "Of course. I'll send a confirmation to the email address on your profile.",
+      "Sure. You'll find the summary under Messages once you log in.")),
     (("Thanks for being so patient with me.", "Sorry, I know this is a lot of questions."),
      ("Not at all, that's what I'm here for.", "No need to apologise at all.",
       "Happy to help, take all the time you need.")),
@@ -298,7 +298,12 @@ HOLDS = (  # (the agent's line, the customer's reply, the wait that follows: sup
     ("Give me a moment while I check that.", "No problem.", "lookup"),
     ("I'm just looking that up for you.", "Okay.", "lookup"),
     ("Can you hold briefly while I check?", "Yes, that's fine.", "hold"),
+    ("Do you mind waiting a minute while I check with the back office?", "Sure, go ahead.", "hold"),
+    ("I'd like to confirm that with a colleague. Can you bear with me for a few minutes?", "Of course.", "hold"),
+    ("Let me look into that properly, it may take a minute or two.", "That's fine, I'll wait.", "hold"),
 )
+HOLD_THANKS = ("Thanks for holding.", "Thank you for waiting.", "Sorry about the wait.", "Thanks for bearing with me.")
+"""How the agent comes back from a hold, before the answer."""
 FILLER_ANSWERS = (
     ("I can help with that. The details for your account are in the {topic_l} part of our disclosures, and I can "
     "walk you through them."),
