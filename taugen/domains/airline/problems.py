@@ -308,9 +308,8 @@ class CancelRefusedChangeInstead(_Cancel):
 
     def make(self, context: ProblemContext) -> None:
         db = _db(context)
-        options = [(f, d) for f, d in _flight_dates(db, SLOT_DAYS["cancel"], FlightAvailable)
-                   if _flight_dates(db, SLOT_DAYS["change_to"], FlightAvailable, 1, "economy")
-                   and any(f == g for g, _ in _flight_dates(db, SLOT_DAYS["change_to"], FlightAvailable, 1, "economy"))]
+        movable = {g for g, _ in _flight_dates(db, SLOT_DAYS["change_to"], FlightAvailable, 1, "economy")}
+        options = [(f, d) for f, d in _flight_dates(db, SLOT_DAYS["cancel"], FlightAvailable) if f in movable]
         flight, day = _pick(context, options)
         _add_reservation(context, flight, day, "economy", 1, booked_hours_ago=24 * context.rng.randint(3, 9))
         later = [d for g, d in _flight_dates(db, SLOT_DAYS["change_to"], FlightAvailable, 1, "economy") if g == flight]
