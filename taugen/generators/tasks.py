@@ -173,15 +173,12 @@ class TaskSpace:
             :data:`FOLLOWED_ONLY` or :data:`CORPUS_ONLY`); a fact some problem decides has none (when no
             task is drawn for it, the coverage report says that).
         customers: the customers a task can be about.
-        special: the client-held and contested fact ids the space was enumerated with (their instances are
-            placed first in their family's turn, see :func:`compose_tasks`).
     """
 
     problems: list[type[Problem]]
     dev: set[str]
     unexercisable: dict[str, str]
     customers: list[str]
-    special: frozenset[str] = frozenset()
 
     def size(self, preset: TierPreset) -> dict[str, int]:
         """Counts: problem instances, customers, and compositions of the tier's problem counts (distinct
@@ -244,7 +241,7 @@ def task_space(domain: DomainDefinition, pack: Pack, world: BaseModel, seed: int
     hand = sorted((p for p in problems if not _is_family(p)), key=lambda p: p.name)
     dev |= {p.name for index, p in enumerate(hand) if index % 5 == 2}
     return TaskSpace(problems=problems, dev=dev, unexercisable=reasons,
-                     customers=sorted(getattr(world, domain.customer_table)), special=frozenset(special))
+                     customers=sorted(getattr(world, domain.customer_table)))
 
 
 def _interleaved(instances: list[type[Problem]]) -> list[type[Problem]]:
@@ -355,11 +352,6 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
         family = [p for p in pool if _is_family(p)]
         hand = [p for p in pool if not _is_family(p)]
         rng.shuffle(family)
-        # A client-held or contested fact's instances lead their family's turn (the order is otherwise the
-        # seeded one): when a pack has more instances than the tasks can carry (banking's 993 at 300 hard
-        # tasks once credit card accounts came in), the ones left over are never the facts the hard tier is
-        # about.
-        family.sort(key=lambda p: not set(p.facts) & (space.special | set(special)))
         family = _interleaved(family)
         transfers = [p for p in hand if p.outcome == "transfer"]
         others = [p for p in hand if p.outcome != "transfer"]
