@@ -319,7 +319,9 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
     stay in the mix), every hand-written problem of a split is placed at least once when the split has
     as many tasks as it has hand-written problems (:data:`HAND_COPIES` times when it has that many times
     more), dev tasks draw only on dev problems, and the two splits' tasks are about different customers
-    (:func:`customers_by_split`). All choices are seeded.
+    (:func:`customers_by_split`) unless a split's own customers cannot carry it: a hand-written problem that
+    fits none of them takes any customer, and a split not filled in half its attempts draws on every
+    customer (the kit then shows no sample of such a dev task). All choices are seeded.
 
     Args:
         domain: the domain's code.
@@ -347,7 +349,7 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
     tasks: list[TaskRecord] = []
     seen: set[str] = set()
     for split, count in (("dev", dev_count), ("test", preset.tasks - dev_count)):
-        customers = split_customers[split]
+        own = split_customers[split]
         pool = [p for p in space.problems if (p.name in space.dev) == (split == "dev")]
         family = [p for p in pool if _is_family(p)]
         hand = [p for p in pool if not _is_family(p)]
@@ -364,6 +366,8 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
             attempts += 1
             number = len(tasks)
             size = low + (number % (high - low + 1)) if high > low else low
+            # a split whose own customers cannot carry its count in half the attempts draws on every customer
+            customers = own if attempts <= count * 10 else space.customers
             customer_id = customers[rng.randrange(len(customers))]
             chosen: list[type[Problem]] = []
             # A hand-written problem every third task, and in every task once the slots left are no more than
@@ -374,10 +378,13 @@ def compose_tasks(domain: DomainDefinition, pack: Pack, world: BaseModel, preset
                 fresh = list(dict.fromkeys([p for p in cycle if p in hand_queue] + hand_queue))  # each once
                 rotation = cycle[(number // 6) % len(cycle):] + cycle[:(number // 6) % len(cycle)]
                 picked = next((p for p in fresh if p().applicable(shared, customer_id)), None)
-                if picked is None and fresh:  # no unplaced problem fits the drawn customer: find one it fits
-                    order = sorted(customers, key=lambda c: stable_seed(seed, preset.name, number, c))
-                    customer_id = next((c for c in order if fresh[0]().applicable(shared, c)), customer_id)
-                    picked = fresh[0] if fresh[0]().applicable(shared, customer_id) else None
+                if picked is None and fresh:  # no unplaced problem fits the drawn customer: find one it fits,
+                    for candidates in (customers, space.customers):  # among the split's, else among all
+                        order = sorted(candidates, key=lambda c: stable_seed(seed, preset.name, number, c))
+                        found = next((c for c in order if fresh[0]().applicable(shared, c)), None)
+                        if found is not None:
+                            customer_id, picked = found, fresh[0]
+                            break
                 if picked is None:
                     picked = next((p for p in rotation if p().applicable(shared, customer_id)), None)
                 if picked is not None:
