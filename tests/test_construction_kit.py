@@ -59,10 +59,13 @@ def test_samples_come_from_the_dev_split_and_the_manifest_names_defects_only(bui
     dev = set(splits[layout.dev_split_name(splits)])
     sources = json.loads((hard / layout.SAMPLE_SOURCES).read_text())
     assert sources and set(sources.values()) <= dev and not set(sources.values()) & set(splits["test"])
-    # the two splits' tasks are about different customers, so every dev task may be shown
+    # the two splits' tasks are about different customers but where a dev-only problem fits no dev customer,
+    # so most dev tasks may be shown, and every one whose customer has no sealed task is a sample candidate
     customer = lambda task_id: task_id.split("[CUSTOMER:")[1].split("]")[0]  # noqa: E731
-    assert not {customer(t) for t in dev} & {customer(t) for t in splits["test"]}
-    assert len(sources) == min(SAMPLE_SCENARIOS, len(dev))
+    sealed = {customer(t) for t in splits["test"]}
+    showable = {t for t in dev if customer(t) not in sealed}
+    assert 2 * len(showable) >= len(dev) and set(sources.values()) <= showable
+    assert len(sources) == min(SAMPLE_SCENARIOS, len(showable))
     assert len(list((hard / "kit/simulations").glob("sample_*.json"))) == len(sources)
     kit_text = "\n".join(p.read_text(errors="ignore") for p in (hard / "kit").rglob("*")
                          if p.is_file() and layout.RECORDS_DIR not in str(p))
