@@ -295,7 +295,8 @@ def _old_objects_left_uncollected(function: Callable[..., Any]) -> Callable[...,
 
 def customers_by_split(customers: list[str], dev_count: int, seed: int, tier: str) -> dict[str, list[str]]:
     """The customers each split's tasks are about: a seeded :data:`DEV_SHARE` of them (at least
-    :data:`DEV_CUSTOMERS_LEAST`) for ``dev`` and the rest for ``test``, so that no customer has tasks in both.
+    :data:`DEV_CUSTOMERS_LEAST`) for ``dev`` and the rest for ``test``, so that no customer has tasks in both
+    while each split's own customers can carry it (:func:`compose_tasks` says when they cannot).
     The construction kit shows dev tasks as sample scenarios with their customer's records; a customer of a
     sealed task would show that task's customer in the evaluation world. With no dev tasks, or fewer than
     twice :data:`DEV_CUSTOMERS_LEAST` customers, both splits draw on every customer (and the kit then shows no
