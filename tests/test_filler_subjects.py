@@ -368,6 +368,6 @@ def test_other_banks_are_named_after_places_not_people_and_never_after_a_branch(
     orgs = [SimpleNamespace(name="Cedar Ridge Bank"), SimpleNamespace(name="Keystone Card Services")]
     context = SimpleNamespace(config=SimpleNamespace(business=orgs[0], organisations=orgs))
     for _ in range(50):
-        names = peer_names(random.Random(0), fake, context, 4)
+        names = peer_names(fake, context, 4)
         assert len(set(names)) == 4 and all(name.endswith(" Bank") for name in names)
         assert all(name[: -len(" Bank")] in PEER_STEMS and "Keystone" not in name for name in names)

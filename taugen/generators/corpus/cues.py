@@ -307,8 +307,7 @@ class _MentionFigures:
 
             fake = Faker(pack.config.locale)
             fake.seed_instance(stable_seed(seed, preset.name, "mention peers"))
-            self.peers = peer_names(random.Random(stable_seed(seed, preset.name, "mention figures")), fake,
-                                    self.context, 8)
+            self.peers = peer_names(fake, self.context, 8)
 
     def beside(self, fact: Fact, draft: Draft, text: str, guarded: list, voiced: bool = False) -> str:
         """``text`` (a staff mention of ``fact``, or a rule said among staff) with a peer's figure for the

@@ -258,17 +258,16 @@ PEER_STEMS = ("Keystone", "Pinecrest", "Riverbend", "Bluewater", "Ironwood", "He
               "Crescent", "Lakeview", "Sandstone", "Maplewood", "Eastfield", "Beacon", "Glenwood", "Millbrook",
               "Twin Oaks", "Seaside", "Bellwether", "Silver Lake", "Driftwood", "Tall Pines", "Larkspur", "Kestrel",
               "Timberline", "High Plains", "Sweetwater", "Brightwater", "Coastal")
-"""What other organisations of the business's kind are called before their kind word ("Summit Bank"):
+"""What other organisations of the business's kind are called before their kind word ("Keystone Bank"):
 places and landmarks, as regional banks and carriers are named. Drawn from person surnames, a peer
 shared its name with someone in the same record (a caller Gerald Webb quoting "Webb Bank"). No stem is a
 word of a built-in pack's branch, store or place names ("Clearwater" is a Cedar Ridge branch)."""
 
 
-def peer_names(rng: random.Random, fake: Faker, context: RenderContext, count: int) -> list[str]:
-    """``count`` distinct names of other organisations of the business's kind (``Summit Bank`` next to
+def peer_names(fake: Faker, context: RenderContext, count: int) -> list[str]:
+    """``count`` distinct names of other organisations of the business's kind (``Keystone Bank`` next to
     ``Cedar Ridge Bank``: a :data:`PEER_STEMS` stem drawn by ``fake``'s generator, then the last word of the
-    business's name), none sharing a word with the business's or a pack organisation's name. ``rng`` is
-    not drawn from (the callers' signature)."""
+    business's name), none sharing a word with the business's or a pack organisation's name."""
     business = context.config.business.name
     kind = business.split()[-1] if len(business.split()) > 1 else "Group"
     taken = {word.lower() for org in context.config.organisations for word in org.name.split()}
@@ -450,7 +449,7 @@ def comparison(rng: random.Random, context: RenderContext, fact: Fact | None, su
 def plan_peers(context: RenderContext, plan: ArtifactPlan) -> list[str]:
     """Three :func:`peer_names` for a record, from a generator of its own (``plan.faker``), so that
     naming peers draws nothing from the record's main generator."""
-    return peer_names(random.Random(0), plan.faker(context.config.locale, "grounded-peers"), context, 3)
+    return peer_names(plan.faker(context.config.locale, "grounded-peers"), context, 3)
 
 
 def other_subjects(context: RenderContext, plan: ArtifactPlan, rng: random.Random) -> list[Fact]:

@@ -381,7 +381,7 @@ class DecisionRegisterGenre(Genre):
         draw = rng.random()
         final = ""
         if draw < 0.4 and portable(subject, context) and fact in comparable_facts(context, fact.section):
-            peer = peer_names(rng, plan.faker(context.config.locale, "register-peers"), context, 1)[0]
+            peer = peer_names(plan.faker(context.config.locale, "register-peers"), context, 1)[0]
             final = rng.choice(_PEER_FINALS).format(P=peer, V=peer_value(rng, fact, avoid).canonical(), **values)
         elif draw < 0.75:
             for _ in range(20):

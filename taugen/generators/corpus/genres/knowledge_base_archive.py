@@ -312,7 +312,7 @@ class KnowledgeBaseArchiveGenre(Genre):
         else:
             n_peer = min(n_extra, len(subjects), plan.rule_slots or rng.choice((1, 1, 2, 2, 3, 4)))
         n_context = n_extra - n_peer
-        peers = peer_names(rng, plan.faker(context.config.locale, "kb-peers"), context, 3) if n_peer else []
+        peers = peer_names(plan.faker(context.config.locale, "kb-peers"), context, 3) if n_peer else []
         drafts: list[tuple[dt.datetime, dict]] = []
         context_times = working_spread(rng, n_extra, start, end, min_gap=3600, max_gap=86400)
         numbers = iter(sorted(rng.sample(range(1000, 9999), len(groups) + n_extra)))

@@ -136,7 +136,7 @@ def subject_items(rng, plan: ArtifactPlan, context: RenderContext, day: dt.date,
     if not subjects:
         return []
     wanted = (1 if rng.random() < 0.5 else 0) if has_rules else plan.rule_slots or rng.choice(_SLOT_COUNTS)
-    peers = peer_names(rng, plan.faker(context.config.locale, "deck-peers"), context, 3)
+    peers = peer_names(plan.faker(context.config.locale, "deck-peers"), context, 3)
     comparable = set(id(f) for f in comparable_facts(context, plan.topic))
     items = []
     for fact in subjects[:wanted]:

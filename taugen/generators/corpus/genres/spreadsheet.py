@@ -701,7 +701,7 @@ class SpreadsheetGenre(Genre):
                                rendition.date, rendition=index))
         span = max((plan.end.date() - plan.start.date()).days, 0)
         fake = plan.faker(context.config.locale, "peers")
-        peers = peer_names(rng, fake, context, rng.randint(2, 4))
+        peers = peer_names(fake, context, rng.randint(2, 4))
         own = [line.fact for line in lines if line.fact.value is not None and line.fact.value.type in
                _NUMERIC_TYPES and line.fact.category in COMPARABLE_CATEGORIES and line.fact.subject]
         preferred = _PEER_TYPES[variant]

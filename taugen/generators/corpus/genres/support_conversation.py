@@ -362,7 +362,7 @@ def build_conversation(plan: ArtifactPlan, context: RenderContext, channel: Chan
             if peers is None:
                 from taugen.generators.corpus.genres.benchmarks import peer_names
 
-                peers = peer_names(grounding, plan.faker(context.config.locale, "transcript-peers"), context, 2)
+                peers = peer_names(plan.faker(context.config.locale, "transcript-peers"), context, 2)
             asked = peer_question(grounding, plan, context, fact, subject, grounding.choice(peers))
         # the agent reads the customer's history off the file before a rule now and then, and always before
         # naming a rule it does not state, so every slot has the same chance of a figure
