@@ -106,27 +106,37 @@ _READER_VERSION = f"pypdf {pypdf.__version__}; bullet at DEL; 1"
 """What the page texts depend on besides the bytes (part of their content-cache key)."""
 
 
+def _known_pages(data: bytes) -> list[str] | None:
+    """The pages' text of ``data`` when it was read before: from memory (the last few PDFs, by the digest of
+    their bytes) or from the content cache (keyed by the bytes and the reader's version); else None."""
+    from taugen.content_cache import content_key, load
+
+    known = _PAGES_CACHE.get(hashlib.sha256(data).digest())
+    if known is None:
+        cached = load("pdf-pages", content_key(_READER_VERSION, data))
+        known = json.loads(cached) if cached is not None else None
+    return known
+
+
 def _pages_text(data: bytes) -> list[str]:
     """Text of each page via pypdf. reportlab encodes U+2022 (bullet) in the standard fonts at code 127,
     which pypdf decodes as DEL; it is mapped back to the bullet. The last few results are kept in memory
     by the digest of the bytes (rendering and reading back the same PDF parse it once), and on disk in the
     content cache (:mod:`taugen.content_cache`), keyed by the bytes and the reader's version, so
-    ``taugen validate`` after a build does not parse every page again."""
-    from taugen.content_cache import content_key, load, store
+    ``taugen validate`` after a build does not parse every page again (:func:`_known_pages`)."""
+    from taugen.content_cache import content_key, store
 
+    pages = _known_pages(data)
+    if pages is None:
+        reader = PdfReader(io.BytesIO(data))
+        pages = [(page.extract_text() or "").replace("\x7f", "\u2022") for page in reader.pages]
+        store("pdf-pages", content_key(_READER_VERSION, data), json.dumps(pages).encode())
     key = hashlib.sha256(data).digest()
     if key not in _PAGES_CACHE:
-        disk_key = content_key(_READER_VERSION, data)
-        cached = load("pdf-pages", disk_key)
-        pages = json.loads(cached) if cached is not None else None
-        if pages is None:
-            reader = PdfReader(io.BytesIO(data))
-            pages = [(page.extract_text() or "").replace("\x7f", "\u2022") for page in reader.pages]
-            store("pdf-pages", disk_key, json.dumps(pages).encode())
         if len(_PAGES_CACHE) >= 8:
             _PAGES_CACHE.pop(next(iter(_PAGES_CACHE)))
         _PAGES_CACHE[key] = pages
-    return list(_PAGES_CACHE[key])
+    return list(pages)
 
 
 def _pages_with_text(data: bytes) -> list[str]:
@@ -138,10 +148,7 @@ def _pages_with_text(data: bytes) -> list[str]:
     blank, and the streams are not parsed again."""
     from taugen.content_cache import content_key, load, store
 
-    known = _PAGES_CACHE.get(hashlib.sha256(data).digest())
-    if known is None:
-        cached = load("pdf-pages", content_key(_READER_VERSION, data))
-        known = json.loads(cached) if cached is not None else None
+    known = _known_pages(data)
     if known is not None:
         return ["text" if page.strip() else "" for page in known]
     disk_key = content_key(_READER_VERSION, "pages with text", data)
