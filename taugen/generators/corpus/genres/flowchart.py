@@ -113,18 +113,22 @@ def run_dot(dot_source: str, *formats: str) -> bytes | tuple[bytes, ...]:
     binary = shutil.which("dot")
     if binary is None:
         raise GraphvizError("Graphviz 'dot' is not installed (apt-get install graphviz)")
+    if len(formats) == 1:
+        return _dot(binary, dot_source, [f"-T{formats[0]}"], formats).stdout
     with tempfile.TemporaryDirectory(prefix="taugen-dot-") as folder:
         outputs = [Path(folder) / f"chart-{index}.{fmt}" for index, fmt in enumerate(formats)]
-        command = [binary] + ([f"-T{formats[0]}"] if len(formats) == 1 else
-                              [part for fmt, out in zip(formats, outputs) for part in (f"-T{fmt}", "-o", str(out))])
-        result = subprocess.run(command, input=dot_source.encode("utf-8"), capture_output=True, check=False,
-                                timeout=120)
-        if result.returncode != 0:
-            raise GraphvizError(f"dot -T{' -T'.join(formats)} failed: "
-                                f"{result.stderr.decode('utf-8', 'replace').strip()}")
-        if len(formats) == 1:
-            return result.stdout
+        _dot(binary, dot_source, [part for fmt, out in zip(formats, outputs) for part in (f"-T{fmt}", "-o", str(out))],
+             formats)
         return tuple(out.read_bytes() for out in outputs)
+
+
+def _dot(binary: str, dot_source: str, arguments: list[str], formats: tuple[str, ...]) -> subprocess.CompletedProcess:
+    """One ``dot`` run with ``arguments`` on ``dot_source``. Raises GraphvizError naming ``formats`` when it fails."""
+    result = subprocess.run([binary, *arguments], input=dot_source.encode("utf-8"), capture_output=True, check=False,
+                            timeout=120)
+    if result.returncode != 0:
+        raise GraphvizError(f"dot -T{' -T'.join(formats)} failed: {result.stderr.decode('utf-8', 'replace').strip()}")
+    return result
 
 
 def _classes(element: ET.Element) -> list[str]:

@@ -445,6 +445,8 @@ def peer_question(rng: random.Random, plan: ArtifactPlan, context: RenderContext
         return ""
     avoid = avoided_values(context, fact, plan.facts.values())
     guarded = guarded_values(plan, context, fact)
+    priced = fact.category in PRICE_CATEGORIES and fact.value.type in ("money", "percent")
+    questions = PEER_QUESTIONS + PEER_PRICE_QUESTIONS if priced else PEER_QUESTIONS
     for _ in range(10):
         value = peer_value(rng, fact, avoid)
         line = peer_quote(rng, context, fact, value, peer, True, subject=subject, leads=PEER_QUOTES) \
@@ -453,8 +455,6 @@ def peer_question(rng: random.Random, plan: ArtifactPlan, context: RenderContext
             figure, beside = rng.choice(value.voiced_forms()), stand_ins(fact)
             if beside and rng.random() < TWIN_SHARE:
                 figure = f"{figure}, {rng.choice(beside)} on their site,"
-            priced = fact.category in PRICE_CATEGORIES and fact.value.type in ("money", "percent")
-            questions = PEER_QUESTIONS + PEER_PRICE_QUESTIONS if priced else PEER_QUESTIONS
             line = rng.choice(questions).format(P=peer, V=figure, S=subject).replace(",.", ".")
         if free_of(line, guarded):
             return line
